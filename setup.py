@@ -1,0 +1,43 @@
+"""Build the Cython core.
+
+Compiler directives are set once, here. ``FOURCARDS_DEBUG_CYTHON=1`` rebuilds
+with bounds checking, wraparound and initialisation checks turned back on.
+"""
+
+import os
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("FOURCARDS_DEBUG_CYTHON", "") not in ("", "0")
+
+directives = {
+    "language_level": "3",
+    "embedsignature": True,
+    "binding": True,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+}
+
+if sys.platform == "win32":
+    compile_args = ["/O2"]
+else:
+    compile_args = ["-O3"]
+    if DEBUG:
+        compile_args = ["-O0", "-g"]
+
+extensions = [
+    Extension(
+        "fourcards._core",
+        ["src/fourcards/_core.pyx"],
+        include_dirs=["src/fourcards", numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=compile_args,
+    )
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))

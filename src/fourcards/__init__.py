@@ -1,0 +1,24 @@
+"""fourcards: play, check and score the "four" family of card games.
+
+Games live in subpackages (:mod:`fourcards.gangoffour`, ...); the compiled
+core (:mod:`fourcards._core`) has a pure-Python twin selected with
+``FOURCARDS_NO_EXTENSIONS=1``.
+"""
+
+from ._backend import COMPILED
+from .errors import (
+    FourCardsError,
+    IllegalMoveError,
+    ImpossibleCardsError,
+    InvalidCardError,
+    InvalidComboError,
+    InvalidStateError,
+    NotYourTurnError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
+    "InvalidComboError", "InvalidStateError", "NotYourTurnError", "__version__",
+]

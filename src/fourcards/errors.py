@@ -1,0 +1,46 @@
+"""The exceptions fourcards raises.
+
+Every error about bad input is a :class:`FourCardsError`, which is also a
+:class:`ValueError`, so ``except ValueError`` keeps working.  Messages name
+the input and the reason.  A call that raises one of these changes nothing.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FourCardsError",
+    "InvalidCardError",
+    "ImpossibleCardsError",
+    "InvalidComboError",
+    "IllegalMoveError",
+    "NotYourTurnError",
+    "InvalidStateError",
+]
+
+
+class FourCardsError(ValueError):
+    """Base class of every fourcards input error."""
+
+
+class InvalidCardError(FourCardsError):
+    """Card text (or a card code) that names no card."""
+
+
+class ImpossibleCardsError(FourCardsError):
+    """A set of cards the deck cannot hold (three ``R7``, two ``M1``, ...)."""
+
+
+class InvalidComboError(FourCardsError):
+    """Cards that exist, but do not form a combination where one is required."""
+
+
+class IllegalMoveError(FourCardsError):
+    """An action the rules do not allow in the current state."""
+
+
+class NotYourTurnError(IllegalMoveError):
+    """An action made by a player who is not the one to act."""
+
+
+class InvalidStateError(FourCardsError):
+    """Saved state that is corrupt, tampered with, or for another game."""

@@ -1,0 +1,30 @@
+"""The Gang of Four kernels in use: compiled, or the pure-Python twin."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._backend import core
+from . import _deck
+
+#: One canonical card mask per action, in action order (generated data, see
+#: ``tools/generate_tables.py``).
+COMBO_MASKS: np.ndarray = np.frombuffer(
+    resources.files(__package__).joinpath("combos.bin").read_bytes(), dtype="<u8"
+).astype(np.uint64)
+assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
+
+if TYPE_CHECKING or core is None:
+    from ._reference import beats, classify_batch, classify_mask, legal_actions, legal_mask
+else:
+    core.gof_init(COMBO_MASKS)
+    beats = core.beats
+    classify_batch = core.classify_batch
+    classify_mask = core.classify_mask
+    legal_actions = core.legal_actions
+    legal_mask = core.legal_mask
+
+__all__ = ["COMBO_MASKS", "beats", "classify_batch", "classify_mask", "legal_actions", "legal_mask"]
