@@ -1,0 +1,31 @@
+"""Hypothesis strategies for Gang of Four card sets."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from fourcards.gangoffour import _deck
+
+PHYSICAL = list(range(64))
+
+
+@st.composite
+def hand_codes(draw: st.DrawFn, min_size: int = 0, max_size: int = 16) -> list[int]:
+    """Card codes of a set of physical cards the deck can hold."""
+    bits = draw(st.lists(st.sampled_from(PHYSICAL), unique=True, min_size=min_size, max_size=max_size))
+    return [_deck.KIND_OF_BIT[b] for b in bits]
+
+
+def mask_of(codes: list[int]) -> int:
+    return _deck.canonical_from_sum(sum(_deck.BIT[c] for c in codes))
+
+
+@st.composite
+def small_sets(draw: st.DrawFn) -> list[int]:
+    """Sets of 1..7 cards biased towards combinations: few values, few colours."""
+    values = draw(st.lists(st.integers(1, 10), min_size=1, max_size=5))
+    pool = [b for b in PHYSICAL if _deck.VALUE[_deck.KIND_OF_BIT[b]] in values]
+    pool += [61, 62, 63] if draw(st.booleans()) else []
+    size = draw(st.integers(1, min(7, len(pool))))
+    bits = draw(st.lists(st.sampled_from(pool), unique=True, min_size=size, max_size=size))
+    return [_deck.KIND_OF_BIT[b] for b in bits]
