@@ -55,7 +55,7 @@ def test_deck_holds_64_cards() -> None:
 def test_card_is_frozen_and_keeps_identity() -> None:
     card = Card.parse("G5")
     with pytest.raises(AttributeError):
-        card._code = 3  # type: ignore[misc]
+        card._code = 3
     assert pickle.loads(pickle.dumps(card)) is card
     assert copy.deepcopy(card) is card
     with pytest.raises(TypeError):

@@ -204,7 +204,7 @@ def test_action_space_api() -> None:
     with pytest.raises(TypeError):
         action_to_combo("5")  # type: ignore[arg-type]
     with pytest.raises(AttributeError):
-        Combo.parse("G5").foo = 1  # type: ignore[attr-defined]
+        Combo.parse("G5").foo = 1
 
 
 def test_errors_name_the_input() -> None:

@@ -126,7 +126,7 @@ def _candidates() -> Iterator[tuple[int, ...]]:
         suit = [(c, d.CAP[c]) for c in range(d.NUM_KINDS)
                 if d.COLOUR[c] in (colour, "M") and d.VALUE[c] <= 10]
         yield from _multisets(suit, 5)
-    pairs = [(d.GP, d.YP)]
+    pairs: list[tuple[int, ...]] = [(d.GP, d.YP)]
     for v in range(1, 11):
         pairs.extend(_multisets(by_value[v], 2))
     for v in range(1, 11):

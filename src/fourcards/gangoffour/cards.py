@@ -199,7 +199,9 @@ def hand_mask(cards: CardsLike | int) -> int:
     >>> hex(hand_mask("RD GP"))
     '0xa000000000000000'
     """
-    if isinstance(cards, int) and not isinstance(cards, bool):
+    if isinstance(cards, int):
+        if isinstance(cards, bool):
+            raise TypeError("cards must be text, an iterable of cards or an int mask, not bool")
         if 0 <= cards <= _deck.FULL_DECK and _deck.is_canonical(cards):
             return cards
         raise _deck.mask_error(cards)

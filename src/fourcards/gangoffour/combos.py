@@ -220,7 +220,9 @@ def _as_combo(combo: ComboLike) -> Combo:
 def _table_action(table: ComboLike | int | None) -> int:
     if table is None:
         return NO_TABLE
-    if isinstance(table, (int, np.integer)) and not isinstance(table, bool):
+    if isinstance(table, (int, np.integer)):
+        if isinstance(table, bool):
+            raise TypeError("table must be a Combo, cards, an action index or None, not bool")
         return int(table)
     return _as_combo(table).action
 

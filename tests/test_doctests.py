@@ -1,0 +1,43 @@
+"""Run the doctests of every module and of the documentation pages."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import fourcards
+
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+MODULES = sorted(
+    info.name for info in pkgutil.walk_packages(fourcards.__path__, "fourcards.")
+    if not info.name.endswith("__main__")
+)
+DOCS = sorted((Path(__file__).resolve().parent.parent / "docs").rglob("*.md"))
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_doctests(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=FLAGS)
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("path", DOCS + ([README] if README.exists() else []), ids=lambda p: p.name)
+def test_documentation_examples(path: Path) -> None:
+    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS)
+    assert result.failed == 0
+
+
+def test_there_are_doctests_to_run() -> None:
+    finder = doctest.DocTestFinder()
+    total = sum(
+        len(test.examples)
+        for name in MODULES
+        for test in finder.find(importlib.import_module(name))
+    )
+    assert total >= 20
