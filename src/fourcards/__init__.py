@@ -12,6 +12,7 @@ from .errors import (
     ImpossibleCardsError,
     InvalidCardError,
     InvalidComboError,
+    InvalidRulesError,
     InvalidStateError,
     NotYourTurnError,
 )
@@ -20,5 +21,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
-    "InvalidComboError", "InvalidStateError", "NotYourTurnError", "__version__",
+    "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "__version__",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "IllegalMoveError",
     "NotYourTurnError",
     "InvalidStateError",
+    "InvalidRulesError",
 ]
 
 
@@ -44,3 +45,7 @@ class NotYourTurnError(IllegalMoveError):
 
 class InvalidStateError(FourCardsError):
     """Saved state that is corrupt, tampered with, or for another game."""
+
+
+class InvalidRulesError(FourCardsError):
+    """A rules object with an impossible setting (5 players, a negative target, ...)."""

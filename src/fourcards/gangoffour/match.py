@@ -1,0 +1,852 @@
+"""The Gang of Four match engine: rules, actions, records, and the match state.
+
+>>> game = GangOfFour()
+>>> state = game.new_match(seed=7)
+>>> state.current_player, state.round, state.direction
+(2, 1, 1)
+>>> str(state.table), len(state.legal_actions()) > 0
+('None', True)
+>>> record = state.play("M1")
+>>> record.player, str(record.combo), state.current_player
+(2, 'M1', 3)
+
+The integer action space (``num_distinct_actions``):
+
+==========================  =====================================================
+``0 .. 12351``              play the combination with that action index
+``PASS`` (12352)            pass
+``12353 .. 12386``          give back the card with code ``action - 12353``
+``12387 .. 24738``          (``manual_last_card`` only) play combination
+                            ``action - 12387`` and announce the last card
+==========================  =====================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Final, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import Game, State
+from ..errors import IllegalMoveError, InvalidRulesError
+from ..rng import Rng
+from . import _deck, _kernels
+from .cards import KINDS, Card, CardsLike, hand_mask, mask_cards
+from .combos import Combo, ComboLike, action_to_combo, classify
+
+__all__ = [
+    "Rules", "GangOfFour", "MatchState", "Observation", "Play", "Pass", "GiveBack", "Action",
+    "RoundStart", "CardGiven", "Played", "Passed", "RoundEnd", "MatchEnd", "Exchange",
+    "PASS", "GIVE_BACK_BASE", "ANNOUNCE_BASE", "OBSERVATION_SIZE", "PLAY", "GIVE_BACK", "OVER",
+]
+
+NUM_COMBOS: Final = _deck.NUM_ACTIONS
+PASS: Final = NUM_COMBOS
+GIVE_BACK_BASE: Final = NUM_COMBOS + 1
+ANNOUNCE_BASE: Final = GIVE_BACK_BASE + _deck.NUM_KINDS
+GANG_START: Final = _deck.KIND_START[_deck.GANG]
+M1_BIT: Final = _deck.BIT[_deck.M1]
+PLAY, GIVE_BACK, OVER = 0, 1, 2
+PHASE_NAMES: Final = ("play", "give-back", "over")
+HAND_SIZE: Final = 16
+SEATS: Final = 4  # seat slots in the observation tensor
+
+_MASKS: Final[list[int]] = [int(m) for m in _kernels.COMBO_MASKS]
+_SIZES: Final[list[int]] = [m.bit_count() for m in _MASKS]
+
+
+# -- rules ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules of a match; every option of the rules file.
+
+    >>> Rules(players=3).dealer
+    2
+    """
+
+    players: int = 4
+    """2, 3 or 4 seats (with 3 or 2, 16 cards a seat and the rest set aside)."""
+    target_score: int = 100
+    """The match ends after a round in which someone reaches this many points."""
+    dealer: int = -1
+    """Round 1's dealer (default ``players - 1``, so seat 0 deals first)."""
+    pass_is_final: bool = False
+    """A player who passed may not play again until the cycle ends."""
+    manual_last_card: bool = False
+    """Announcing one's last card is a choice made with the play that leaves it."""
+    last_card_may_pass: bool = False
+    """Before a one-card player, passing is allowed instead of the highest single."""
+    chinese_dealing: bool = False
+    """The dealer draws a card and counts that many seats to find who is dealt first."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            expected = bool if isinstance(f.default, bool) else int
+            if type(value) is not expected:
+                raise InvalidRulesError(f"rule {f.name}={value!r} must be {expected.__name__}")
+        if self.players not in (2, 3, 4):
+            raise InvalidRulesError(f"players={self.players}: Gang of Four is for 2, 3 or 4 players")
+        if self.target_score < 1:
+            raise InvalidRulesError(f"target_score={self.target_score} must be at least 1")
+        if self.dealer == -1:
+            object.__setattr__(self, "dealer", self.players - 1)
+        if not 0 <= self.dealer < self.players:
+            raise InvalidRulesError(f"dealer={self.dealer} is not a seat of {self.players} players")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- actions ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Play:
+    """Play a combination (``announce``: and announce the last card)."""
+
+    combo: Combo
+    announce: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.combo} !" if self.announce else str(self.combo)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Pass."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True)
+class GiveBack:
+    """The round winner gives this card back to the loser."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"give {self.card}"
+
+
+Action = Union[Play, Pass, GiveBack]
+
+
+def parse_action(text: str) -> Action:
+    """``"pass"``, ``"give G2"``, ``"G3 Y4 R5 G6 Y7"``, or a play ending in ``!`` (announcing).
+
+    >>> parse_action("give g2"), parse_action("PASS"), str(parse_action("r5 !"))
+    (GiveBack(card=Card.parse('G2')), Pass(), 'R5 !')
+    """
+    words = text.strip()
+    lower = words.lower()
+    if lower == "pass":
+        return Pass()
+    if lower.startswith("give "):
+        return GiveBack(Card.parse(words[5:]))
+    announce = words.endswith("!")
+    return Play(Combo.parse(words.rstrip("!")), announce)
+
+
+# -- records (history) -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RoundStart:
+    round: int
+    dealer: int
+    first_dealt: int
+    leader: int
+    direction: int
+
+
+@dataclass(frozen=True)
+class CardGiven:
+    """A card changing hands in the exchange (``automatic``: the loser's highest)."""
+
+    giver: int
+    receiver: int
+    card: Card
+    automatic: bool
+
+
+@dataclass(frozen=True)
+class Played:
+    player: int
+    combo: Combo
+    announced: bool
+    cards_left: int
+
+
+@dataclass(frozen=True)
+class Passed:
+    player: int
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    round: int
+    winner: int
+    cards_left: tuple[int, ...]
+    penalties: tuple[int, ...]
+    totals: tuple[int, ...]
+    forgot_last_card: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MatchEnd:
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+Record = Union[RoundStart, CardGiven, Played, Passed, RoundEnd, MatchEnd]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The public card exchange at the start of a round."""
+
+    loser: int
+    winner: int
+    given: Card
+    returned: Card | None
+
+
+# -- observation ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    """What one player knows: their hand and everything public."""
+
+    player: int
+    round: int
+    phase: str
+    current_player: int
+    direction: int
+    hand: tuple[Card, ...]
+    hand_mask: int
+    hand_sizes: tuple[int, ...]
+    table: Combo | None
+    table_player: int
+    passed: tuple[bool, ...]
+    announced: tuple[bool, ...]
+    out: tuple[bool, ...]
+    played: tuple[Card, ...]
+    scores: tuple[int, ...]
+    exchange: Exchange | None
+    must_lead_m1: bool
+    dealer: int
+    legal_actions: tuple[int, ...] = field(default=())
+
+
+OBSERVATION_SIZE: Final = 217
+"""Length of :meth:`MatchState.observation_tensor` (layout in its docstring)."""
+
+
+# -- the game ------------------------------------------------------------------------
+
+class GangOfFour(Game["MatchState"]):
+    """Gang of Four under a set of :class:`Rules`.
+
+    >>> g = GangOfFour(players=3)
+    >>> g.num_players, g.num_distinct_actions
+    (3, 12387)
+    """
+
+    name = "gang-of-four"
+
+    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a Rules object or options, not both")
+        self.rules = rules if rules is not None else Rules(**options)
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return ANNOUNCE_BASE + (NUM_COMBOS if self.rules.manual_last_card else 0)
+
+    @property
+    def max_game_length(self) -> int:
+        # Every round adds at least one point for each of the n-1 non-winners, so
+        # at most n*(target-1)/(n-1) + 1 rounds; a round has at most 16n plays,
+        # n-1 passes after each, and one give-back.
+        n, target = self.rules.players, self.rules.target_score
+        rounds = (n * (target - 1)) // (n - 1) + 1
+        return rounds * (HAND_SIZE * n * n + 1)
+
+    @property
+    def observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    def rules_dict(self) -> dict[str, Any]:
+        return self.rules.to_dict()
+
+    def new_match(self, seed: int) -> MatchState:
+        return MatchState(self, seed)
+
+    def __repr__(self) -> str:
+        return f"GangOfFour({self.rules!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GangOfFour) and other.rules == self.rules
+
+    def __hash__(self) -> int:
+        return hash(("GangOfFour", self.rules))
+
+
+def _cons(head: Any, tail: Any) -> tuple[Any, Any]:
+    return (head, tail)
+
+
+def _unroll(node: Any) -> tuple[Any, ...]:
+    items = []
+    while node is not None:
+        items.append(node[0])
+        node = node[1]
+    items.reverse()
+    return tuple(items)
+
+
+def _highest_code(mask: int) -> int:
+    return _deck.KIND_OF_BIT[mask.bit_length() - 1]
+
+
+def _additive(mask: int) -> int:
+    return mask - ((mask >> 1) & _deck.PAIR_LO)
+
+
+class MatchState(State[Action]):
+    """A Gang of Four match in progress (see :mod:`fourcards.engine` for the contract)."""
+
+    __slots__ = (
+        "game", "seed", "_rules", "_n", "_rng", "_hands", "_totals", "_round", "_dealer",
+        "_direction", "_phase", "_current", "_table", "_table_player", "_passed",
+        "_announced", "_out", "_m1_lead", "_played", "_exchange", "_winners", "_log",
+        "_acts", "_n_acts",
+    )
+
+    game: GangOfFour
+
+    def __init__(self, game: GangOfFour, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game = game
+        self.seed = seed
+        self._rules = game.rules
+        self._n = game.rules.players
+        self._rng = Rng(seed)
+        self._totals = [0] * self._n
+        self._round = 0
+        self._winners: tuple[int, ...] = ()
+        self._log: Any = None
+        self._acts: Any = None
+        self._n_acts = 0
+        self._exchange: Exchange | None = None
+        self._start_round(self._rules.dealer, previous=None)
+
+    # -- dealing and rounds ---------------------------------------------------------
+    def _record(self, record: Record) -> Record:
+        self._log = (record, self._log)
+        return record
+
+    def _start_round(self, dealer: int, previous: tuple[int, list[int]] | None) -> None:
+        n = self._n
+        self._round += 1
+        self._dealer = dealer
+        self._direction = 1 if self._round % 2 == 1 else -1
+        deck = [code for code in range(_deck.NUM_KINDS) for _ in range(_deck.CAP[code])]
+        self._rng.shuffle(deck)
+        if self._rules.chinese_dealing:
+            first = (dealer + _deck.VALUE[deck[-1]]) % n
+        else:
+            first = (dealer + 1) % n
+        additive = [0] * n
+        for i in range(HAND_SIZE * n):
+            additive[(first + i) % n] += _deck.BIT[deck[i]]
+        self._hands = [_deck.canonical_from_sum(a) for a in additive]
+        self._table = -1
+        self._table_player = -1
+        self._passed = 0
+        self._announced = 0
+        self._out = 0
+        self._played = 0
+        self._exchange = None
+        if previous is None:
+            holder = next((p for p in range(n) if self._hands[p] & M1_BIT), -1)
+            self._m1_lead = holder >= 0
+            leader = holder if holder >= 0 else (dealer + 1) % n
+        else:
+            self._m1_lead = False
+            leader = previous[0]
+        self._record(RoundStart(self._round, dealer, first, leader, self._direction))
+        self._current = leader
+        self._phase = PLAY
+        if previous is not None:
+            winner, cards_left = previous
+            loser = self._loser(winner, cards_left)
+            code = _highest_code(self._hands[loser])
+            self._move_card(loser, winner, code)
+            self._exchange = Exchange(loser, winner, KINDS[code], None)
+            self._record(CardGiven(loser, winner, KINDS[code], True))
+            self._phase = GIVE_BACK
+            self._current = winner
+
+    def _loser(self, winner: int, cards_left: list[int]) -> int:
+        n = self._n
+        order = [(winner + k) % n for k in range(1, n)]  # counter-clockwise from the winner
+        return max(order, key=lambda p: (cards_left[p], self._totals[p], -order.index(p)))
+
+    def _move_card(self, giver: int, receiver: int, code: int) -> None:
+        self._hands[giver] = _deck.canonical_from_sum(_additive(self._hands[giver]) - _deck.BIT[code])
+        self._hands[receiver] = _deck.canonical_from_sum(_additive(self._hands[receiver]) + _deck.BIT[code])
+
+    def _end_round(self, winner: int) -> None:
+        n = self._n
+        cards_left = [h.bit_count() for h in self._hands]
+        forgot = tuple(p for p in range(n) if self._out >> p & 1)
+        penalties = []
+        for p in range(n):
+            if p == winner:
+                penalties.append(0)
+            elif self._out >> p & 1:
+                penalties.append(1)
+            else:
+                penalties.append(cards_left[p] * _deck.PENALTY_PER_CARD[cards_left[p]])
+        for p in range(n):
+            self._totals[p] += penalties[p]
+        self._record(RoundEnd(self._round, winner, tuple(cards_left), tuple(penalties),
+                              tuple(self._totals), forgot))
+        if max(self._totals) >= self._rules.target_score:
+            low = min(self._totals)
+            self._winners = tuple(p for p in range(n) if self._totals[p] == low)
+            self._phase = OVER
+            self._current = -1
+            self._table = -1
+            self._record(MatchEnd(self._winners, tuple(self._totals)))
+            return
+        self._start_round(winner, previous=(winner, cards_left))
+
+    # -- turn order ---------------------------------------------------------------------
+    def _next_seat(self, player: int, skip_passed: bool) -> int:
+        n, step = self._n, self._direction
+        skip = self._out | (self._passed if skip_passed else 0)
+        seat = player
+        for _ in range(n):
+            seat = (seat + step) % n
+            if not skip >> seat & 1:
+                return seat
+        return -1
+
+    def _constrained(self) -> bool:
+        """Whether the next player in turn order holds exactly one (announced) card."""
+        nxt = self._next_seat(self._current, skip_passed=False)
+        if nxt < 0 or nxt == self._current or self._hands[nxt].bit_count() != 1:
+            return False
+        return not self._rules.manual_last_card or bool(self._announced >> nxt & 1)
+
+    # -- legality ------------------------------------------------------------------------
+    def _combo_reason(self, combo: int, constrained: bool) -> str | None:
+        """Why playing ``combo`` (held, beating the table) breaks a special rule."""
+        mask = _MASKS[combo]
+        table = self._table
+        if self._m1_lead and table < 0:
+            if not mask & M1_BIT:
+                return "the first lead of the match must contain M1"
+            if _SIZES[combo] > 5:
+                return "the first lead of the match has at most five cards"
+        if constrained:
+            hand = self._hands[self._current]
+            highest = _highest_code(hand)
+            if table < 0:
+                if combo < _deck.KIND_START[_deck.PAIR]:
+                    if hand != M1_BIT and self._has_multi(hand):
+                        return "the next player has one card: lead a combination, not a single"
+                    if combo != highest:
+                        return "the next player has one card: lead your highest single"
+            elif table < _deck.KIND_START[_deck.PAIR] and highest > table:
+                if combo < GANG_START and combo != highest:
+                    return "the next player has one card: play your highest single"
+        return None
+
+    def _has_multi(self, hand: int) -> bool:
+        return bool(len(_kernels.legal_actions(hand, _deck.KIND_START[_deck.PAIR] - 1)))
+
+    def _why_illegal(self, action: int) -> str | None:
+        phase = self._phase
+        if phase == OVER:
+            return "the match is over"
+        n_actions = self.game.num_distinct_actions
+        if not 0 <= action < n_actions:
+            return f"{action} is not an action of this game (0..{n_actions - 1})"
+        hand = self._hands[self._current]
+        if phase == GIVE_BACK:
+            if not GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
+                return "the round winner must first give a card back"
+            if not hand & _deck.BIT[action - GIVE_BACK_BASE]:
+                return f"they do not hold {_deck.NAMES[action - GIVE_BACK_BASE]}"
+            return None
+        if action == PASS:
+            if self._table < 0:
+                return "the leader must play"
+            if self._constrained() and not self._rules.last_card_may_pass:
+                highest = _highest_code(hand)
+                if self._table < _deck.KIND_START[_deck.PAIR] and highest > self._table:
+                    return "the next player has one card: play your highest single"
+            return None
+        if GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
+            return "no card exchange is under way"
+        combo = action if action < NUM_COMBOS else action - ANNOUNCE_BASE
+        mask = _MASKS[combo]
+        if mask & ~hand:
+            return "they do not hold those cards"
+        if self._table >= 0 and not _kernels.beats(combo, self._table):
+            return f"it does not beat {action_to_combo(self._table)}"
+        if action >= ANNOUNCE_BASE and hand.bit_count() - _SIZES[combo] != 1:
+            return "announcing is for a play that leaves exactly one card"
+        return self._combo_reason(combo, self._constrained())
+
+    def legal_actions(self) -> list[int]:
+        phase = self._phase
+        if phase == OVER:
+            return []
+        hand = self._hands[self._current]
+        if phase == GIVE_BACK:
+            return [GIVE_BACK_BASE + code for code in sorted(set(_deck.codes_of_mask(hand)))]
+        table = self._table
+        combos: list[int] = _kernels.legal_actions(hand, table).tolist()
+        constrained = self._constrained()
+        if self._m1_lead and table < 0 or constrained:
+            combos = [c for c in combos if self._combo_reason(c, constrained) is None]
+        actions = combos
+        if table >= 0 and self._why_illegal(PASS) is None:
+            actions = combos + [PASS]
+        if self._rules.manual_last_card:
+            left = hand.bit_count()
+            actions += [ANNOUNCE_BASE + c for c in combos if left - _SIZES[c] == 1]
+        return actions
+
+    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
+
+    # -- applying ------------------------------------------------------------------------
+    def _apply(self, action: int) -> Record:
+        self._acts = (action, self._acts)
+        self._n_acts += 1
+        player = self._current
+        if self._phase == GIVE_BACK:
+            code = action - GIVE_BACK_BASE
+            assert self._exchange is not None
+            loser = self._exchange.loser
+            self._move_card(player, loser, code)
+            self._exchange = Exchange(loser, player, self._exchange.given, KINDS[code])
+            self._phase = PLAY
+            return self._record(CardGiven(player, loser, KINDS[code], False))
+        if action == PASS:
+            record = self._record(Passed(player))
+            self._passed |= 1 << player
+            active_others = ((1 << self._n) - 1) & ~self._out & ~(1 << self._table_player)
+            if self._passed & active_others == active_others:
+                leader = self._table_player
+                if self._out >> leader & 1:
+                    leader = self._next_seat(leader, skip_passed=False)
+                self._table = -1
+                self._table_player = -1
+                self._passed = 0
+                self._current = leader
+            else:
+                self._current = self._next_seat(player, self._rules.pass_is_final)
+            return record
+        announce = action >= ANNOUNCE_BASE
+        combo = action - ANNOUNCE_BASE if announce else action
+        mask = _MASKS[combo]
+        had = self._hands[player].bit_count()
+        hand = self._hands[player] = _deck.canonical_from_sum(_additive(self._hands[player]) - _additive(mask))
+        self._played += _additive(mask)
+        self._m1_lead = False
+        left = had - _SIZES[combo]
+        if left == 1 and (announce or not self._rules.manual_last_card):
+            self._announced |= 1 << player
+            announce = True
+        record = self._record(Played(player, action_to_combo(combo), announce, left))
+        self._table = combo
+        self._table_player = player
+        self._passed = 0
+        if hand == 0:
+            forgot = (self._rules.manual_last_card and had == 1 and not self._announced >> player & 1)
+            if not forgot:
+                self._end_round(player)
+                return record
+            self._out |= 1 << player
+            active = [p for p in range(self._n) if not self._out >> p & 1]
+            if len(active) == 1:
+                # The last player in the round would go out in the end: they win it.
+                self._end_round(active[0])
+                return record
+        self._current = self._next_seat(player, self._rules.pass_is_final)
+        return record
+
+    # -- readable actions and convenience -----------------------------------------------
+    def action_to_int(self, action: Action | int) -> int:
+        if type(action) is int:
+            return action
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, Pass):
+            return PASS
+        if isinstance(action, GiveBack):
+            return GIVE_BACK_BASE + action.card.code
+        if isinstance(action, Play):
+            if action.announce:
+                if not self._rules.manual_last_card:
+                    raise IllegalMoveError("announcing plays exist only with manual_last_card")
+                return ANNOUNCE_BASE + action.combo.action
+            return action.combo.action
+        raise TypeError(f"an action must be an int, Play, Pass or GiveBack, not {type(action).__name__}")
+
+    def int_to_action(self, action: int) -> Action:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise TypeError(f"an action must be an int, not {type(action).__name__}")
+        if 0 <= action < NUM_COMBOS:
+            return Play(action_to_combo(action))
+        if action == PASS:
+            return Pass()
+        if GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
+            return GiveBack(KINDS[action - GIVE_BACK_BASE])
+        if ANNOUNCE_BASE <= action < self.game.num_distinct_actions:
+            return Play(action_to_combo(action - ANNOUNCE_BASE), True)
+        raise IllegalMoveError(
+            f"{action} is not an action of this game (0..{self.game.num_distinct_actions - 1})"
+        )
+
+    def action_to_string(self, action: Action | int) -> str:
+        try:
+            return str(self.int_to_action(self.action_to_int(action)))
+        except (IllegalMoveError, TypeError):
+            return repr(action)
+
+    def play(self, cards: ComboLike, announce: bool = False) -> Record:
+        """Play cards given as text or a :class:`Combo` (``announce`` the last card)."""
+        combo = cards if isinstance(cards, Combo) else classify(cards)
+        if combo is None:
+            raise IllegalMoveError(f"{cards!r} is not a combination ({self.describe()})")
+        if announce and not self._rules.manual_last_card:
+            raise IllegalMoveError("announcing is a choice only with manual_last_card; "
+                                   "otherwise it is automatic")
+        return self.apply(Play(combo, announce))
+
+    def pass_(self) -> Record:
+        """Pass."""
+        return self.apply(PASS)
+
+    def give_back(self, card: Card | str) -> Record:
+        """As the round winner, give ``card`` back to the loser."""
+        return self.apply(GiveBack(card if isinstance(card, Card) else Card.parse(card)))
+
+    # -- public facts ----------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._phase == OVER
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[self._phase]
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    @property
+    def direction(self) -> int:
+        """+1: counter-clockwise (seat numbers increasing); -1: clockwise."""
+        return self._direction
+
+    @property
+    def table(self) -> Combo | None:
+        return None if self._table < 0 else action_to_combo(self._table)
+
+    @property
+    def table_player(self) -> int:
+        return self._table_player
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(h.bit_count() for h in self._hands)
+
+    def hand(self, player: int) -> tuple[Card, ...]:
+        """A seat's cards (hidden information: for referees, tests and tools)."""
+        return mask_cards(self._hands[self._check_seat(player)])
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Match totals (penalty points; lower is better)."""
+        return tuple(self._totals)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    @property
+    def history(self) -> tuple[Record, ...]:
+        return _unroll(self._log)
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        return _unroll(self._acts)
+
+    def _check_seat(self, player: int) -> int:
+        if not isinstance(player, int) or isinstance(player, bool):
+            raise TypeError(f"a player must be an int, not {type(player).__name__}")
+        if not 0 <= player < self._n:
+            raise IllegalMoveError(f"player {player} is not a seat (0..{self._n - 1})")
+        return player
+
+    def describe(self) -> str:
+        if self._phase == OVER:
+            return f"match over after round {self._round}, scores {self._totals}, winners {list(self._winners)}"
+        table = "empty table" if self._table < 0 else f"table {action_to_combo(self._table)} by player {self._table_player}"
+        way = "counter-clockwise" if self._direction == 1 else "clockwise"
+        sizes = "/".join(str(s) for s in self.hand_sizes)
+        phase = " (give-back)" if self._phase == GIVE_BACK else ""
+        return f"round {self._round}{phase}, {way}, {table}, hands {sizes}, player {self._current} to act"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "round": self._round,
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._current,
+            "scores": list(self._totals),
+            "hand_sizes": list(self.hand_sizes),
+            "table": None if self._table < 0 else str(action_to_combo(self._table)),
+            "winners": list(self._winners),
+        }
+
+    # -- copies ------------------------------------------------------------------------------
+    def clone(self) -> MatchState:
+        other = object.__new__(MatchState)
+        for name in MatchState.__slots__:
+            object.__setattr__(other, name, getattr(self, name))
+        other._rng = Rng.from_state(self._rng.state)
+        other._hands = self._hands[:]
+        other._totals = self._totals[:]
+        return other
+
+    def __copy__(self) -> MatchState:
+        return self.clone()
+
+    def __deepcopy__(self, memo: object) -> MatchState:
+        return self.clone()
+
+    def __repr__(self) -> str:
+        return f"<MatchState seed={self.seed} {self.describe()}>"
+
+    # -- observations ----------------------------------------------------------------------
+    def observation(self, player: int) -> Observation:
+        """What ``player`` knows: their own hand and everything public."""
+        self._check_seat(player)
+        n = self._n
+        return Observation(
+            player=player,
+            round=self._round,
+            phase=PHASE_NAMES[self._phase],
+            current_player=self._current,
+            direction=self._direction,
+            hand=mask_cards(self._hands[player]),
+            hand_mask=self._hands[player],
+            hand_sizes=self.hand_sizes,
+            table=self.table,
+            table_player=self._table_player,
+            passed=tuple(bool(self._passed >> p & 1) for p in range(n)),
+            announced=tuple(bool(self._announced >> p & 1) for p in range(n)),
+            out=tuple(bool(self._out >> p & 1) for p in range(n)),
+            played=mask_cards(_deck.canonical_from_sum(self._played)),
+            scores=tuple(self._totals),
+            exchange=self._exchange,
+            must_lead_m1=self._m1_lead and self._table < 0,
+            dealer=self._dealer,
+            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+        )
+
+    def observation_tensor(
+        self, player: int, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The observation of ``player`` as ``OBSERVATION_SIZE`` float32 values.
+
+        Seats are relative to the observer (slot 0 is ``player``, slot k the
+        seat ``(player + k) % n``), always 4 slots (zeros past n).
+
+        ========  ================================================================
+        0-33      own hand: copies held of each card code
+        34-67     cards played this round: copies of each code
+        68-101    the table combination: copies of each code (zeros when leading)
+        102-109   the table's kind, one-hot (``ComboKind``)
+        110-113   hand sizes / 16
+        114-117   match totals / target score
+        118-121   passed since the last play
+        122-125   announced a last card
+        126-129   out of the round (played a last card without announcing)
+        130-133   the player to act, one-hot
+        134-137   who played the table, one-hot
+        138       direction: 1 counter-clockwise, 0 clockwise
+        139       1 during the give-back
+        140       1 when the lead must contain M1
+        141-174   the card the loser gave the winner this round, one-hot
+        175-208   the card the winner gave back, one-hot
+        209-212   the exchange's loser, one-hot
+        213-216   the exchange's winner, one-hot
+        ========  ================================================================
+        """
+        self._check_seat(player)
+        if out is None:
+            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        else:
+            if out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
+                raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
+            out[:] = 0.0
+        n = self._n
+        for code in _deck.codes_of_mask(self._hands[player]):
+            out[code] += 1.0
+        for code in _deck.codes_of_mask(_deck.canonical_from_sum(self._played)):
+            out[34 + code] += 1.0
+        if self._table >= 0:
+            for code in _deck.codes_of_mask(_MASKS[self._table]):
+                out[68 + code] += 1.0
+            out[102 + action_to_combo(self._table).kind] = 1.0
+        for k in range(n):
+            seat = (player + k) % n
+            out[110 + k] = self._hands[seat].bit_count() / HAND_SIZE
+            out[114 + k] = self._totals[seat] / self._rules.target_score
+            out[118 + k] = self._passed >> seat & 1
+            out[122 + k] = self._announced >> seat & 1
+            out[126 + k] = self._out >> seat & 1
+            out[130 + k] = seat == self._current
+            out[134 + k] = seat == self._table_player
+        out[138] = self._direction == 1
+        out[139] = self._phase == GIVE_BACK
+        out[140] = self._m1_lead and self._table < 0
+        if self._exchange is not None:
+            out[141 + self._exchange.given.code] = 1.0
+            if self._exchange.returned is not None:
+                out[175 + self._exchange.returned.code] = 1.0
+            out[209 + (self._exchange.loser - player) % n] = 1.0
+            out[213 + (self._exchange.winner - player) % n] = 1.0
+        return out
+
+    # -- referee access for tests and tools --------------------------------------------------
+    def _hand_masks(self) -> tuple[int, ...]:
+        return tuple(self._hands)
+
+
+def cards_of(cards: CardsLike) -> int:
+    """A hand mask (helper for tools)."""
+    return hand_mask(cards)
