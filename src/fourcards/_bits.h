@@ -10,11 +10,11 @@
 
 static inline int fc_popcount64(uint64_t x)
 {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__)))
+    /* a hardware instruction (or the best the target has) */
     return __builtin_popcountll(x);
-#elif defined(_MSC_VER) && defined(_M_X64)
-    return (int)__popcnt64(x);
 #else
+    /* portable: x86-64 without -mpopcnt would call a libgcc routine; inline SWAR is faster */
     x = x - ((x >> 1) & 0x5555555555555555ULL);
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;

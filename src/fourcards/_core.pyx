@@ -25,12 +25,12 @@ cdef extern from "_bits.h":
 cdef enum:
     N_KINDS = 34
     N_ACTIONS = 12352
-    HASH_SIZE = 32768
-    HASH_MASK = 32767
-    HASH_SHIFT = 49
+    BUCKET_BITS = 12
+    N_BUCKETS = 4096
+    SLOT_BITS = 14
+    N_SLOTS = 16384
+    MAX_BUCKET = 32
     GANG_KIND = 7
-
-cdef uint64_t HASH_MUL = 0x9E3779B97F4A7C15ULL
 
 # -- tables, filled once by gof_init() ----------------------------------------
 cdef uint64_t _pair_lo = 0
@@ -40,8 +40,13 @@ cdef uint64_t _masks[N_ACTIONS]
 cdef int8_t _kind_of[N_ACTIONS]
 cdef int32_t _kind_start[9]
 cdef int32_t _group_end[8]
-cdef uint64_t _hash_keys[HASH_SIZE]
-cdef int16_t _hash_values[HASH_SIZE]
+# A perfect hash from combination mask to action index ("hash and displace"):
+# the mask's bucket picks a displacement, the displaced slot holds the only
+# action that can match, and one comparison with its mask confirms it.  The
+# tables are small (8 KiB + 32 KiB) and a lookup has no branch to mispredict.
+cdef uint16_t _displacement[N_BUCKETS]
+cdef int16_t _slot_action[N_SLOTS]
+cdef uint64_t _mul1 = 0, _mul2 = 0
 # Runs: maximal spans of actions whose first card (in text order) is the same
 # kind; a run is skipped when the hand lacks that card.
 cdef int32_t _run_of[N_ACTIONS]
@@ -50,23 +55,67 @@ cdef uint64_t _run_lead[N_ACTIONS]
 cdef int32_t _n_runs = 0
 # Per card code (256 entries, so any uint8 indexes safely).
 cdef uint64_t _add_bit[256]
-cdef uint8_t _is_card[256]
-cdef uint8_t _is_bad_code[256]
+# Weight of each code in a row's card count: 1 for a card, 0 for padding, and
+# 256 for an invalid code, which no popcount of a 64-bit mask can equal.
+cdef int16_t _weight[256]
 cdef uint8_t _value_of_bit[64]
 cdef uint8_t _base_of_bit[64]
 cdef bint _ready = False
 
 
 cdef inline int _lookup(uint64_t mask) noexcept nogil:
-    cdef uint64_t slot = (mask * HASH_MUL) >> HASH_SHIFT
-    cdef uint64_t key
-    while True:
-        key = _hash_keys[slot]
-        if key == mask:
-            return _hash_values[slot]
-        if key == 0:
-            return -1
-        slot = (slot + 1) & HASH_MASK
+    cdef uint64_t slot = ((mask * _mul2) >> (64 - SLOT_BITS)) ^ _displacement[(mask * _mul1) >> (64 - BUCKET_BITS)]
+    cdef int action = _slot_action[slot]
+    if action >= 0 and _masks[action] == mask:
+        return action
+    return -1
+
+
+cdef bint _build_hash(uint64_t mul1, uint64_t mul2) noexcept nogil:
+    """Place every combination; False if these multipliers do not work."""
+    cdef int count[N_BUCKETS]
+    cdef int members[N_BUCKETS][MAX_BUCKET]
+    cdef int slots[MAX_BUCKET]
+    cdef int i, k, q, b, size, d, slot
+    cdef bint good
+    for b in range(N_BUCKETS):
+        count[b] = 0
+        _displacement[b] = 0
+    for i in range(N_SLOTS):
+        _slot_action[i] = -1
+    for i in range(N_ACTIONS):
+        b = <int>((_masks[i] * mul1) >> (64 - BUCKET_BITS))
+        if count[b] == MAX_BUCKET:
+            return False
+        members[b][count[b]] = i
+        count[b] += 1
+    # Largest buckets first, while the table is emptiest.
+    for size in range(MAX_BUCKET, 0, -1):
+        for b in range(N_BUCKETS):
+            if count[b] != size:
+                continue
+            for d in range(N_SLOTS):
+                good = True
+                for k in range(size):
+                    slot = <int>((_masks[members[b][k]] * mul2) >> (64 - SLOT_BITS)) ^ d
+                    if _slot_action[slot] >= 0:
+                        good = False
+                        break
+                    for q in range(k):
+                        if slots[q] == slot:
+                            good = False
+                            break
+                    if not good:
+                        break
+                    slots[k] = slot
+                if good:
+                    for k in range(size):
+                        _slot_action[slots[k]] = members[b][k]
+                    _displacement[b] = d
+                    break
+            else:
+                return False
+    return True
 
 
 cdef inline bint _canonical(uint64_t mask) noexcept nogil:
@@ -99,12 +148,12 @@ cdef uint64_t _lead_bit(uint64_t mask, int kind) noexcept nogil:
 
 def gof_init(const uint64_t[::1] masks not None):
     """Load the combination table (masks in action order). Called once at import."""
-    global _ready, _n_runs, _deck, _pair_lo
+    global _ready, _n_runs, _deck, _pair_lo, _mul1, _mul2
     from fourcards.gangoffour import _deck as deck_module
     _deck = deck_module
     _pair_lo = _deck.PAIR_LO
     cdef int i, k, code, b, run
-    cdef uint64_t slot, lead, previous_lead
+    cdef uint64_t lead, previous_lead
     if masks.shape[0] != N_ACTIONS:
         raise ValueError(f"expected {N_ACTIONS} combination masks, got {masks.shape[0]}")
     starts = _deck.KIND_START
@@ -115,19 +164,14 @@ def gof_init(const uint64_t[::1] masks not None):
     _group_end[GANG_KIND] = N_ACTIONS
     for b in range(256):
         _add_bit[b] = 0
-        _is_card[b] = 0
-        _is_bad_code[b] = b != _deck.PAD
+        _weight[b] = 0 if b == _deck.PAD else 256
     for code in range(N_KINDS):
         _add_bit[code] = _deck.BIT[code]
-        _is_card[code] = 1
-        _is_bad_code[code] = 0
+        _weight[code] = 1
     for b in range(64):
         code = _deck.KIND_OF_BIT[b]
         _value_of_bit[b] = _deck.VALUE[code]
         _base_of_bit[b] = _deck.BASE[code]
-    for slot in range(HASH_SIZE):
-        _hash_keys[slot] = 0
-        _hash_values[slot] = -1
     for k in range(8):
         for i in range(_kind_start[k], _kind_start[k + 1]):
             _kind_of[i] = k
@@ -135,11 +179,6 @@ def gof_init(const uint64_t[::1] masks not None):
     previous_lead = 0
     for i in range(N_ACTIONS):
         _masks[i] = masks[i]
-        slot = (masks[i] * HASH_MUL) >> HASH_SHIFT
-        while _hash_keys[slot] != 0:
-            slot = (slot + 1) & HASH_MASK
-        _hash_keys[slot] = masks[i]
-        _hash_values[slot] = i
         lead = _lead_bit(masks[i], _kind_of[i])
         if run < 0 or lead != previous_lead or i == _kind_start[_kind_of[i]]:
             run += 1
@@ -148,6 +187,14 @@ def gof_init(const uint64_t[::1] masks not None):
         _run_of[i] = run
         _run_end[run] = i + 1
     _n_runs = run + 1
+    # Odd multipliers from a fixed SplitMix64 stream until the perfect hash builds.
+    from fourcards.rng import Rng
+    rng = Rng(0x5EED)
+    while True:
+        _mul1 = rng.next_u64() | 1
+        _mul2 = rng.next_u64() | 1
+        if _build_hash(_mul1, _mul2):
+            break
     _ready = True
 
 
@@ -258,22 +305,20 @@ cdef Py_ssize_t _classify_rows(const uint8_t* codes, Py_ssize_t rows, Py_ssize_t
     cdef Py_ssize_t i, k, first_bad = -1
     cdef const uint8_t* row
     cdef uint64_t add, mask
-    cdef int count, bad, action
+    cdef int count, action
     cdef uint8_t c
     for i in range(rows):
         row = codes + i * width
         add = 0
         count = 0
-        bad = 0
         for k in range(width):
             c = row[k]
             add += _add_bit[c]
-            count += _is_card[c]
-            bad |= _is_bad_code[c]
+            count += _weight[c]
         mask = add | ((add >> 1) & _pair_lo)
-        if bad or fc_popcount64(mask) != count:
-            # Invalid code, or more copies than the deck holds: the popcount
-            # of the canonical mask falls short of the number of cards.
+        if fc_popcount64(mask) != count:
+            # An invalid code, or more copies than the deck holds: in the
+            # latter case the canonical mask has fewer bits than cards.
             if first_bad < 0:
                 first_bad = i
             kinds[i] = -1
@@ -315,6 +360,123 @@ def classify_batch(codes):
                 raise _deck.code_error(c, f" in row {bad}")
         raise _deck.too_many_error(row, f" in row {bad}")
     return kinds, actions
+
+
+cdef object _card_type = None
+
+
+def set_card_type(card_type):
+    """Register the ``Card`` class whose instances carry a ``_bit`` slot."""
+    global _card_type
+    _card_type = card_type
+
+
+cdef inline int _code_of(Py_UCS4 colour, int value) noexcept:
+    """Card code of a colour letter (upper case) and a value; -1 if none."""
+    cdef int c
+    if colour == u'M':
+        return 3 if value == 1 else -1
+    if colour == u'G':
+        c = 0
+    elif colour == u'Y':
+        c = 1
+    elif colour == u'R':
+        c = 2
+    else:
+        return -1
+    if value == 1:
+        return c
+    if 2 <= value <= 10:
+        return 4 + 3 * (value - 2) + c
+    return -1
+
+
+cdef int _text_mask(str text, uint64_t* out) except -2:
+    """Parse card text into a canonical mask; 0 on success, -1 on anything odd."""
+    cdef Py_ssize_t i = 0, n = len(text)
+    cdef Py_UCS4 ch, colour, second, digit
+    cdef int code, value, cards = 0
+    cdef uint64_t add = 0, mask
+    while i < n:
+        ch = text[i]
+        if ch == u' ' or ch == u',' or ch == u'\t' or ch == u'\n' or ch == u'\r':
+            i += 1
+            continue
+        if u'a' <= ch <= u'z':
+            ch = <Py_UCS4>(<int>ch - 32)
+        colour = ch
+        i += 1
+        if i >= n:
+            return -1
+        second = text[i]
+        if u'a' <= second <= u'z':
+            second = <Py_UCS4>(<int>second - 32)
+        if second == u'P' or second == u'D':
+            if colour == u'G' and second == u'P':
+                code = 31
+            elif colour == u'Y' and second == u'P':
+                code = 32
+            elif colour == u'R' and second == u'D':
+                code = 33
+            else:
+                return -1
+            i += 1
+        else:
+            value = 0
+            while i < n and value < 100:
+                digit = text[i]
+                if not (u'0' <= digit <= u'9'):
+                    break
+                value = value * 10 + (<int>digit - 48)
+                i += 1
+            if value == 0:
+                return -1
+            code = _code_of(colour, value)
+            if code < 0:
+                return -1
+        if i < n:
+            ch = text[i]
+            if not (ch == u' ' or ch == u',' or ch == u'\t' or ch == u'\n' or ch == u'\r'):
+                return -1
+        add += _add_bit[code]
+        cards += 1
+    mask = add | ((add >> 1) & _pair_lo)
+    if fc_popcount64(mask) != cards:
+        return -1
+    out[0] = mask
+    return 0
+
+
+def fast_mask(cards):
+    """The canonical mask of text or a tuple/list of ``Card``; -1 when the input
+    needs the careful (error-reporting) path: bad text, impossible sets, other types."""
+    cdef uint64_t add = 0, mask
+    cdef Py_ssize_t n
+    if type(cards) is str:
+        if _text_mask(<str>cards, &mask) == 0:
+            return mask
+        return -1
+    if type(cards) is tuple or type(cards) is list:
+        n = 0
+        for item in cards:
+            if type(item) is not _card_type:
+                return -1
+            add += <uint64_t>item._bit
+            n += 1
+        mask = add | ((add >> 1) & _pair_lo)
+        if fc_popcount64(mask) != n:
+            return -1
+        return mask
+    return -1
+
+
+def fast_classify(cards):
+    """Action index of the combination ``cards`` form (text or a tuple/list of
+    ``Card``), -1 if none, -2 when the input needs the careful path."""
+    mask = fast_mask(cards)
+    if mask == -1:
+        return -2
+    return _lookup(<uint64_t>mask)
 
 
 def call_floor(uint64_t hand, int table=-1):

@@ -18,7 +18,10 @@ COMBO_MASKS: np.ndarray = np.frombuffer(
 assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
 
 if TYPE_CHECKING or core is None:
-    from ._reference import beats, classify_batch, classify_mask, legal_actions, legal_mask
+    from ._reference import (
+        beats, classify_batch, classify_mask, fast_classify, fast_mask, legal_actions, legal_mask,
+        set_card_type,
+    )
 else:
     core.gof_init(COMBO_MASKS)
     beats = core.beats
@@ -26,5 +29,11 @@ else:
     classify_mask = core.classify_mask
     legal_actions = core.legal_actions
     legal_mask = core.legal_mask
+    fast_mask = core.fast_mask
+    fast_classify = core.fast_classify
+    set_card_type = core.set_card_type
 
-__all__ = ["COMBO_MASKS", "beats", "classify_batch", "classify_mask", "legal_actions", "legal_mask"]
+__all__ = [
+    "COMBO_MASKS", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "legal_actions", "legal_mask", "set_card_type",
+]

@@ -273,3 +273,31 @@ def table_masks() -> bytes:
         additive = sum(d.BIT[c] for c in text_order(kind, key))
         masks.append(d.canonical_from_sum(additive))
     return np.array(masks, dtype="<u8").tobytes()
+
+
+def fast_mask(cards: Any) -> int:
+    """The canonical mask of text or a tuple/list of ``Card``; -1 when the
+    input needs the careful (error-reporting) path."""
+    from .cards import Card, parse_cards
+
+    if type(cards) is not str and type(cards) is not tuple and type(cards) is not list:
+        return -1
+    if type(cards) is not str and any(type(c) is not Card for c in cards):
+        return -1
+    try:
+        codes = [c.code for c in parse_cards(cards)]
+    except (ValueError, TypeError):
+        return -1
+    mask = d.canonical_from_sum(sum(d.BIT[c] for c in codes))
+    return mask if mask.bit_count() == len(codes) else -1
+
+
+def fast_classify(cards: Any) -> int:
+    """Action index of the combination ``cards`` form, -1 if none, -2 when the
+    input needs the careful path."""
+    mask = fast_mask(cards)
+    return -2 if mask < 0 else classify_mask(mask)
+
+
+def set_card_type(card_type: type) -> None:
+    """The compiled core needs the Card class; the twin imports it directly."""

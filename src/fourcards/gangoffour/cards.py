@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, Final, Union, final
 
 from ..errors import InvalidCardError
-from . import _deck
+from . import _deck, _kernels
 
 __all__ = ["Card", "CardsLike", "DECK", "KINDS", "parse_cards", "hand_mask", "mask_cards", "format_cards"]
 
@@ -149,6 +149,7 @@ DECK: Final[tuple[Card, ...]] = tuple(card for card in KINDS for _ in range(card
 """The 64 cards of the deck, in card order."""
 
 _BY_NAME: Final[dict[str, Card]] = {str(card): card for card in KINDS}
+_kernels.set_card_type(Card)
 
 CardsLike = Union[str, Iterable[Union[Card, str]]]
 """Cards given as text (``"G3 Y4 R5"``) or as an iterable of :class:`Card` or card text."""
@@ -199,23 +200,15 @@ def hand_mask(cards: CardsLike | int) -> int:
     >>> hex(hand_mask("RD GP"))
     '0xa000000000000000'
     """
+    mask = _kernels.fast_mask(cards)
+    if mask >= 0:
+        return mask
     if isinstance(cards, int):
         if isinstance(cards, bool):
             raise TypeError("cards must be text, an iterable of cards or an int mask, not bool")
         if 0 <= cards <= _deck.FULL_DECK and _deck.is_canonical(cards):
             return cards
         raise _deck.mask_error(cards)
-    if type(cards) is tuple or type(cards) is list:
-        # Fast path for sequences of Card objects.
-        additive = 0
-        for card in cards:
-            if type(card) is not Card:
-                return _mask_of_cards(parse_cards(cards), cards)
-            additive += card._bit
-        mask = additive | ((additive >> 1) & _deck.PAIR_LO)
-        if mask.bit_count() != len(cards):
-            raise _too_many(list(cards), cards)
-        return mask
     return _mask_of_cards(parse_cards(cards), cards)
 
 

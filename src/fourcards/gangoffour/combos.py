@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import IntEnum
 from typing import Any, Final, Union, final
 
@@ -202,7 +202,9 @@ def classify(cards: CardsLike) -> Combo | None:
     ``cards`` is text (``"G3 Y4 R5 G6 Y7"``) or an iterable of :class:`Card`
     or card text.  A set that fits two kinds is the higher kind.
     """
-    action = _kernels.classify_mask(hand_mask(cards))
+    action = _kernels.fast_classify(cards)
+    if action == -2:  # not plain text or a tuple/list of Card: the careful path
+        action = _kernels.classify_mask(hand_mask(cards))
     if action < 0:
         return None
     combo = _COMBOS[action]
@@ -254,19 +256,12 @@ def legal_mask(hand: CardsLike | int, table: ComboLike | int | None = None) -> n
     return mask
 
 
-def legal_actions(hand: int, table: int = NO_TABLE) -> npt.NDArray[np.int32]:
-    """Fast path: sorted legal action indices for a hand mask and a table action.
+legal_actions: Callable[[int, int], npt.NDArray[np.int32]] = _kernels.legal_actions
+"""Fast path: sorted legal action indices (``int32``) for a canonical hand mask
+(:func:`~fourcards.gangoffour.hand_mask`) and a table action (``NO_TABLE`` when leading)."""
 
-    ``hand`` is a canonical mask (:func:`~fourcards.gangoffour.hand_mask`),
-    ``table`` an action index or ``NO_TABLE``.
-    """
-    result: npt.NDArray[np.int32] = _kernels.legal_actions(hand, table)
-    return result
-
-
-def classify_mask(mask: int) -> int:
-    """Fast path: the action index of the combination a canonical mask holds, or -1."""
-    return int(_kernels.classify_mask(mask))
+classify_mask: Callable[[int], int] = _kernels.classify_mask
+"""Fast path: the action index of the combination a canonical mask holds, or -1."""
 
 
 def classify_batch(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:

@@ -3,12 +3,12 @@
 >>> game = GangOfFour()
 >>> state = game.new_match(seed=7)
 >>> state.current_player, state.round, state.direction
-(2, 1, 1)
+(1, 1, 1)
 >>> str(state.table), len(state.legal_actions()) > 0
 ('None', True)
 >>> record = state.play("M1")
 >>> record.player, str(record.combo), state.current_player
-(2, 'M1', 3)
+(1, 'M1', 2)
 
 The integer action space (``num_distinct_actions``):
 
@@ -639,15 +639,18 @@ class MatchState(State[Action]):
         if announce and not self._rules.manual_last_card:
             raise IllegalMoveError("announcing is a choice only with manual_last_card; "
                                    "otherwise it is automatic")
-        return self.apply(Play(combo, announce))
+        record: Record = self.apply(Play(combo, announce))
+        return record
 
     def pass_(self) -> Record:
         """Pass."""
-        return self.apply(PASS)
+        record: Record = self.apply(PASS)
+        return record
 
     def give_back(self, card: Card | str) -> Record:
         """As the round winner, give ``card`` back to the loser."""
-        return self.apply(GiveBack(card if isinstance(card, Card) else Card.parse(card)))
+        record: Record = self.apply(GiveBack(card if isinstance(card, Card) else Card.parse(card)))
+        return record
 
     # -- public facts ----------------------------------------------------------------------
     @property
