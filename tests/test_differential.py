@@ -120,3 +120,34 @@ def test_exhaustive_classification_of_every_set_up_to_five_cards() -> None:
     small = {a for a in found.tolist() if a >= 0}
     big_gangs = sum(1 for k, key in ref.TABLE if k == _deck.GANG and key[0] > 5)
     assert len(small) == _deck.NUM_ACTIONS - big_gangs
+
+
+card_text = st.lists(
+    st.sampled_from(["G1", "y1", "R10", "r10", "M1", "m1", "GP", "yp", "RD", "G5", "Y7", "X1", "G0",
+                     "G11", "GD", "RP", "M2", "7", "G", "1G", "", "Y100"]),
+    max_size=8,
+)
+separators = st.sampled_from([" ", ", ", ",", "  ", "\t", " ,"])
+
+
+@given(card_text, separators)
+def test_text_fast_path_agrees(tokens: list[str], sep: str) -> None:
+    text = sep.join(tokens)
+    assert core.fast_mask(text) == ref.fast_mask(text)
+    assert core.fast_classify(text) == ref.fast_classify(text)
+
+
+@given(hand_codes(max_size=9))
+def test_card_tuple_fast_path_agrees(codes: list[int]) -> None:
+    from fourcards.gangoffour import KINDS
+
+    cards = tuple(KINDS[c] for c in codes)
+    assert core.fast_mask(cards) == ref.fast_mask(cards) == mask_of(codes)
+    assert core.fast_mask(list(cards)) == mask_of(codes)
+    assert core.fast_classify(cards) == ref.fast_classify(cards)
+    assert core.fast_mask(cards + ("G1",)) == ref.fast_mask(cards + ("G1",)) == -1
+
+
+def test_fast_path_declines_what_it_cannot_parse() -> None:
+    for odd in ["G1 G1 G1", "M1 M1", "G1G2", "G1,,Y2x", 5, None, {"G1"}, "R10 R10 R10"]:
+        assert core.fast_mask(odd) == ref.fast_mask(odd) == -1

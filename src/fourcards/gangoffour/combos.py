@@ -14,9 +14,9 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import IntEnum
-from typing import Any, Final, Union, final
+from typing import TYPE_CHECKING, Any, Final, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -256,12 +256,16 @@ def legal_mask(hand: CardsLike | int, table: ComboLike | int | None = None) -> n
     return mask
 
 
-legal_actions: Callable[[int, int], npt.NDArray[np.int32]] = _kernels.legal_actions
-"""Fast path: sorted legal action indices (``int32``) for a canonical hand mask
-(:func:`~fourcards.gangoffour.hand_mask`) and a table action (``NO_TABLE`` when leading)."""
+if TYPE_CHECKING:
+    def legal_actions(hand: int, table: int = NO_TABLE) -> npt.NDArray[np.int32]:
+        """Fast path: sorted legal action indices for a hand mask and a table action."""
 
-classify_mask: Callable[[int], int] = _kernels.classify_mask
-"""Fast path: the action index of the combination a canonical mask holds, or -1."""
+    def classify_mask(mask: int) -> int:
+        """Fast path: the action index of the combination a canonical mask holds, or -1."""
+else:
+    # The kernels themselves: no Python wrapper between the caller and C.
+    legal_actions = _kernels.legal_actions
+    classify_mask = _kernels.classify_mask
 
 
 def classify_batch(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]:
