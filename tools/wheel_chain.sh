@@ -4,12 +4,13 @@
 #
 #   tools/wheel_chain.sh [PYTHON]        # PYTHON defaults to python3
 #
-# Everything happens in a temporary directory, removed at the end (kept after a
-# failure; FOURCARDS_KEEP_WORK=1 or 0 to always keep or always remove it).  The tests are copied out of the repository and run
-# from a directory where the repository's src/ is not importable, with
-# FOURCARDS_REQUIRE_EXTENSIONS=1, so a wheel whose compiled core is missing or
-# broken cannot pass.  Exits non-zero on the first failure and prints a summary
-# either way.
+# Everything happens in a temporary directory, removed at the end; after a
+# failure it is kept to look at, except under CI (FOURCARDS_KEEP_WORK=1 or 0
+# always keeps or always removes it).  The tests are copied out of the
+# repository and run from a directory where the repository's src/ is not
+# importable, with FOURCARDS_REQUIRE_EXTENSIONS=1, so a wheel whose compiled
+# core is missing or broken cannot pass.  Exits non-zero on the first failure
+# and prints a summary either way.
 set -euo pipefail
 
 PYTHON_ARG=${1:-python3}
@@ -60,10 +61,10 @@ finish() {
         echo "  FAIL  $STEP"
         echo "RESULT: FAIL (exit $status) in $((SECONDS - START_ALL)) s"
     fi
-    # Kept when asked, and after a failure (to look at) unless told not to.
+    # Kept when asked, and after a failure outside CI (to look at).
     local keep=${FOURCARDS_KEEP_WORK:-}
     if [ -z "$keep" ]; then
-        if [ "$status" -ne 0 ]; then keep=1; else keep=0; fi
+        if [ "$status" -ne 0 ] && [ -z "${CI:-}" ]; then keep=1; else keep=0; fi
     fi
     if [ "$keep" = 1 ]; then
         echo "work dir kept: $WORK"

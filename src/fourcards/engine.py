@@ -94,16 +94,17 @@ class Game(ABC, Generic[S]):
         """Length of ``observation_tensor``."""
 
     @abstractmethod
-    def new_match(self, seed: int) -> S:
-        """A new match, dealt from ``seed``."""
+    def new_match(self, seed: int, **setup: Any) -> S:
+        """A new match, dealt from ``seed``; ``setup`` holds game-specific
+        JSON-able choices such as stacked deals (recorded by ``to_json``)."""
 
     @abstractmethod
     def rules_dict(self) -> dict[str, Any]:
         """The rules as plain JSON data (what ``to_json`` records)."""
 
-    def replay(self, seed: int, actions: Iterable[int]) -> S:
-        """The match reached from ``seed`` by applying ``actions`` in order."""
-        state = self.new_match(seed)
+    def replay(self, seed: int, actions: Iterable[int], **setup: Any) -> S:
+        """The match reached from ``seed`` (and ``setup``) by applying ``actions`` in order."""
+        state = self.new_match(seed, **setup)
         for index, action in enumerate(actions):
             try:
                 state.apply(action)
@@ -119,8 +120,8 @@ class Game(ABC, Generic[S]):
                 f"saved match has rules {data['rules']}, not this game's {self.rules_dict()}"
             )
         try:
-            state = self.replay(data["seed"], data["actions"])
-        except IllegalMoveError as error:
+            state = self.replay(data["seed"], data["actions"], **data["setup"])
+        except (IllegalMoveError, TypeError) as error:
             raise InvalidStateError(f"saved match does not replay: {error}") from None
         if state.summary() != data["summary"]:
             raise InvalidStateError("saved match summary does not match its replay")
@@ -143,6 +144,7 @@ class State(ABC, Generic[A]):
 
     game: Game[Any]
     seed: int
+    setup: dict[str, Any]
 
     # -- turn and actions ----------------------------------------------------------
     @property
@@ -251,6 +253,7 @@ class State(ABC, Generic[A]):
             "game": self.game.name,
             "rules": self.game.rules_dict(),
             "seed": self.seed,
+            "setup": self.setup,
             "actions": list(self.actions),
             "summary": self.summary(),
         }
@@ -273,6 +276,7 @@ class State(ABC, Generic[A]):
             type(self) is type(other)
             and self.game.rules_dict() == other.game.rules_dict()
             and self.seed == other.seed
+            and self.setup == other.setup
             and self.actions == other.actions
         )
 
@@ -306,6 +310,7 @@ def _load_envelope(text: str | bytes, game: str) -> dict[str, Any]:
         "actions": lambda v: isinstance(v, list)
         and all(isinstance(a, int) and not isinstance(a, bool) for a in v),
         "summary": lambda v: isinstance(v, dict),
+        "setup": lambda v: isinstance(v, dict),
         "digest": lambda v: isinstance(v, str),
     }
     for key, check in expected.items():

@@ -23,6 +23,7 @@ The integer action space (``num_distinct_actions``):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final, Union
 
@@ -30,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Game, State
-from ..errors import IllegalMoveError, InvalidRulesError
+from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels
 from .cards import KINDS, Card, CardsLike, hand_mask, mask_cards
@@ -286,8 +287,19 @@ class GangOfFour(Game["MatchState"]):
     def rules_dict(self) -> dict[str, Any]:
         return self.rules.to_dict()
 
-    def new_match(self, seed: int) -> MatchState:
-        return MatchState(self, seed)
+    def new_match(
+        self, seed: int, deals: Sequence[Sequence[CardsLike]] | None = None, **unknown: Any
+    ) -> MatchState:
+        """A new match from ``seed``.
+
+        ``deals`` stacks the deck for the first rounds: ``deals[r]`` lists the
+        hands of round ``r + 1``, one per seat, 16 cards each (with 2 or 3
+        players the rest of the deck is set aside). Later rounds are shuffled
+        from the seed. The deals are saved by ``to_json``.
+        """
+        if unknown:
+            raise TypeError(f"unknown match setup {sorted(unknown)}; Gang of Four takes deals=")
+        return MatchState(self, seed, deals)
 
     def __repr__(self) -> str:
         return f"GangOfFour({self.rules!r})"
@@ -324,7 +336,7 @@ class MatchState(State[Action]):
     """A Gang of Four match in progress (see :mod:`fourcards.engine` for the contract)."""
 
     __slots__ = (
-        "game", "seed", "_rules", "_n", "_rng", "_hands", "_totals", "_round", "_dealer",
+        "game", "seed", "setup", "_deals", "_set_aside", "_rules", "_n", "_rng", "_hands", "_totals", "_round", "_dealer",
         "_direction", "_phase", "_current", "_table", "_table_player", "_passed",
         "_announced", "_out", "_m1_lead", "_played", "_exchange", "_winners", "_log",
         "_acts", "_n_acts",
@@ -332,11 +344,14 @@ class MatchState(State[Action]):
 
     game: GangOfFour
 
-    def __init__(self, game: GangOfFour, seed: int) -> None:
+    def __init__(self, game: GangOfFour, seed: int,
+                 deals: Sequence[Sequence[CardsLike]] | None = None) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
         self.game = game
         self.seed = seed
+        self._deals = _check_deals(deals, game.rules.players)
+        self.setup = {"deals": [[_format_mask(h) for h in deal] for deal in self._deals]} if self._deals else {}
         self._rules = game.rules
         self._n = game.rules.players
         self._rng = Rng(seed)
@@ -365,10 +380,14 @@ class MatchState(State[Action]):
             first = (dealer + _deck.VALUE[deck[-1]]) % n
         else:
             first = (dealer + 1) % n
-        additive = [0] * n
-        for i in range(HAND_SIZE * n):
-            additive[(first + i) % n] += _deck.BIT[deck[i]]
-        self._hands = [_deck.canonical_from_sum(a) for a in additive]
+        if self._round <= len(self._deals):
+            self._hands = list(self._deals[self._round - 1])
+        else:
+            additive = [0] * n
+            for i in range(HAND_SIZE * n):
+                additive[(first + i) % n] += _deck.BIT[deck[i]]
+            self._hands = [_deck.canonical_from_sum(a) for a in additive]
+        self._set_aside = _additive(_deck.FULL_DECK) - sum(_additive(h) for h in self._hands)
         self._table = -1
         self._table_player = -1
         self._passed = 0
@@ -551,16 +570,7 @@ class MatchState(State[Action]):
         if action == PASS:
             record = self._record(Passed(player))
             self._passed |= 1 << player
-            active_others = ((1 << self._n) - 1) & ~self._out & ~(1 << self._table_player)
-            if self._passed & active_others == active_others:
-                leader = self._table_player
-                if self._out >> leader & 1:
-                    leader = self._next_seat(leader, skip_passed=False)
-                self._table = -1
-                self._table_player = -1
-                self._passed = 0
-                self._current = leader
-            else:
+            if not self._cycle_over():
                 self._current = self._next_seat(player, self._rules.pass_is_final)
             return record
         announce = action >= ANNOUNCE_BASE
@@ -577,7 +587,8 @@ class MatchState(State[Action]):
         record = self._record(Played(player, action_to_combo(combo), announce, left))
         self._table = combo
         self._table_player = player
-        self._passed = 0
+        if not self._rules.pass_is_final:
+            self._passed = 0  # the cycle ends when all others pass after the last play
         if hand == 0:
             forgot = (self._rules.manual_last_card and had == 1 and not self._announced >> player & 1)
             if not forgot:
@@ -589,8 +600,24 @@ class MatchState(State[Action]):
                 # The last player in the round would go out in the end: they win it.
                 self._end_round(active[0])
                 return record
-        self._current = self._next_seat(player, self._rules.pass_is_final)
+        if not self._cycle_over():
+            self._current = self._next_seat(player, self._rules.pass_is_final)
         return record
+
+    def _cycle_over(self) -> bool:
+        """End the cycle if every other player in the round has passed; the
+        last player to play (or, if they are out, the next seat) leads."""
+        active_others = ((1 << self._n) - 1) & ~self._out & ~(1 << self._table_player)
+        if self._passed & active_others != active_others:
+            return False
+        leader = self._table_player
+        if self._out >> leader & 1:
+            leader = self._next_seat(leader, skip_passed=False)
+        self._table = -1
+        self._table_player = -1
+        self._passed = 0
+        self._current = leader
+        return True
 
     # -- readable actions and convenience -----------------------------------------------
     def action_to_int(self, action: Action | int) -> int:
@@ -850,6 +877,27 @@ class MatchState(State[Action]):
         return tuple(self._hands)
 
 
-def cards_of(cards: CardsLike) -> int:
-    """A hand mask (helper for tools)."""
-    return hand_mask(cards)
+def _format_mask(mask: int) -> str:
+    return " ".join(str(card) for card in mask_cards(mask))
+
+
+def _check_deals(deals: Sequence[Sequence[CardsLike]] | None, players: int) -> list[list[int]]:
+    """Stacked deals as hand masks, checked: 16 cards a seat, none twice."""
+    if deals is None:
+        return []
+    checked = []
+    for r, deal in enumerate(deals):
+        if isinstance(deal, str) or len(deal) != players:
+            raise InvalidStateError(f"deal {r + 1} must list {players} hands")
+        hands = [hand_mask(h) for h in deal]
+        for seat, hand in enumerate(hands):
+            if hand.bit_count() != HAND_SIZE:
+                raise InvalidStateError(
+                    f"deal {r + 1}: seat {seat} gets {hand.bit_count()} cards, not {HAND_SIZE}"
+                )
+        total = sum(_additive(h) for h in hands)
+        together = _deck.canonical_from_sum(total)
+        if together.bit_count() != HAND_SIZE * players:
+            raise InvalidStateError(f"deal {r + 1} deals some card more often than the deck holds it")
+        checked.append(hands)
+    return checked
