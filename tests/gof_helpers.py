@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from fourcards.gangoffour import DECK, Card, parse_cards
 from fourcards.gangoffour.match import GangOfFour, MatchState
@@ -26,8 +27,8 @@ def stack(*hands: str, players: int = 4, spare: str = "") -> list[list[Card]]:
     return out
 
 
-def match(*hands: str, seed: int = 1, spare: str = "", **rules: object) -> MatchState:
-    players = int(rules.get("players", 4))  # type: ignore[call-overload]
+def match(*hands: str, seed: int = 1, spare: str = "", **rules: Any) -> MatchState:
+    players = int(rules.get("players", 4))
     game = GangOfFour(**rules)
     return game.new_match(seed, deals=[stack(*hands, players=players, spare=spare)])
 
