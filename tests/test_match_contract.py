@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,7 +44,7 @@ class RandomPlayer:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, observation: Observation, legal_actions: list[int]) -> int:
+    def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
         return self.rng.choice(legal_actions)
 
 

@@ -187,6 +187,9 @@ def gof_init(const uint64_t[::1] masks not None):
         _run_of[i] = run
         _run_end[run] = i + 1
     _n_runs = run + 1
+    _sim_tables()
+    for k in range(17):
+        _penalty_per_card[k] = _deck.PENALTY_PER_CARD[k]
     # Odd multipliers from a fixed SplitMix64 stream until the perfect hash builds.
     from fourcards.rng import Rng
     rng = Rng(0x5EED)
@@ -482,3 +485,559 @@ def fast_classify(cards):
 def call_floor(uint64_t hand, int table=-1):
     """A trivial compiled function with the kernels' arguments: the benchmark yardstick."""
     return table
+
+
+# =============================================================================
+# Gang of Four matches in C: the same rules as fourcards.gangoffour.match
+# (the readable engine, which the tests compare move for move), for fast
+# simulation without the GIL.
+# =============================================================================
+
+cdef enum:
+    PASS_ACTION = 12352
+    GIVE_BACK_BASE = 12353
+    ANNOUNCE_BASE = 12387
+    PHASE_PLAY = 0
+    PHASE_GIVE_BACK = 1
+    PHASE_OVER = 2
+    MAX_LEGAL = 24739
+    POLICY_RANDOM = 0
+    POLICY_GREEDY = 1
+    M1_CODE = 3
+    GP_CODE = 31
+    RD_CODE = 33
+
+cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
+
+
+cdef inline uint64_t _splitmix_next(uint64_t* state) noexcept nogil:
+    cdef uint64_t z
+    state[0] += GOLDEN
+    z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t _below(uint64_t* state, uint64_t n) noexcept nogil:
+    """Uniform in 0..n-1: rejection below (2**64 - n) % n, as fourcards.rng.Rng.below."""
+    cdef uint64_t threshold = (<uint64_t>0 - n) % n
+    cdef uint64_t r
+    while True:
+        r = _splitmix_next(state)
+        if r >= threshold:
+            return r % n
+
+
+cdef inline uint64_t _seed_stream(uint64_t seed, uint64_t stream) noexcept nogil:
+    """fourcards.engine.derive_seed."""
+    cdef uint64_t state = seed + stream * 0xD1B54A32D192ED03ULL
+    return _splitmix_next(&state)
+
+
+ctypedef struct GofRules:
+    int players
+    int target
+    int dealer
+    bint pass_is_final
+    bint manual
+    bint may_pass
+    bint chinese
+
+
+ctypedef struct GofMatch:
+    GofRules rules
+    uint64_t rng
+    uint64_t hands[4]
+    int totals[4]
+    int round
+    int dealer
+    int direction
+    int phase
+    int current
+    int table
+    int table_player
+    unsigned int passed
+    unsigned int announced
+    unsigned int out
+    bint m1_lead
+    uint64_t played
+    int loser
+    unsigned int winners
+    int steps
+
+
+cdef inline uint64_t _additive(uint64_t mask) noexcept nogil:
+    return mask - ((mask >> 1) & _pair_lo)
+
+
+cdef inline uint64_t _canon(uint64_t additive) noexcept nogil:
+    return additive | ((additive >> 1) & _pair_lo)
+
+
+cdef inline int _highest_code(uint64_t mask) noexcept nogil:
+    cdef int bit = 63
+    while not (mask >> bit) & 1:
+        bit -= 1
+    return _code_of_bit[bit]
+
+
+cdef uint8_t _code_of_bit[64]
+cdef uint8_t _value_of_code[34]
+cdef uint8_t _deck_codes[64]
+
+
+cdef void _sim_tables() noexcept:
+    cdef int b = 0, code, k
+    for code in range(N_KINDS):
+        _value_of_code[code] = _deck.VALUE[code]
+        for k in range(_deck.CAP[code]):
+            _code_of_bit[b] = code
+            _deck_codes[b] = code
+            b += 1
+
+
+cdef inline int _next_seat(GofMatch* m, int player, bint skip_passed) noexcept nogil:
+    cdef int n = m.rules.players, seat = player, k
+    cdef unsigned int skip = m.out | (m.passed if skip_passed else 0)
+    for k in range(n):
+        seat = (seat + m.direction + n) % n
+        if not (skip >> seat) & 1:
+            return seat
+    return -1
+
+
+cdef void _move_card(GofMatch* m, int giver, int receiver, int code) noexcept nogil:
+    m.hands[giver] = _canon(_additive(m.hands[giver]) - _add_bit[code])
+    m.hands[receiver] = _canon(_additive(m.hands[receiver]) + _add_bit[code])
+
+
+cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noexcept nogil:
+    """Deal a round; ``winner < 0`` for the first round."""
+    cdef int n = m.rules.players, i, j, first, p, k, best, code, holder
+    cdef uint8_t deck[64]
+    cdef uint8_t swap
+    cdef uint64_t additive[4]
+    m.round += 1
+    m.dealer = dealer
+    m.direction = 1 if m.round % 2 == 1 else -1
+    for i in range(64):
+        deck[i] = _deck_codes[i]
+    for i in range(63, 0, -1):
+        j = <int>_below(&m.rng, i + 1)
+        swap = deck[i]
+        deck[i] = deck[j]
+        deck[j] = swap
+    if m.rules.chinese:
+        first = (dealer + _value_of_code[deck[63]]) % n
+    else:
+        first = (dealer + 1) % n
+    for p in range(4):
+        additive[p] = 0
+    for i in range(16 * n):
+        additive[(first + i) % n] += _add_bit[deck[i]]
+    for p in range(4):
+        m.hands[p] = _canon(additive[p]) if p < n else 0
+    m.table = -1
+    m.table_player = -1
+    m.passed = 0
+    m.announced = 0
+    m.out = 0
+    m.played = 0
+    m.phase = PHASE_PLAY
+    if winner < 0:
+        holder = -1
+        for p in range(n):
+            if m.hands[p] & _add_bit[M1_CODE]:
+                holder = p
+                break
+        m.m1_lead = holder >= 0
+        m.current = holder if holder >= 0 else (dealer + 1) % n
+        m.loser = -1
+        return
+    m.m1_lead = False
+    best = -1
+    for k in range(1, n):
+        p = (winner + k) % n
+        if best < 0 or cards_left[p] > cards_left[best] or (
+                cards_left[p] == cards_left[best] and m.totals[p] > m.totals[best]):
+            best = p
+    m.loser = best
+    code = _highest_code(m.hands[best])
+    _move_card(m, best, winner, code)
+    m.phase = PHASE_GIVE_BACK
+    m.current = winner
+
+
+cdef void _end_round(GofMatch* m, int winner) noexcept nogil:
+    cdef int n = m.rules.players, p, left, high = 0, low
+    cdef int cards_left[4]
+    for p in range(n):
+        cards_left[p] = fc_popcount64(m.hands[p])
+    for p in range(n):
+        if p == winner:
+            continue
+        if (m.out >> p) & 1:
+            m.totals[p] += 1
+        else:
+            left = cards_left[p]
+            m.totals[p] += left * _penalty_per_card[left]
+    for p in range(n):
+        if m.totals[p] > high:
+            high = m.totals[p]
+    if high >= m.rules.target:
+        low = m.totals[0]
+        for p in range(n):
+            if m.totals[p] < low:
+                low = m.totals[p]
+        m.winners = 0
+        for p in range(n):
+            if m.totals[p] == low:
+                m.winners |= 1u << p
+        m.phase = PHASE_OVER
+        m.current = -1
+        m.table = -1
+        return
+    _start_round(m, winner, winner, cards_left)
+
+
+cdef uint8_t _penalty_per_card[17]
+
+
+cdef inline bint _constrained(GofMatch* m) noexcept nogil:
+    cdef int nxt = _next_seat(m, m.current, False)
+    if nxt < 0 or nxt == m.current or fc_popcount64(m.hands[nxt]) != 1:
+        return False
+    return not m.rules.manual or ((m.announced >> nxt) & 1)
+
+
+cdef int _sim_legal(GofMatch* m, int32_t* out) noexcept nogil:
+    """The legal actions, sorted, exactly as MatchState.legal_actions."""
+    cdef int n = 0, k, i, count, highest, left, c
+    cdef uint64_t hand
+    cdef bint constrained, has_multi
+    if m.phase == PHASE_OVER:
+        return 0
+    hand = m.hands[m.current]
+    if m.phase == PHASE_GIVE_BACK:
+        c = -1
+        while hand:
+            k = _code_of_bit[fc_ctz64(hand)]
+            if k != c:
+                out[n] = GIVE_BACK_BASE + k
+                n += 1
+                c = k
+            hand &= hand - 1
+        return n
+    count = <int>_legal(hand, m.table, out)
+    constrained = _constrained(m)
+    if m.table < 0 and m.m1_lead:
+        k = 0
+        for i in range(count):
+            if (_masks[out[i]] & _add_bit[M1_CODE]) and fc_popcount64(_masks[out[i]]) <= 5:
+                out[k] = out[i]
+                k += 1
+        count = k
+    if constrained:
+        highest = _highest_code(hand)
+        if m.table < 0:
+            has_multi = count > 0 and out[count - 1] >= _kind_start[1]
+            k = 0
+            for i in range(count):
+                if out[i] >= _kind_start[1] or (not has_multi and out[i] == highest):
+                    out[k] = out[i]
+                    k += 1
+            count = k
+        elif m.table < _kind_start[1] and highest > m.table:
+            k = 0
+            for i in range(count):
+                if out[i] >= _kind_start[GANG_KIND] or out[i] == highest:
+                    out[k] = out[i]
+                    k += 1
+            count = k
+    n = count
+    if m.table >= 0:
+        if not (constrained and not m.rules.may_pass and m.table < _kind_start[1]
+                and _highest_code(hand) > m.table):
+            out[n] = PASS_ACTION
+            n += 1
+    if m.rules.manual:
+        left = fc_popcount64(hand)
+        for i in range(count):
+            if left - fc_popcount64(_masks[out[i]]) == 1:
+                out[n] = ANNOUNCE_BASE + out[i]
+                n += 1
+    return n
+
+
+cdef bint _cycle_over(GofMatch* m) noexcept nogil:
+    cdef unsigned int everyone = (1u << m.rules.players) - 1
+    cdef unsigned int others = everyone & ~m.out & ~(1u << m.table_player)
+    cdef int leader
+    if (m.passed & others) != others:
+        return False
+    leader = m.table_player
+    if (m.out >> leader) & 1:
+        leader = _next_seat(m, leader, False)
+    m.table = -1
+    m.table_player = -1
+    m.passed = 0
+    m.current = leader
+    return True
+
+
+cdef void _sim_apply(GofMatch* m, int action) noexcept nogil:
+    """Apply a legal action, exactly as MatchState._apply."""
+    cdef int player = m.current, combo, had, left, p, active, last_active
+    cdef bint announce
+    cdef uint64_t mask
+    m.steps += 1
+    if m.phase == PHASE_GIVE_BACK:
+        _move_card(m, player, m.loser, action - GIVE_BACK_BASE)
+        m.phase = PHASE_PLAY
+        return
+    if action == PASS_ACTION:
+        m.passed |= 1u << player
+        if not _cycle_over(m):
+            m.current = _next_seat(m, player, m.rules.pass_is_final)
+        return
+    announce = action >= ANNOUNCE_BASE
+    combo = action - ANNOUNCE_BASE if announce else action
+    mask = _masks[combo]
+    had = fc_popcount64(m.hands[player])
+    m.hands[player] = _canon(_additive(m.hands[player]) - _additive(mask))
+    m.played += _additive(mask)
+    m.m1_lead = False
+    left = had - fc_popcount64(mask)
+    if left == 1 and (announce or not m.rules.manual):
+        m.announced |= 1u << player
+    m.table = combo
+    m.table_player = player
+    if not m.rules.pass_is_final:
+        m.passed = 0
+    if m.hands[player] == 0:
+        if not (m.rules.manual and had == 1 and not ((m.announced >> player) & 1)):
+            _end_round(m, player)
+            return
+        m.out |= 1u << player
+        active = 0
+        last_active = -1
+        for p in range(m.rules.players):
+            if not (m.out >> p) & 1:
+                active += 1
+                last_active = p
+        if active == 1:
+            _end_round(m, last_active)
+            return
+    if not _cycle_over(m):
+        m.current = _next_seat(m, player, m.rules.pass_is_final)
+
+
+cdef void _sim_new(GofMatch* m, GofRules rules, uint64_t seed) noexcept nogil:
+    cdef int p
+    m.rules = rules
+    m.rng = seed
+    for p in range(4):
+        m.totals[p] = 0
+        m.hands[p] = 0
+    m.round = 0
+    m.winners = 0
+    m.steps = 0
+    _start_round(m, rules.dealer, -1, NULL)
+
+
+# -- the rule-based (greedy) policy ---------------------------------------------
+
+cdef inline int _top_code(int combo) noexcept nogil:
+    return _highest_code(_masks[combo])
+
+
+cdef inline int _with_announce(int action, const int32_t* legal, int n) noexcept nogil:
+    """The announcing form of a play when it is legal (always announce)."""
+    cdef int i
+    for i in range(n - 1, -1, -1):
+        if legal[i] == ANNOUNCE_BASE + action:
+            return ANNOUNCE_BASE + action
+        if legal[i] < ANNOUNCE_BASE:
+            break
+    return action
+
+
+cdef int _greedy_choose(uint64_t hand, int table, int phase, int me, int players,
+                        const int* sizes, const int32_t* legal, int n) noexcept nogil:
+    """The rule-based policy (fourcards.gangoffour._reference.greedy_choose)."""
+    cdef int i, a, best, best_key, key, size, code, p
+    cdef int opponents_min = 99
+    cdef int counts[13]
+    cdef uint64_t rest, gang_bits = 0
+    cdef bint danger, has_pass = False, has_non_gang = False
+    if n == 0:
+        return -1
+    for i in range(13):
+        counts[i] = 0
+    rest = hand
+    while rest:
+        counts[_value_of_code[_code_of_bit[fc_ctz64(rest)]]] += 1
+        rest &= rest - 1
+    if phase == PHASE_GIVE_BACK:
+        best = -1
+        for i in range(n):  # lowest loner that is not M1, a phoenix or the dragon
+            code = legal[i] - GIVE_BACK_BASE
+            if code != M1_CODE and code < GP_CODE and counts[_value_of_code[code]] == 1:
+                return legal[i]
+        for i in range(n):
+            code = legal[i] - GIVE_BACK_BASE
+            if code != M1_CODE and code < GP_CODE:
+                return legal[i]
+        return legal[0]
+    for p in range(players):
+        if p != me and sizes[p] < opponents_min:
+            opponents_min = sizes[p]
+    danger = opponents_min <= 2
+    for i in range(n):
+        if legal[i] == PASS_ACTION:
+            has_pass = True
+        elif legal[i] < _kind_start[GANG_KIND]:
+            has_non_gang = True
+    if legal[0] >= PASS_ACTION:
+        return PASS_ACTION  # nothing to play
+    if table < 0:
+        best = -1
+        best_key = 0
+        for i in range(n):
+            a = legal[i]
+            if a >= PASS_ACTION:
+                break
+            if has_non_gang and a >= _kind_start[GANG_KIND]:
+                continue
+            size = fc_popcount64(_masks[a])
+            if danger:
+                key = size * 100000 + a  # biggest, then highest: hardest to beat
+                if best < 0 or key > best_key:
+                    best, best_key = a, key
+            else:
+                key = _top_code(a) - 4 * size  # shed many low cards
+                if best < 0 or key < best_key:
+                    best, best_key = a, key
+        return _with_announce(best, legal, n)
+    for code in range(1, 11):
+        if counts[code] >= 4:
+            gang_bits |= (<uint64_t>1) << code
+    size = fc_popcount64(hand)
+    for i in range(n):
+        a = legal[i]
+        if a >= _kind_start[GANG_KIND]:
+            break
+        if _breaks_gang(a, gang_bits):
+            continue
+        if _top_code(a) >= GP_CODE and not danger and size > 6:
+            continue
+        return _with_announce(a, legal, n)
+    for i in range(n):
+        a = legal[i]
+        if a >= PASS_ACTION:
+            break
+        if a >= _kind_start[GANG_KIND]:
+            if danger or size - fc_popcount64(_masks[a]) <= 3:
+                return _with_announce(a, legal, n)
+            break
+    if has_pass:
+        return PASS_ACTION
+    return _with_announce(legal[0], legal, n)
+
+
+cdef inline bint _breaks_gang(int combo, uint64_t gang_bits) noexcept nogil:
+    cdef uint64_t rest = _masks[combo]
+    while rest:
+        if (gang_bits >> _value_of_code[_code_of_bit[fc_ctz64(rest)]]) & 1:
+            return True
+        rest &= rest - 1
+    return False
+
+
+def greedy_choose(uint64_t hand, int table, int phase, int player, sizes, legal):
+    """The rule-based policy: the action it picks from ``legal`` (sorted ints)."""
+    cdef int c_sizes[4]
+    cdef int players = len(sizes), i
+    cdef int32_t[::1] view = np.ascontiguousarray(legal, dtype=np.int32)
+    if not 2 <= players <= 4:
+        raise ValueError(f"sizes must list 2 to 4 hand sizes, got {players}")
+    for i in range(players):
+        c_sizes[i] = sizes[i]
+    if view.shape[0] == 0:
+        raise ValueError("no legal action to choose from")
+    return _greedy_choose(hand, table, phase, player, players, c_sizes, &view[0], <int>view.shape[0])
+
+
+cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, int n) noexcept nogil:
+    cdef int sizes[4]
+    cdef int p
+    if policy == POLICY_RANDOM:
+        return legal[_below(policy_rng, <uint64_t>n)]
+    for p in range(m.rules.players):
+        sizes[p] = fc_popcount64(m.hands[p])
+    return _greedy_choose(m.hands[m.current], m.table, m.phase, m.current,
+                          m.rules.players, sizes, legal, n)
+
+
+def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint record=False):
+    """Play one match per seed between policies (0 random, 1 greedy), without the GIL.
+
+    ``rules`` is ``(players, target_score, dealer, pass_is_final,
+    manual_last_card, last_card_may_pass, chinese_dealing)``.  Seat ``p``'s
+    random policy draws from ``Rng(derive_seed(seed, p + 1))``.  Returns
+    ``(scores, winners, rounds, steps, actions)``: ``int32 (N, players)``,
+    ``bool (N, players)``, ``int32 (N,)``, ``int64 (N,)`` and, with
+    ``record``, a list of ``int32`` action arrays (else ``None``).
+    """
+    cdef GofRules r
+    cdef int c_policies[4]
+    cdef Py_ssize_t i, count = seeds.shape[0]
+    cdef int p, players
+    cdef GofMatch m
+    cdef uint64_t policy_rng[4]
+    cdef int32_t legal[MAX_LEGAL]
+    cdef int n, action
+    if not _ready:
+        raise RuntimeError("the Gang of Four tables are not loaded")
+    r.players, r.target, r.dealer = rules[0], rules[1], rules[2]
+    r.pass_is_final, r.manual, r.may_pass, r.chinese = rules[3], rules[4], rules[5], rules[6]
+    players = r.players
+    if not 2 <= players <= 4 or len(policies) != players:
+        raise ValueError(f"need 2..4 players and a policy per seat, got {players} and {len(policies)}")
+    for p in range(players):
+        if policies[p] not in (POLICY_RANDOM, POLICY_GREEDY):
+            raise ValueError(f"policy {policies[p]!r} is not 0 (random) or 1 (greedy)")
+        c_policies[p] = policies[p]
+    scores = np.zeros((count, players), dtype=np.int32)
+    winners = np.zeros((count, players), dtype=np.bool_)
+    rounds = np.zeros(count, dtype=np.int32)
+    steps = np.zeros(count, dtype=np.int64)
+    cdef int32_t[:, ::1] scores_view = scores
+    cdef uint8_t[:, ::1] winners_view = winners.view(np.uint8)
+    cdef int32_t[::1] rounds_view = rounds
+    cdef int64_t[::1] steps_view = steps
+    logs = [] if record else None
+    cdef int32_t[::1] log_view
+    for i in range(count):
+        if record:
+            buffer = np.empty(200000, dtype=np.int32)
+            log_view = buffer
+        with nogil:
+            _sim_new(&m, r, seeds[i])
+            for p in range(4):
+                policy_rng[p] = _seed_stream(seeds[i], p + 1)
+            while m.phase != PHASE_OVER:
+                n = _sim_legal(&m, legal)
+                action = _choose(&m, c_policies[m.current], &policy_rng[m.current], legal, n)
+                if record:
+                    log_view[m.steps] = action
+                _sim_apply(&m, action)
+            for p in range(players):
+                scores_view[i, p] = m.totals[p]
+                winners_view[i, p] = (m.winners >> p) & 1
+            rounds_view[i] = m.round
+            steps_view[i] = m.steps
+        if record:
+            logs.append(buffer[:m.steps].copy())
+    return scores, winners, rounds, steps, logs

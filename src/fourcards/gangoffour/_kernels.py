@@ -19,8 +19,8 @@ assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
 
 if TYPE_CHECKING or core is None:
     from ._reference import (
-        beats, classify_batch, classify_mask, fast_classify, fast_mask, legal_actions, legal_mask,
-        set_card_type,
+        beats, classify_batch, classify_mask, fast_classify, fast_mask, greedy_choose, legal_actions,
+        legal_mask, set_card_type,
     )
 else:
     core.gof_init(COMBO_MASKS)
@@ -32,8 +32,9 @@ else:
     fast_mask = core.fast_mask
     fast_classify = core.fast_classify
     set_card_type = core.set_card_type
+    greedy_choose = core.greedy_choose
 
 __all__ = [
     "COMBO_MASKS", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
-    "legal_actions", "legal_mask", "set_card_type",
+    "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

@@ -301,3 +301,77 @@ def fast_classify(cards: Any) -> int:
 
 def set_card_type(card_type: type) -> None:
     """The compiled core needs the Card class; the twin imports it directly."""
+
+
+# -- the rule-based (greedy) policy --------------------------------------------------
+
+PASS_ACTION = NUM_ACTIONS
+GIVE_BACK_BASE = NUM_ACTIONS + 1
+ANNOUNCE_BASE = GIVE_BACK_BASE + d.NUM_KINDS
+_GANG_START = d.KIND_START[d.GANG]
+_SPECIAL = (d.M1, d.GP, d.YP, d.RD)
+
+
+def _top(action: int) -> int:
+    return max(text_order(*TABLE[action]))
+
+
+def greedy_choose(hand: int, table: int, phase: int, player: int,
+                  sizes: Sequence[int], legal: Sequence[int]) -> int:
+    """The rule-based policy: the action it picks from ``legal`` (sorted ints).
+
+    - give-back: the lowest card alone of its value (not M1, a phoenix or the
+      dragon), else the lowest such card, else the lowest card;
+    - leading: no gang while something else is possible; normally the play
+      minimising ``highest card code - 4 * cards`` (shed many low cards), but
+      when an opponent holds two cards or fewer the largest, then highest, play;
+    - following: the lowest play that breaks no gang and spends no phoenix or
+      dragon (unless an opponent is down to two cards or it holds six or
+      fewer), then the lowest gang if an opponent is close to going out or
+      the gang leaves three cards or fewer, else pass (or, when passing is not
+      allowed, the lowest play);
+    - a play that may announce the last card always does.
+    """
+    legal = [int(a) for a in legal]
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    if not 2 <= len(sizes) <= 4:
+        raise ValueError(f"sizes must list 2 to 4 hand sizes, got {len(sizes)}")
+    codes = d.codes_of_mask(hand)
+    counts: dict[int, int] = {}
+    for code in codes:
+        counts[d.VALUE[code]] = counts.get(d.VALUE[code], 0) + 1
+    if phase == 1:
+        ordinary = [a for a in legal if a - GIVE_BACK_BASE not in _SPECIAL]
+        loners = [a for a in ordinary if counts[d.VALUE[a - GIVE_BACK_BASE]] == 1]
+        return (loners or ordinary or legal)[0]
+
+    def announced(action: int) -> int:
+        return ANNOUNCE_BASE + action if ANNOUNCE_BASE + action in legal else action
+
+    plays = [a for a in legal if a < PASS_ACTION]
+    if not plays:
+        return PASS_ACTION
+    danger = min(s for p, s in enumerate(sizes) if p != player) <= 2
+    cards = {a: len(text_order(*TABLE[a])) for a in plays}
+    if table < 0:
+        candidates = [a for a in plays if a < _GANG_START] or plays
+        if danger:
+            return announced(max(candidates, key=lambda a: (cards[a], a)))
+        return announced(min(candidates, key=lambda a: (_top(a) - 4 * cards[a], a)))
+    gang_values = {v for v, n in counts.items() if n >= 4 and v <= 10}
+    size = len(codes)
+    for a in plays:
+        if a >= _GANG_START:
+            break
+        if any(d.VALUE[c] in gang_values for c in text_order(*TABLE[a])):
+            continue
+        if _top(a) >= d.GP and not danger and size > 6:
+            continue
+        return announced(a)
+    gangs = [a for a in plays if a >= _GANG_START]
+    if gangs and (danger or size - cards[gangs[0]] <= 3):
+        return announced(gangs[0])
+    if PASS_ACTION in legal:
+        return PASS_ACTION
+    return announced(legal[0])

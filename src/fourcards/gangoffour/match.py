@@ -483,7 +483,7 @@ class MatchState(State[Action]):
             highest = _highest_code(hand)
             if table < 0:
                 if combo < _deck.KIND_START[_deck.PAIR]:
-                    if hand != M1_BIT and self._has_multi(hand):
+                    if self._has_multi(hand):
                         return "the next player has one card: lead a combination, not a single"
                     if combo != highest:
                         return "the next player has one card: lead your highest single"
@@ -493,7 +493,9 @@ class MatchState(State[Action]):
         return None
 
     def _has_multi(self, hand: int) -> bool:
-        return bool(len(_kernels.legal_actions(hand, _deck.KIND_START[_deck.PAIR] - 1)))
+        """Whether the hand holds a combination of more than one card."""
+        leads = _kernels.legal_actions(hand, -1)
+        return bool(len(leads)) and int(leads[-1]) >= _deck.KIND_START[_deck.PAIR]
 
     def _why_illegal(self, action: int) -> str | None:
         phase = self._phase
