@@ -1,5 +1,6 @@
 """Type stubs for the compiled core (see ``_core.pyx``)."""
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,4 +15,12 @@ def classify_batch(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int8], 
 def set_card_type(card_type: type) -> None: ...
 def fast_mask(cards: object) -> int: ...
 def fast_classify(cards: object) -> int: ...
+def greedy_choose(
+    hand: int, table: int, phase: int, player: int, sizes: Sequence[int], legal: npt.NDArray[np.int32] | Sequence[int]
+) -> int: ...
+def gof_simulate(
+    seeds: npt.NDArray[np.uint64], policies: Sequence[int], rules: tuple[int, int, int, bool, bool, bool, bool], record: bool = False
+) -> tuple[
+    npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.int64], list[npt.NDArray[np.int32]] | None
+]: ...
 def call_floor(hand: int, table: int = -1) -> Any: ...

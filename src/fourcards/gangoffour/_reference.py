@@ -317,7 +317,7 @@ def _top(action: int) -> int:
 
 
 def greedy_choose(hand: int, table: int, phase: int, player: int,
-                  sizes: Sequence[int], legal: Sequence[int]) -> int:
+                  sizes: Sequence[int], legal: Sequence[int] | np.ndarray[Any, Any]) -> int:
     """The rule-based policy: the action it picks from ``legal`` (sorted ints).
 
     - give-back: the lowest card alone of its value (not M1, a phoenix or the

@@ -95,7 +95,7 @@ def simulate(
     winners = np.zeros((n, rules.players), np.bool_)
     rounds = np.zeros(n, np.int32)
     steps = np.zeros(n, np.int64)
-    logs: list[npt.NDArray[np.int32]] | None = [] if record else None
+    recorded: list[npt.NDArray[np.int32]] | None = [] if record else None
     for i, match_seed in enumerate(seeds.tolist()):
         state = game.new_match(match_seed)
         bots = _bots(codes, match_seed)
@@ -106,6 +106,6 @@ def simulate(
         winners[i, list(state.winners)] = True
         rounds[i] = state.round
         steps[i] = len(state.actions)
-        if logs is not None:
-            logs.append(np.array(state.actions, dtype=np.int32))
-    return SimulationResult(seeds, scores, winners, rounds, steps, logs)
+        if recorded is not None:
+            recorded.append(np.array(state.actions, dtype=np.int32))
+    return SimulationResult(seeds, scores, winners, rounds, steps, recorded)
