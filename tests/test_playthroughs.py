@@ -1,0 +1,37 @@
+"""Golden seeded playthroughs: replaying the recorded actions reproduces every line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fourcards.gangoffour.bots import GreedyBot, RandomBot
+from fourcards.gangoffour.playthrough import parse_header, record, render
+
+pytestmark = pytest.mark.engine
+GOLDEN = sorted((Path(__file__).parent / "golden").glob("gof_*.txt"))
+
+
+def test_golden_files_exist_for_2_3_and_4_players() -> None:
+    players = {parse_header(p.read_text())[0].num_players for p in GOLDEN}
+    assert players == {2, 3, 4}
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.name)
+def test_replay_reproduces_the_playthrough(path: Path) -> None:
+    text = path.read_text()
+    game, seed, actions = parse_header(text)
+    assert len(actions) > 50
+    assert render(game, seed, actions) == text
+    state = game.replay(seed, actions)
+    assert state.is_terminal
+    assert text.splitlines()[-1].endswith("winners " + ",".join(map(str, state.winners)))
+
+
+def test_the_bots_play_the_recorded_match_again() -> None:
+    path = next(p for p in GOLDEN if p.name == "gof_4p.txt")
+    game, seed, actions = parse_header(path.read_text())
+    bots = [GreedyBot(), RandomBot(seed + 1), RandomBot(seed + 2), GreedyBot()]
+    state, text = record(game, seed, bots)
+    assert list(state.actions) == actions and text == path.read_text()
