@@ -40,4 +40,13 @@ extensions = [
     )
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+# Regenerate the C code whenever the build mode changes (Cython itself only
+# looks at file times, so a debug build could silently reuse release C code).
+STAMP = os.path.join("build", "cython-mode")
+mode = "debug" if DEBUG else "release"
+previous = open(STAMP).read() if os.path.exists(STAMP) else None
+os.makedirs("build", exist_ok=True)
+with open(STAMP, "w") as stamp:
+    stamp.write(mode)
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives, force=previous != mode))

@@ -14,6 +14,3 @@ settings.register_profile("dev", max_examples=200, deadline=None)
 settings.register_profile("thorough", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
-
-def pytest_configure(config: object) -> None:
-    config.addinivalue_line("markers", "engine: match-engine tests (compiled mode; slow on the twin)")  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ core = pytest.importorskip("fourcards._core", reason="compiled core not built")
 import fourcards.gangoffour  # noqa: E402,F401  (loads the table into the core)
 
 core.gof_init(fourcards.gangoffour._kernels.COMBO_MASKS)
+core.set_card_type(fourcards.gangoffour.Card)
 actions = st.integers(-1, _deck.NUM_ACTIONS - 1)
 
 

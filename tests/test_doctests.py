@@ -20,7 +20,14 @@ DOCS = sorted((Path(__file__).resolve().parent.parent / "docs").rglob("*.md"))
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-@pytest.mark.parametrize("name", MODULES)
+# Modules whose examples play whole matches: engine tests (slow on the twin).
+ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.gangoffour.simulate",
+          "fourcards.gangoffour.playthrough", "fourcards.engine"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(m, marks=pytest.mark.engine) if m in ENGINE else m for m in MODULES]
+)
 def test_module_doctests(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)

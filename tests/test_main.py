@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from fourcards.__main__ import show_hand
+import pytest
+
+from fourcards.__main__ import demo_lines, show_hand
+from fourcards.gangoffour.bots import GreedyBot
+from fourcards.gangoffour.match import GangOfFour
 from fourcards.gangoffour import Combo, hand_mask, legal_plays
 from fourcards.gangoffour.deal import deal
 from fourcards.rng import Rng
@@ -44,7 +48,32 @@ def test_show_hand_lists_every_legal_lead() -> None:
     assert isinstance(Combo.parse(str(plays[-1])), Combo)
 
 
-def test_command_runs() -> None:
-    out = subprocess.run([sys.executable, "-m", "fourcards", "--seed", "3", "--colour", "never"],
+def test_hand_command_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "fourcards", "hand", "--seed", "3", "--colour", "never"],
                          capture_output=True, text=True, check=True).stdout
     assert out == show_hand(3) + "\n"
+
+
+@pytest.mark.engine
+def test_demo_is_a_seeded_match_between_rule_based_players() -> None:
+    lines = demo_lines(5)
+    assert lines == demo_lines(5) and lines != demo_lines(6)
+    state = GangOfFour().new_match(5)
+    bots = [GreedyBot() for _ in range(4)]
+    while not state.is_terminal:
+        p = state.current_player
+        state.apply(bots[p].choose(state.observation(p), state.legal_actions()))
+    winners = " and ".join(f"P{w}" for w in state.winners)
+    assert lines[-1].startswith(f"Match over: {winners} win")
+    plays = [line for line in lines if " passes" not in line and line.startswith("   P")]
+    assert len(plays) == sum(1 for r in state.history if type(r).__name__ == "Played")
+
+
+@pytest.mark.engine
+def test_main_command_runs_the_demo() -> None:
+    out = subprocess.run([sys.executable, "-m", "fourcards", "--seed", "5", "--colour", "never"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == demo_lines(5)
+    three = subprocess.run([sys.executable, "-m", "fourcards", "demo", "--players", "3"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "3 rule-based players" in three and "Match over" in three

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from fourcards.engine import Bot
+
 from fourcards.gangoffour.bots import GreedyBot, RandomBot
 from fourcards.gangoffour.playthrough import parse_header, record, render
 
@@ -32,6 +34,6 @@ def test_replay_reproduces_the_playthrough(path: Path) -> None:
 def test_the_bots_play_the_recorded_match_again() -> None:
     path = next(p for p in GOLDEN if p.name == "gof_4p.txt")
     game, seed, actions = parse_header(path.read_text())
-    bots = [GreedyBot(), RandomBot(seed + 1), RandomBot(seed + 2), GreedyBot()]
+    bots: list[Bot] = [GreedyBot(), RandomBot(seed + 1), RandomBot(seed + 2), GreedyBot()]
     state, text = record(game, seed, bots)
     assert list(state.actions) == actions and text == path.read_text()

@@ -285,14 +285,19 @@ def legal_actions(uint64_t hand, int table=-1):
     return result
 
 
-def legal_mask(uint64_t hand, int table=-1):
-    """A bool array over all actions: which are playable from ``hand`` on ``table``."""
+def legal_mask(uint64_t hand, int table=-1, Py_ssize_t size=N_ACTIONS):
+    """A bool array over all actions: which are playable from ``hand`` on ``table``.
+
+    ``size`` (at least 12352) makes the array longer, zeros past the
+    combinations: room for a game's other actions."""
     cdef int32_t buffer[N_ACTIONS]
     cdef Py_ssize_t n, i
     cdef cnp.npy_intp dims[1]
     _check_hand(hand)
     _check_table(table)
-    dims[0] = N_ACTIONS
+    if size < N_ACTIONS:
+        raise ValueError(f"size {size} is smaller than the {N_ACTIONS} combinations")
+    dims[0] = size
     result = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
     cdef uint8_t* out = <uint8_t*>cnp.PyArray_DATA(result)
     with nogil:

@@ -142,6 +142,8 @@ class Bot(Protocol):
 class State(ABC, Generic[A]):
     """One match in progress (see the module docstring for the contract)."""
 
+    __slots__ = ()
+
     game: Game[Any]
     seed: int
     setup: dict[str, Any]

@@ -67,7 +67,7 @@ class Rng:
     @classmethod
     def from_state(cls, state: int) -> Rng:
         """A generator continuing from a saved ``state``."""
-        rng = cls(0)
+        rng = cls.__new__(cls)
         rng.state = state & MASK64
         return rng
 

@@ -223,11 +223,16 @@ def legal_actions(hand: int, table: int = -1) -> np.ndarray[Any, np.dtype[np.int
     return np.array(_legal(hand, table), dtype=np.int32)
 
 
-def legal_mask(hand: int, table: int = -1) -> np.ndarray[Any, np.dtype[np.bool_]]:
-    """A boolean array over all actions: which are playable from ``hand`` on ``table``."""
+def legal_mask(hand: int, table: int = -1, size: int = NUM_ACTIONS) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """A boolean array over all actions: which are playable from ``hand`` on ``table``.
+
+    ``size`` (at least 12352) makes the array longer, zeros past the
+    combinations: room for a game's other actions."""
     hand = _check_mask(hand)
     table = _check_action(table, "table action")
-    out = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    if size < NUM_ACTIONS:
+        raise ValueError(f"size {size} is smaller than the {NUM_ACTIONS} combinations")
+    out = np.zeros(size, dtype=np.bool_)
     out[_legal(hand, table)] = True
     return out
 

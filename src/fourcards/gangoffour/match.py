@@ -35,6 +35,7 @@ from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels
 from .cards import KINDS, Card, CardsLike, hand_mask, mask_cards
+from .combos import _COMBOS as _COMBO_CACHE
 from .combos import Combo, ComboLike, action_to_combo, classify
 
 __all__ = [
@@ -56,6 +57,8 @@ SEATS: Final = 4  # seat slots in the observation tensor
 
 _MASKS: Final[list[int]] = [int(m) for m in _kernels.COMBO_MASKS]
 _SIZES: Final[list[int]] = [m.bit_count() for m in _MASKS]
+_PAIR_LO: Final = _deck.PAIR_LO
+_ADDITIVE: Final[list[int]] = [m - ((m >> 1) & _deck.PAIR_LO) for m in _MASKS]
 
 
 # -- rules ------------------------------------------------------------------------
@@ -104,7 +107,7 @@ class Rules:
 
 # -- actions ------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Play:
     """Play a combination (``announce``: and announce the last card)."""
 
@@ -115,7 +118,7 @@ class Play:
         return f"{self.combo} !" if self.announce else str(self.combo)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pass:
     """Pass."""
 
@@ -123,7 +126,7 @@ class Pass:
         return "pass"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GiveBack:
     """The round winner gives this card back to the loser."""
 
@@ -154,7 +157,7 @@ def parse_action(text: str) -> Action:
 
 # -- records (history) -------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundStart:
     round: int
     dealer: int
@@ -163,7 +166,7 @@ class RoundStart:
     direction: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardGiven:
     """A card changing hands in the exchange (``automatic``: the loser's highest)."""
 
@@ -173,7 +176,7 @@ class CardGiven:
     automatic: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Played:
     player: int
     combo: Combo
@@ -181,12 +184,12 @@ class Played:
     cards_left: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passed:
     player: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundEnd:
     round: int
     winner: int
@@ -196,7 +199,7 @@ class RoundEnd:
     forgot_last_card: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchEnd:
     winners: tuple[int, ...]
     totals: tuple[int, ...]
@@ -205,7 +208,7 @@ class MatchEnd:
 Record = Union[RoundStart, CardGiven, Played, Passed, RoundEnd, MatchEnd]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Exchange:
     """The public card exchange at the start of a round."""
 
@@ -217,7 +220,7 @@ class Exchange:
 
 # -- observation ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observation:
     """What one player knows: their hand and everything public."""
 
@@ -512,13 +515,7 @@ class MatchState(State[Action]):
                 return f"they do not hold {_deck.NAMES[action - GIVE_BACK_BASE]}"
             return None
         if action == PASS:
-            if self._table < 0:
-                return "the leader must play"
-            if self._constrained() and not self._rules.last_card_may_pass:
-                highest = _highest_code(hand)
-                if self._table < _deck.KIND_START[_deck.PAIR] and highest > self._table:
-                    return "the next player has one card: play your highest single"
-            return None
+            return self._pass_reason(self._constrained())
         if GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
             return "no card exchange is under way"
         combo = action if action < NUM_COMBOS else action - ANNOUNCE_BASE
@@ -530,6 +527,14 @@ class MatchState(State[Action]):
         if action >= ANNOUNCE_BASE and hand.bit_count() - _SIZES[combo] != 1:
             return "announcing is for a play that leaves exactly one card"
         return self._combo_reason(combo, self._constrained())
+
+    def _pass_reason(self, constrained: bool) -> str | None:
+        if self._table < 0:
+            return "the leader must play"
+        if constrained and not self._rules.last_card_may_pass:
+            if self._table < _deck.KIND_START[_deck.PAIR] and _highest_code(self._hands[self._current]) > self._table:
+                return "the next player has one card: play your highest single"
+        return None
 
     def legal_actions(self) -> list[int]:
         phase = self._phase
@@ -544,7 +549,7 @@ class MatchState(State[Action]):
         if self._m1_lead and table < 0 or constrained:
             combos = [c for c in combos if self._combo_reason(c, constrained) is None]
         actions = combos
-        if table >= 0 and self._why_illegal(PASS) is None:
+        if table >= 0 and self._pass_reason(constrained) is None:
             actions = combos + [PASS]
         if self._rules.manual_last_card:
             left = hand.bit_count()
@@ -552,9 +557,28 @@ class MatchState(State[Action]):
         return actions
 
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        size = ANNOUNCE_BASE + (NUM_COMBOS if self._rules.manual_last_card else 0)
+        table = self._table
+        if self._phase == PLAY and not (self._m1_lead and table < 0):
+            constrained = self._constrained()
+            if not constrained:
+                # The common case straight from the kernel: no rule filters the plays.
+                hand = self._hands[self._current]
+                mask: npt.NDArray[np.bool_] = _kernels.legal_mask(hand, table, size)
+                if table >= 0:
+                    mask[PASS] = True
+                if self._rules.manual_last_card:
+                    self._add_announcing(mask, hand)
+                return mask
+        mask = np.zeros(size, dtype=np.bool_)
         mask[self.legal_actions()] = True
         return mask
+
+    def _add_announcing(self, mask: npt.NDArray[np.bool_], hand: int) -> None:
+        left = hand.bit_count()
+        for combo in np.flatnonzero(mask[:NUM_COMBOS]).tolist():
+            if left - _SIZES[combo] == 1:
+                mask[ANNOUNCE_BASE + combo] = True
 
     # -- applying ------------------------------------------------------------------------
     def _apply(self, action: int) -> Record:
@@ -577,16 +601,18 @@ class MatchState(State[Action]):
             return record
         announce = action >= ANNOUNCE_BASE
         combo = action - ANNOUNCE_BASE if announce else action
-        mask = _MASKS[combo]
-        had = self._hands[player].bit_count()
-        hand = self._hands[player] = _deck.canonical_from_sum(_additive(self._hands[player]) - _additive(mask))
-        self._played += _additive(mask)
+        before = self._hands[player]
+        had = before.bit_count()
+        additive = before - ((before >> 1) & _PAIR_LO) - _ADDITIVE[combo]
+        hand = self._hands[player] = additive | ((additive >> 1) & _PAIR_LO)
+        self._played += _ADDITIVE[combo]
         self._m1_lead = False
         left = had - _SIZES[combo]
         if left == 1 and (announce or not self._rules.manual_last_card):
             self._announced |= 1 << player
             announce = True
-        record = self._record(Played(player, action_to_combo(combo), announce, left))
+        record: Record = Played(player, _COMBO_CACHE[combo] or action_to_combo(combo), announce, left)
+        self._log = (record, self._log)
         self._table = combo
         self._table_player = player
         if not self._rules.pass_is_final:
@@ -766,11 +792,33 @@ class MatchState(State[Action]):
     # -- copies ------------------------------------------------------------------------------
     def clone(self) -> MatchState:
         other = object.__new__(MatchState)
-        for name in MatchState.__slots__:
-            object.__setattr__(other, name, getattr(self, name))
+        other.game = self.game
+        other.seed = self.seed
+        other.setup = self.setup
+        other._deals = self._deals
+        other._set_aside = self._set_aside
+        other._rules = self._rules
+        other._n = self._n
         other._rng = Rng.from_state(self._rng.state)
         other._hands = self._hands[:]
         other._totals = self._totals[:]
+        other._round = self._round
+        other._dealer = self._dealer
+        other._direction = self._direction
+        other._phase = self._phase
+        other._current = self._current
+        other._table = self._table
+        other._table_player = self._table_player
+        other._passed = self._passed
+        other._announced = self._announced
+        other._out = self._out
+        other._m1_lead = self._m1_lead
+        other._played = self._played
+        other._exchange = self._exchange
+        other._winners = self._winners
+        other._log = self._log
+        other._acts = self._acts
+        other._n_acts = self._n_acts
         return other
 
     def __copy__(self) -> MatchState:
