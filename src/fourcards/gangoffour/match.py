@@ -594,11 +594,11 @@ class MatchState(State[Action]):
             self._phase = PLAY
             return self._record(CardGiven(player, loser, KINDS[code], False))
         if action == PASS:
-            record = self._record(Passed(player))
+            passed = self._record(Passed(player))
             self._passed |= 1 << player
             if not self._cycle_over():
                 self._current = self._next_seat(player, self._rules.pass_is_final)
-            return record
+            return passed
         announce = action >= ANNOUNCE_BASE
         combo = action - ANNOUNCE_BASE if announce else action
         before = self._hands[player]
