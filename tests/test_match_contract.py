@@ -16,8 +16,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from fourcards import IllegalMoveError, InvalidStateError
 from fourcards.engine import Bot, play_match
 from fourcards.gangoffour import _deck
+from fourcards.gangoffour import penalty
 from fourcards.gangoffour.match import (
-    OBSERVATION_SIZE, PASS, GangOfFour, MatchState, Observation, Rules,
+    OBSERVATION_SIZE, PASS, GangOfFour, MatchState, Observation, Rules, RoundEnd,
 )
 
 pytestmark = pytest.mark.engine
@@ -127,6 +128,19 @@ class MatchMachine(RuleBasedStateMachine):
     def scores_are_penalties(self) -> None:
         s = self.state
         assert all(v >= 0 for v in s.scores)
+        totals = [0] * s.game.num_players
+        for record in s.history:
+            if isinstance(record, RoundEnd):
+                for p, (left, points) in enumerate(zip(record.cards_left, record.penalties)):
+                    if p == record.winner:
+                        assert points == 0
+                    elif p in record.forgot_last_card:
+                        assert points == 1 and left == 0
+                    else:
+                        assert points == penalty(left) and left > 0
+                    totals[p] += points
+                assert tuple(totals) == record.totals
+        assert tuple(totals) == s.scores
         if s.is_terminal:
             assert max(s.scores) >= s.game.rules.target_score
             assert s.winners and all(s.scores[w] == min(s.scores) for w in s.winners)

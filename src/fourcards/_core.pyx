@@ -534,6 +534,28 @@ cdef inline uint64_t _below(uint64_t* state, uint64_t n) noexcept nogil:
             return r % n
 
 
+def rng_outputs(uint64_t seed, int count, uint64_t bound=0):
+    """The first ``count`` outputs of the C SplitMix64 seeded with ``seed``
+    (``bound > 0``: of ``below(bound)``): test vectors against fourcards.rng."""
+    cdef uint64_t state = seed
+    cdef int i
+    result = []
+    for i in range(count):
+        result.append(_below(&state, bound) if bound else _splitmix_next(&state))
+    return result
+
+
+def rng_shuffle(uint64_t seed, int count):
+    """``list(range(count))`` shuffled by the C Fisher-Yates (test vectors)."""
+    cdef uint64_t state = seed
+    cdef int i, j
+    items = list(range(count))
+    for i in range(count - 1, 0, -1):
+        j = <int>_below(&state, i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
 cdef inline uint64_t _seed_stream(uint64_t seed, uint64_t stream) noexcept nogil:
     """fourcards.engine.derive_seed."""
     cdef uint64_t state = seed + stream * 0xD1B54A32D192ED03ULL
