@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -41,11 +44,10 @@ def test_rng_state_round_trips() -> None:
     assert b == a and [a.next_u64() for _ in range(3)] == [b.next_u64() for _ in range(3)]
 
 
-core = None
 try:
-    from fourcards import _core as core  # type: ignore[no-redef]
+    core: ModuleType | None = importlib.import_module("fourcards._core")
 except ImportError:  # pragma: no cover
-    pass
+    core = None
 
 
 @pytest.mark.skipif(core is None, reason="compiled core not built")
