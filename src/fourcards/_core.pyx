@@ -10,7 +10,7 @@ Gang of Four: a card set is a canonical 64-bit mask over the sorted deck (see
 ``fourcards.gangoffour._deck``); a combination is an action index 0..12351.
 """
 
-from libc.stdint cimport uint64_t, int64_t, int32_t, uint16_t, int16_t, uint8_t, int8_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
 from libc.string cimport memcpy
 
 import numpy as np
@@ -1068,3 +1068,273 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint recor
         if record:
             logs.append(buffer[:m.steps].copy())
     return scores, winners, rounds, steps, logs
+
+
+# -- information-set Monte Carlo tree search (SO-ISMCTS) ------------------------
+#
+# One tree over the searching player's information set.  Each iteration
+# samples the hidden cards (a determinization consistent with what the player
+# has seen), walks the tree choosing among the children whose action is legal
+# in that determinization by UCB with availability counts, adds one node, plays
+# the round out with the rule-based policy, and backs up each seat's reward.
+
+from libc.math cimport sqrt, log
+from libc.stdlib cimport malloc, free
+
+ctypedef struct SearchNode:
+    int32_t action
+    int32_t parent
+    int32_t first_child
+    int32_t next_sibling
+    int32_t mover
+    uint32_t visits
+    uint32_t available
+    double reward
+
+
+cdef class GofSearch:
+    """A search tree for one decision (see ``fourcards.gangoffour.bots.SearchBot``)."""
+
+    cdef SearchNode* nodes
+    cdef int capacity
+    cdef int count
+    cdef GofMatch root
+    cdef uint64_t unknown          # additive mask of the cards the player cannot see
+    cdef uint64_t known[4]         # additive: cards a seat is known to hold
+    cdef int sizes[4]
+    cdef uint64_t rng
+    cdef double exploration
+    cdef int me
+    cdef int32_t legal[MAX_LEGAL]
+    cdef int32_t path[4096]
+    cdef public long iterations
+
+    def __cinit__(self, int capacity=200000):
+        self.nodes = <SearchNode*>malloc(capacity * sizeof(SearchNode))
+        if self.nodes == NULL:
+            raise MemoryError()
+        self.capacity = capacity
+        self.count = 0
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    def reset(self, rules, uint64_t hand, int me, sizes, int table, int table_player,
+              unsigned int passed, unsigned int announced, unsigned int out, bint must_lead_m1,
+              int direction, uint64_t played, totals, known, uint64_t seed, double exploration):
+        """Start a new tree for the player ``me`` to act, from what they observe.
+
+        ``played`` is the canonical mask of the cards played this round;
+        ``known`` lists, per seat, a canonical mask of cards that seat is known
+        to hold (the exchange's cards not yet seen played)."""
+        cdef int p, players = rules[0]
+        cdef uint64_t seen
+        self.root.rules.players, self.root.rules.target, self.root.rules.dealer = rules[0], rules[1], rules[2]
+        self.root.rules.pass_is_final, self.root.rules.manual = rules[3], rules[4]
+        self.root.rules.may_pass, self.root.rules.chinese = rules[5], rules[6]
+        self.root.rng = 0
+        self.root.round = 1
+        self.root.dealer = 0
+        self.root.direction = direction
+        self.root.phase = PHASE_PLAY
+        self.root.current = me
+        self.root.table = table
+        self.root.table_player = table_player
+        self.root.passed = passed
+        self.root.announced = announced
+        self.root.out = out
+        self.root.m1_lead = must_lead_m1
+        self.root.played = _additive(played)
+        self.root.loser = -1
+        self.root.winners = 0
+        self.root.steps = 0
+        for p in range(4):
+            self.root.hands[p] = 0
+            self.root.totals[p] = 0
+            self.sizes[p] = 0
+            self.known[p] = 0
+        for p in range(players):
+            self.root.totals[p] = totals[p]
+            self.sizes[p] = sizes[p]
+            self.known[p] = _additive(known[p]) if p != me else 0
+        self.root.hands[me] = hand
+        seen = _additive(hand) + _additive(played)
+        for p in range(players):
+            seen += self.known[p]
+        self.unknown = _additive(_deck.FULL_DECK) - seen
+        self.me = me
+        self.rng = seed
+        self.exploration = exploration
+        self.iterations = 0
+        self.count = 1
+        self.nodes[0].action = -1
+        self.nodes[0].parent = -1
+        self.nodes[0].first_child = -1
+        self.nodes[0].next_sibling = -1
+        self.nodes[0].mover = -1
+        self.nodes[0].visits = 0
+        self.nodes[0].available = 0
+        self.nodes[0].reward = 0.0
+
+    cdef void _determinize(self, GofMatch* m) noexcept nogil:
+        """Deal the unseen cards to the other seats (hand sizes kept, known cards placed)."""
+        cdef uint8_t pool[64]
+        cdef int n = 0, i, j, p, need
+        cdef uint64_t rest = _canon(self.unknown), additive
+        cdef uint8_t swap
+        while rest:
+            pool[n] = _code_of_bit[fc_ctz64(rest)]
+            n += 1
+            rest &= rest - 1
+        for i in range(n - 1, 0, -1):
+            j = <int>_below(&self.rng, i + 1)
+            swap = pool[i]
+            pool[i] = pool[j]
+            pool[j] = swap
+        m[0] = self.root
+        j = 0
+        for p in range(m.rules.players):
+            if p == self.me:
+                continue
+            additive = self.known[p]
+            need = self.sizes[p] - fc_popcount64(_canon(additive))
+            for i in range(need):
+                additive += _add_bit[pool[j]]
+                j += 1
+            m.hands[p] = _canon(additive)
+
+    cdef int _child(self, int node, int action) noexcept nogil:
+        cdef int c = self.nodes[node].first_child
+        while c >= 0:
+            if self.nodes[c].action == action:
+                return c
+            c = self.nodes[c].next_sibling
+        return -1
+
+    cdef int _add_child(self, int node, int action, int mover) noexcept nogil:
+        cdef int c
+        if self.count >= self.capacity:
+            return -1
+        c = self.count
+        self.count += 1
+        self.nodes[c].action = action
+        self.nodes[c].parent = node
+        self.nodes[c].first_child = -1
+        self.nodes[c].next_sibling = self.nodes[node].first_child
+        self.nodes[node].first_child = c
+        self.nodes[c].mover = mover
+        self.nodes[c].visits = 0
+        self.nodes[c].available = 0
+        self.nodes[c].reward = 0.0
+        return c
+
+    cdef void _iterate(self) noexcept nogil:
+        cdef GofMatch m
+        cdef int node = 0, depth = 0, n, i, c, best, untried_count, pick, p, q
+        cdef int action = -1
+        cdef int players, mover
+        cdef int start_totals[4]
+        cdef int penalty[4]
+        cdef double best_score, score, mean_others, reward
+        cdef int sizes[4]
+        self._determinize(&m)
+        players = m.rules.players
+        for p in range(players):
+            start_totals[p] = m.totals[p]
+        self.path[0] = 0
+        # selection and expansion
+        while m.round == 1 and m.phase == PHASE_PLAY:
+            n = _sim_legal(&m, self.legal)
+            mover = m.current
+            untried_count = 0
+            best = -1
+            best_score = -1.0
+            for i in range(n):
+                c = self._child(node, self.legal[i])
+                if c < 0:
+                    untried_count += 1
+                    continue
+                self.nodes[c].available += 1
+                score = self.nodes[c].reward / self.nodes[c].visits + self.exploration * sqrt(
+                    log(<double>self.nodes[c].available) / self.nodes[c].visits)
+                if score > best_score:
+                    best_score = score
+                    best = c
+            if untried_count > 0:
+                pick = <int>_below(&self.rng, <uint64_t>untried_count)
+                for i in range(n):
+                    if self._child(node, self.legal[i]) < 0:
+                        if pick == 0:
+                            action = self.legal[i]
+                            break
+                        pick -= 1
+                c = self._add_child(node, action, mover)
+                if c < 0:  # the tree is full: play out from here
+                    break
+                self.nodes[c].available = 1
+                _sim_apply(&m, action)
+                node = c
+                depth += 1
+                if depth < 4095:
+                    self.path[depth] = node
+                break
+            _sim_apply(&m, self.nodes[best].action)
+            node = best
+            depth += 1
+            if depth >= 4095:
+                break
+            self.path[depth] = node
+        # play the round out with the rule-based policy
+        while m.round == 1 and m.phase == PHASE_PLAY:
+            n = _sim_legal(&m, self.legal)
+            for p in range(players):
+                sizes[p] = fc_popcount64(m.hands[p])
+            action = _greedy_choose(m.hands[m.current], m.table, m.phase, m.current, players,
+                                    sizes, self.legal, n)
+            _sim_apply(&m, action)
+        for p in range(players):
+            penalty[p] = m.totals[p] - start_totals[p]
+        # back up: each node scores the reward of the seat that moved into it
+        for i in range(min(depth, 4095), -1, -1):
+            node = self.path[i]
+            self.nodes[node].visits += 1
+            mover = self.nodes[node].mover
+            if mover >= 0:
+                mean_others = 0.0
+                for q in range(players):
+                    if q != mover:
+                        mean_others += penalty[q]
+                mean_others /= players - 1
+                reward = 0.5 + (mean_others - penalty[mover]) / 160.0
+                if reward < 0.0:
+                    reward = 0.0
+                elif reward > 1.0:
+                    reward = 1.0
+                self.nodes[node].reward += reward
+        self.iterations += 1
+
+    def run(self, long iterations):
+        """Run ``iterations`` more iterations without the GIL."""
+        cdef long i
+        if self.count == 0:
+            raise RuntimeError("reset() the search first")
+        with nogil:
+            for i in range(iterations):
+                self._iterate()
+        return self.iterations
+
+    def statistics(self):
+        """``[(action, visits, mean reward)]`` of the root's children, most visited first."""
+        cdef int c = self.nodes[0].first_child
+        result = []
+        while c >= 0:
+            n = self.nodes[c].visits
+            result.append((self.nodes[c].action, n, self.nodes[c].reward / n if n else 0.0))
+            c = self.nodes[c].next_sibling
+        result.sort(key=lambda item: (-item[1], item[0]))
+        return result
+
+    @property
+    def size(self):
+        """Nodes in the tree."""
+        return self.count

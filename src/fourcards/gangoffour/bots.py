@@ -14,11 +14,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import time
+from typing import Any
+
+from .._backend import core
 from ..rng import Rng
-from . import _kernels
+from . import _deck, _kernels
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
-__all__ = ["RandomBot", "GreedyBot"]
+__all__ = ["RandomBot", "GreedyBot", "SearchBot"]
 
 
 class RandomBot:
@@ -54,3 +58,97 @@ class GreedyBot:
 
     def __repr__(self) -> str:
         return "GreedyBot()"
+
+
+def known_cards(observation: Observation) -> list[int]:
+    """Per seat, a canonical mask of cards the observer knows that seat holds:
+    the exchange's cards, while no card of their kind has been played this
+    round (the observer's own seat: nothing, they see their hand)."""
+    known = [0] * len(observation.hand_sizes)
+    exchange = observation.exchange
+    if exchange is None:
+        return known
+    played = {card.code for card in observation.played}
+    facts = []
+    if exchange.returned is None or exchange.returned != exchange.given:
+        facts.append((exchange.winner, exchange.given.code))
+    if exchange.returned is not None:
+        facts.append((exchange.loser, exchange.returned.code))
+    for seat, code in facts:
+        if seat != observation.player and code not in played:
+            known[seat] = _deck.canonical_from_sum(known[seat] - ((known[seat] >> 1) & _deck.PAIR_LO)
+                                                   + _deck.BIT[code])
+    return known
+
+
+class SearchBot:
+    """Information-set Monte Carlo tree search with determinization.
+
+    Each iteration deals the cards the bot cannot see to the other seats,
+    consistently with everything it has seen (cards played this round, hand
+    sizes, the exchanged cards), walks a tree over its information set (UCB
+    with availability counts over the actions legal in that deal), and plays
+    the round out with the rule-based policy; rewards are round penalties
+    relative to the other seats.  Determinization, playouts and the tree live
+    in C (``fourcards._core.GofSearch``), without the GIL.
+
+    The budget is ``iterations`` per move, or ``time_per_move`` seconds.
+    The give-back uses the rule-based choice.
+    """
+
+    def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.02,
+                 exploration: float = 0.7, capacity: int = 200_000) -> None:
+        if core is None:
+            raise RuntimeError("SearchBot needs the compiled core (FOURCARDS_NO_EXTENSIONS is set "
+                               "or the extension did not build)")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if iterations is None and not time_per_move > 0:
+            raise ValueError(f"time_per_move must be positive, got {time_per_move}")
+        self.rng = Rng(seed)
+        self.iterations = iterations
+        self.time_per_move = time_per_move
+        self.exploration = exploration
+        self._search = core.GofSearch(capacity)
+        self._greedy = GreedyBot()
+        self.last_statistics: list[tuple[int, int, float]] = []
+        self.total_iterations = 0
+        self.searched_moves = 0
+
+    def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
+        if not legal_actions:
+            raise ValueError("no legal action to choose from")
+        if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
+            return self._greedy.choose(observation, legal_actions)
+        rules = observation.rules
+        rule_tuple = (rules.players, rules.target_score, rules.dealer, rules.pass_is_final,
+                      rules.manual_last_card, rules.last_card_may_pass, rules.chinese_dealing)
+        bits = [sum(1 << p for p, flag in enumerate(flags) if flag)
+                for flags in (observation.passed, observation.announced, observation.out)]
+        table = -1 if observation.table is None else observation.table.action
+        search: Any = self._search
+        search.reset(rule_tuple, observation.hand_mask, observation.player, observation.hand_sizes,
+                     table, observation.table_player, bits[0], bits[1], bits[2],
+                     observation.must_lead_m1, observation.direction, observation.played_mask,
+                     observation.scores, known_cards(observation), self.rng.next_u64(),
+                     self.exploration)
+        if self.iterations is not None:
+            search.run(self.iterations)
+        else:
+            deadline = time.perf_counter() + self.time_per_move
+            batch = 8
+            while time.perf_counter() < deadline:
+                search.run(batch)
+                batch = min(batch * 2, 64)
+        self.last_statistics = search.statistics()
+        self.total_iterations += search.iterations
+        self.searched_moves += 1
+        legal = set(int(a) for a in legal_actions)
+        for action, _visits, _reward in self.last_statistics:
+            if action in legal:
+                return int(action)
+        return self._greedy.choose(observation, legal_actions)
+
+    def __repr__(self) -> str:
+        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
+        return f"SearchBot({budget}, exploration={self.exploration})"

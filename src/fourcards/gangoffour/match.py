@@ -242,6 +242,8 @@ class Observation:
     exchange: Exchange | None
     must_lead_m1: bool
     dealer: int
+    rules: Rules
+    played_mask: int
     legal_actions: tuple[int, ...] = field(default=())
 
 
@@ -854,6 +856,8 @@ class MatchState(State[Action]):
             exchange=self._exchange,
             must_lead_m1=self._m1_lead and self._table < 0,
             dealer=self._dealer,
+            rules=self._rules,
+            played_mask=_deck.canonical_from_sum(self._played),
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 

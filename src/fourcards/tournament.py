@@ -1,0 +1,195 @@
+"""Tournaments: seeded matches between bots, seats rotated over duplicate deals,
+in parallel, with honest confidence intervals.
+
+Every deal (a match seed) is played ``players`` times with the entrants'
+seats rotated, so each entrant meets the same cards from every seat; this
+cuts the variance that the deal itself brings.  The statistics treat a deal
+as the independent unit: per entrant label, each deal gives one value (the
+mean over its matches in that deal), and the 95% interval is the normal
+interval of the mean over deals.  Results depend only on the seed, not on
+how many workers play them or in what order.
+
+>>> from fourcards.tournament import Entrant, run_tournament
+>>> result = run_tournament([Entrant("greedy"), Entrant("random"), Entrant("random"),
+...                          Entrant("random")], deals=5, seed=1, target_score=30)
+>>> result.matches, sorted(result.stats)
+(20, ['greedy', 'random'])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import Bot, derive_seed
+
+__all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
+           "run_tournament", "play_deals", "make_bot"]
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A bot to seat: its kind (``random``, ``greedy``, ``search``), options
+    for its constructor, and a label to report it under (default: the kind)."""
+
+    kind: str
+    options: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+
+    @staticmethod
+    def of(kind: str, label: str = "", **options: Any) -> Entrant:
+        return Entrant(kind, tuple(sorted(options.items())), label)
+
+    @property
+    def name(self) -> str:
+        return self.label or self.kind
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """One match: the deal, the rotation, and per seat the entrant index,
+    win share, total penalty and rounds."""
+
+    deal: int
+    rotation: int
+    entrants: tuple[int, ...]
+    win_share: tuple[float, ...]
+    penalties: tuple[int, ...]
+    rounds: int
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+@dataclass(frozen=True)
+class EntrantStats:
+    """Per label: match win rate (a shared win counts 1/k) and mean penalty
+    per round, each with its 95% interval over deals."""
+
+    label: str
+    matches: int
+    win_rate: Interval
+    penalty_per_round: Interval
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    entrants: tuple[Entrant, ...]
+    deals: int
+    matches: int
+    records: tuple[MatchRecord, ...] = field(repr=False)
+    stats: dict[str, EntrantStats] = field(default_factory=dict)
+
+    def table(self) -> str:
+        """The statistics as a markdown table."""
+        lines = ["| bot | matches | win rate [95% CI] | penalty per round [95% CI] |",
+                 "|---|---|---|---|"]
+        for s in self.stats.values():
+            lines.append(f"| {s.label} | {s.matches} | {s.win_rate} | "
+                         f"{s.penalty_per_round.mean:.2f} [{s.penalty_per_round.low:.2f}, "
+                         f"{s.penalty_per_round.high:.2f}] |")
+        return "\n".join(lines)
+
+
+def make_bot(entrant: Entrant, seed: int) -> Bot:
+    """A Gang of Four bot for an entrant, seeded."""
+    from .gangoffour.bots import GreedyBot, RandomBot, SearchBot
+
+    options = dict(entrant.options)
+    if entrant.kind == "random":
+        return RandomBot(seed)
+    if entrant.kind == "greedy":
+        return GreedyBot()
+    if entrant.kind == "search":
+        return SearchBot(seed=seed, **options)
+    raise ValueError(f"unknown bot kind {entrant.kind!r}; choose random, greedy or search")
+
+
+def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
+               rules: dict[str, Any]) -> list[MatchRecord]:
+    """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
+    from .gangoffour.match import GangOfFour
+
+    game = GangOfFour(**rules)
+    n = game.num_players
+    records = []
+    for deal in deal_numbers:
+        match_seed = derive_seed(seed, deal)
+        for rotation in range(n):
+            seating = tuple((seat + rotation) % n for seat in range(n))
+            bots = [make_bot(entrants[e], derive_seed(match_seed, 1000 + e)) for e in seating]
+            state = game.new_match(match_seed)
+            while not state.is_terminal:
+                player = state.current_player
+                state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+            share = tuple(1 / len(state.winners) if p in state.winners else 0.0 for p in range(n))
+            records.append(MatchRecord(deal, rotation, seating, share, state.scores, state.round))
+    return records
+
+
+def _interval(values: Sequence[float]) -> Interval:
+    count = len(values)
+    mean = sum(values) / count
+    if count < 2:
+        return Interval(mean, -math.inf, math.inf)
+    variance = sum((v - mean) ** 2 for v in values) / (count - 1)
+    half = 1.959964 * math.sqrt(variance / count)
+    return Interval(mean, mean - half, mean + half)
+
+
+def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> dict[str, EntrantStats]:
+    """Per-label statistics with deals as the independent unit."""
+    labels = sorted({e.name for e in entrants}, key=[e.name for e in entrants].index)
+    per_deal: dict[str, dict[int, list[tuple[float, int, int]]]] = {label: {} for label in labels}
+    counts = {label: 0 for label in labels}
+    for record in records:
+        for seat, entrant in enumerate(record.entrants):
+            label = entrants[entrant].name
+            per_deal[label].setdefault(record.deal, []).append(
+                (record.win_share[seat], record.penalties[seat], record.rounds))
+            counts[label] += 1
+    stats = {}
+    for label in labels:
+        wins, penalties = [], []
+        for games in per_deal[label].values():
+            wins.append(sum(g[0] for g in games) / len(games))
+            penalties.append(sum(g[1] for g in games) / sum(g[2] for g in games))
+        stats[label] = EntrantStats(label, counts[label], _interval(wins), _interval(penalties))
+    return stats
+
+
+def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
+                   executor: Executor | None = None, chunk: int = 4,
+                   **rules: Any) -> TournamentResult:
+    """Play ``deals`` deals, each with every rotation of the seats.
+
+    ``executor`` (any :class:`concurrent.futures.Executor`, e.g. a process
+    pool) plays chunks of ``chunk`` deals in parallel; without one, the
+    matches are played here.  ``rules`` are Gang of Four rule options.
+    """
+    entrants = tuple(entrants)
+    rules.setdefault("players", len(entrants))
+    if len(entrants) != rules["players"]:
+        raise ValueError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    for entrant in entrants:
+        make_bot(entrant, 0)  # fail early on an unknown kind or a bad option
+    batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
+    if executor is None:
+        parts = [play_deals(entrants, batch, seed, rules) for batch in batches]
+    else:
+        futures = [executor.submit(play_deals, entrants, batch, seed, rules) for batch in batches]
+        parts = [f.result() for f in futures]
+    records = tuple(r for part in parts for r in part)
+    return TournamentResult(entrants, deals, len(records), records, summarize(entrants, records))
