@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from fourcards.engine import play_match
+from fourcards.engine import Bot, play_match
 from fourcards.gangoffour import Combo, hand_mask
 from fourcards.gangoffour.bots import GreedyBot, RandomBot, SearchBot, known_cards
 from fourcards.gangoffour.match import GangOfFour, MatchState
@@ -36,7 +36,7 @@ def swap_hidden(state: MatchState, viewer: int) -> MatchState:
 
 def test_search_bot_picks_legal_moves_and_plays_a_match() -> None:
     state = GangOfFour(target_score=30).new_match(4)
-    bots = [SearchBot(seed=1, iterations=30), GreedyBot(), RandomBot(2), GreedyBot()]
+    bots: list[Bot] = [SearchBot(seed=1, iterations=30), GreedyBot(), RandomBot(2), GreedyBot()]
     final = play_match(state, bots)
     assert final.is_terminal
     search = bots[0]
