@@ -22,7 +22,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 # Modules whose examples play whole matches: engine tests (slow on the twin).
 ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.gangoffour.simulate",
-          "fourcards.gangoffour.playthrough", "fourcards.engine"}
+          "fourcards.gangoffour.playthrough", "fourcards.engine", "fourcards.tournament"}
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,15 @@ def test_module_doctests(name: str) -> None:
     assert result.failed == 0
 
 
-@pytest.mark.parametrize("path", DOCS + ([README] if README.exists() else []), ids=lambda p: p.name)
+ENGINE_PAGES = {"engine.md", "bots.md", "README.md"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.engine) if p.name in ENGINE_PAGES else p
+     for p in DOCS + ([README] if README.exists() else [])],
+    ids=lambda p: p.name,
+)
 def test_documentation_examples(path: Path) -> None:
     result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS)
     assert result.failed == 0

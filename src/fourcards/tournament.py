@@ -193,3 +193,47 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
         parts = [f.result() for f in futures]
     records = tuple(r for part in parts for r in part)
     return TournamentResult(entrants, deals, len(records), records, summarize(entrants, records))
+
+
+def parse_entrant(text: str) -> Entrant:
+    """``kind`` or ``kind:option=value,...`` (``search:time_per_move=0.02``)."""
+    kind, _, rest = text.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(";")):
+        key, _, value = item.partition("=")
+        try:
+            options[key] = int(value)
+        except ValueError:
+            options[key] = float(value)
+    return Entrant.of(kind, **options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m fourcards.tournament --bots search:time_per_move=0.02,greedy,greedy,greedy``"""
+    import argparse
+    import os
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    parser = argparse.ArgumentParser(prog="python -m fourcards.tournament", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", required=True,
+                        help="one entrant a seat, comma-separated: random, greedy, search:time_per_move=0.02")
+    parser.add_argument("--deals", type=int, default=100, help="deals (each played once a rotation)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--target-score", type=int, default=100)
+    args = parser.parse_args(argv)
+    entrants = [parse_entrant(t) for t in args.bots.split(",")]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        result = run_tournament(entrants, deals=args.deals, seed=args.seed, executor=pool, chunk=1,
+                                target_score=args.target_score)
+    print(f"{result.matches} matches ({args.deals} deals x {len(entrants)} rotations), seed {args.seed}, "
+          f"{args.workers} workers, {time.perf_counter() - start:.0f} s")
+    print(result.table())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
