@@ -346,3 +346,41 @@ def test_errors_name_player_action_and_table_and_change_nothing() -> None:
         s.apply("pass")  # type: ignore[arg-type]
     assert (s.to_json(), s._hand_masks(), s.history) == before
     assert not s.can_apply(PASS, player=2) and s.can_apply(PASS, player=1) and not s.can_apply(99999)
+
+
+def test_with_pass_is_final_the_next_player_is_the_next_still_in_the_cycle() -> None:
+    s = GangOfFour(pass_is_final=True).new_match(1)
+    s._m1_lead = False
+    s._hands = [hand_mask("G2 Y3 G4 Y6 R10"), hand_mask("Y10 G3"), hand_mask("R9"), hand_mask("G7 R7 Y8 G9 Y9")]
+    s._table, s._table_player, s._passed, s._current = Combo.parse("G6").action, 3, 0b0010, 0
+    # seat 1 passed out of the cycle: seat 2, holding one card, is next, so seat 0 must play R10
+    assert s._constrained() and [s.action_to_string(a) for a in s.legal_actions()] == ["R10"]
+    t = GangOfFour().new_match(1)  # by default seat 1 is next, and holds two cards
+    t._m1_lead = False
+    t._hands, t._table, t._table_player, t._passed, t._current = s._hands, s._table, 3, 0b0010, 0
+    assert not t._constrained() and "pass" in [t.action_to_string(a) for a in t.legal_actions()]
+
+
+def test_chinese_dealing_counts_the_dealer_as_the_first_seat() -> None:
+    from fourcards.gangoffour import _deck
+    from fourcards.rng import Rng
+
+    for seed in range(6):
+        deck = [code for code in range(34) for _ in range(_deck.CAP[code])]
+        Rng(seed).shuffle(deck)
+        drawn = _deck.VALUE[deck[-1]]
+        start = GangOfFour(dealer=1, chinese_dealing=True).new_match(seed).history[0]
+        assert isinstance(start, RoundStart) and start.first_dealt == (1 + drawn - 1) % 4
+
+
+def test_a_saved_match_with_bad_deals_is_refused() -> None:
+    import json
+
+    from fourcards.engine import _digest
+
+    s = match(QUICK)
+    data = json.loads(s.to_json())
+    data["setup"]["deals"][0][0] = data["setup"]["deals"][0][0].replace("M1", "M9")
+    data["digest"] = _digest(data)
+    with pytest.raises(InvalidStateError, match="does not replay"):
+        GangOfFour().from_json(json.dumps(data))

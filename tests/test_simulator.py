@@ -109,3 +109,28 @@ def test_bots_decide_from_the_observation_only() -> None:
     legal = state.legal_actions()
     assert GreedyBot().choose(obs1, legal) == GreedyBot().choose(obs2, legal)
     assert RandomBot(5).choose(obs1, legal) == RandomBot(5).choose(obs2, legal)
+
+
+def test_recording_a_very_long_match_grows_the_log() -> None:
+    result = simulate(1, seed=3, rules=Rules(target_score=20000), record=True)
+    assert result.actions is not None
+    assert len(result.actions[0]) == result.steps[0] > 200_000
+
+
+def test_greedy_ignores_players_who_are_out() -> None:
+    from fourcards.gangoffour import hand_mask
+
+    hand = hand_mask("G2 R9 R9")
+    legal = ref.legal_actions(hand, -1).tolist()
+    for kernel in (core.greedy_choose, ref.greedy_choose):
+        calm = kernel(hand, -1, 0, 0, (3, 0, 7, 8), legal)  # seat 1 is out of the round
+        tense = kernel(hand, -1, 0, 0, (3, 2, 7, 8), legal)  # seat 1 is about to go out
+        assert ref.TABLE[calm][1] == (4,) and ref.TABLE[tense][1] == (27, 27)
+
+
+def test_greedy_rejects_out_of_range_actions() -> None:
+    for kernel in (core.greedy_choose, ref.greedy_choose):
+        with pytest.raises(ValueError):
+            kernel(0b1, -1, 1, 0, (1, 1), [5])
+        with pytest.raises(ValueError):
+            kernel(0b1, -1, 0, 0, (1, 1), [-3])

@@ -12,6 +12,8 @@ Gang of Four: a card set is a canonical 64-bit mask over the sorted deck (see
 
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
 from libc.string cimport memcpy
+from libc.math cimport sqrt, log
+from libc.stdlib cimport malloc, free, realloc
 
 import numpy as np
 cimport numpy as cnp
@@ -656,7 +658,7 @@ cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noe
         deck[i] = deck[j]
         deck[j] = swap
     if m.rules.chinese:
-        first = (dealer + _value_of_code[deck[63]]) % n
+        first = (dealer + _value_of_code[deck[63]] - 1) % n
     else:
         first = (dealer + 1) % n
     for p in range(4):
@@ -732,7 +734,7 @@ cdef uint8_t _penalty_per_card[17]
 
 
 cdef inline bint _constrained(GofMatch* m) noexcept nogil:
-    cdef int nxt = _next_seat(m, m.current, False)
+    cdef int nxt = _next_seat(m, m.current, m.rules.pass_is_final)
     if nxt < 0 or nxt == m.current or fc_popcount64(m.hands[nxt]) != 1:
         return False
     return not m.rules.manual or ((m.announced >> nxt) & 1)
@@ -918,7 +920,7 @@ cdef int _greedy_choose(uint64_t hand, int table, int phase, int me, int players
                 return legal[i]
         return legal[0]
     for p in range(players):
-        if p != me and sizes[p] < opponents_min:
+        if p != me and sizes[p] > 0 and sizes[p] < opponents_min:  # out players hold nothing
             opponents_min = sizes[p]
     danger = opponents_min <= 2
     for i in range(n):
@@ -989,6 +991,12 @@ def greedy_choose(uint64_t hand, int table, int phase, int player, sizes, legal)
     cdef int32_t[::1] view = np.ascontiguousarray(legal, dtype=np.int32)
     if not 2 <= players <= 4:
         raise ValueError(f"sizes must list 2 to 4 hand sizes, got {players}")
+    if not -1 <= table < N_ACTIONS:
+        raise _deck.action_error(table, "table action")
+    if view.shape[0] and (min(view) < 0 or max(view) >= ANNOUNCE_BASE + N_ACTIONS
+                          or (phase == PHASE_GIVE_BACK and min(view) < GIVE_BACK_BASE)
+                          or (phase == PHASE_GIVE_BACK and max(view) >= ANNOUNCE_BASE)):
+        raise ValueError(f"legal actions out of range for phase {phase}")
     for i in range(players):
         c_sizes[i] = sizes[i]
     if view.shape[0] == 0:
@@ -1045,28 +1053,50 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint recor
     cdef int32_t[::1] rounds_view = rounds
     cdef int64_t[::1] steps_view = steps
     logs = [] if record else None
+    cdef int32_t* action_log = NULL
+    cdef int32_t* grown
+    cdef Py_ssize_t log_capacity = 0
+    cdef bint out_of_memory = False
     cdef int32_t[::1] log_view
-    for i in range(count):
-        if record:
-            buffer = np.empty(200000, dtype=np.int32)
-            log_view = buffer
-        with nogil:
-            _sim_new(&m, r, seeds[i])
-            for p in range(4):
-                policy_rng[p] = _seed_stream(seeds[i], p + 1)
-            while m.phase != PHASE_OVER:
-                n = _sim_legal(&m, legal)
-                action = _choose(&m, c_policies[m.current], &policy_rng[m.current], legal, n)
-                if record:
-                    log_view[m.steps] = action
-                _sim_apply(&m, action)
-            for p in range(players):
-                scores_view[i, p] = m.totals[p]
-                winners_view[i, p] = (m.winners >> p) & 1
-            rounds_view[i] = m.round
-            steps_view[i] = m.steps
-        if record:
-            logs.append(buffer[:m.steps].copy())
+    if record:
+        log_capacity = 4096
+        action_log = <int32_t*>malloc(log_capacity * sizeof(int32_t))
+        if action_log == NULL:
+            raise MemoryError()
+    try:
+        for i in range(count):
+            with nogil:
+                _sim_new(&m, r, seeds[i])
+                for p in range(4):
+                    policy_rng[p] = _seed_stream(seeds[i], p + 1)
+                while m.phase != PHASE_OVER:
+                    n = _sim_legal(&m, legal)
+                    action = _choose(&m, c_policies[m.current], &policy_rng[m.current], legal, n)
+                    if record:
+                        if m.steps >= log_capacity:  # grow the action log
+                            grown = <int32_t*>realloc(action_log, 2 * log_capacity * sizeof(int32_t))
+                            if grown == NULL:
+                                out_of_memory = True
+                                break
+                            action_log = grown
+                            log_capacity *= 2
+                        action_log[m.steps] = action
+                    _sim_apply(&m, action)
+                for p in range(players):
+                    scores_view[i, p] = m.totals[p]
+                    winners_view[i, p] = (m.winners >> p) & 1
+                rounds_view[i] = m.round
+                steps_view[i] = m.steps
+            if out_of_memory:
+                raise MemoryError("no memory left for the action log")
+            if record:
+                buffer = np.empty(m.steps, dtype=np.int32)
+                if m.steps:
+                    log_view = buffer
+                    memcpy(&log_view[0], action_log, m.steps * sizeof(int32_t))
+                logs.append(buffer)
+    finally:
+        free(action_log)
     return scores, winners, rounds, steps, logs
 
 
@@ -1077,9 +1107,6 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint recor
 # has seen), walks the tree choosing among the children whose action is legal
 # in that determinization by UCB with availability counts, adds one node, plays
 # the round out with the rule-based policy, and backs up each seat's reward.
-
-from libc.math cimport sqrt, log
-from libc.stdlib cimport malloc, free
 
 ctypedef struct SearchNode:
     int32_t action

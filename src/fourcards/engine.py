@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .errors import IllegalMoveError, InvalidStateError, NotYourTurnError
+from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError
 from .rng import MASK64, Rng
 
 __all__ = [
@@ -121,7 +121,7 @@ class Game(ABC, Generic[S]):
             )
         try:
             state = self.replay(data["seed"], data["actions"], **data["setup"])
-        except (IllegalMoveError, TypeError) as error:
+        except (FourCardsError, TypeError) as error:
             raise InvalidStateError(f"saved match does not replay: {error}") from None
         if state.summary() != data["summary"]:
             raise InvalidStateError("saved match summary does not match its replay")

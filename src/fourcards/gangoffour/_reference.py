@@ -340,6 +340,10 @@ def greedy_choose(hand: int, table: int, phase: int, player: int,
     legal = [int(a) for a in legal]
     if not legal:
         raise ValueError("no legal action to choose from")
+    top = ANNOUNCE_BASE if phase == 1 else ANNOUNCE_BASE + NUM_ACTIONS
+    bottom = GIVE_BACK_BASE if phase == 1 else 0
+    if min(legal) < bottom or max(legal) >= top:
+        raise ValueError(f"legal actions out of range for phase {phase}")
     if not 2 <= len(sizes) <= 4:
         raise ValueError(f"sizes must list 2 to 4 hand sizes, got {len(sizes)}")
     codes = d.codes_of_mask(hand)
@@ -357,7 +361,8 @@ def greedy_choose(hand: int, table: int, phase: int, player: int,
     plays = [a for a in legal if a < PASS_ACTION]
     if not plays:
         return PASS_ACTION
-    danger = min(s for p, s in enumerate(sizes) if p != player) <= 2
+    # out players (who forgot to announce) hold nothing and are no danger
+    danger = min((s for p, s in enumerate(sizes) if p != player and s > 0), default=99) <= 2
     cards = {a: len(text_order(*TABLE[a])) for a in plays}
     if table < 0:
         candidates = [a for a in plays if a < _GANG_START] or plays

@@ -382,7 +382,10 @@ class MatchState(State[Action]):
         deck = [code for code in range(_deck.NUM_KINDS) for _ in range(_deck.CAP[code])]
         self._rng.shuffle(deck)
         if self._rules.chinese_dealing:
-            first = (dealer + _deck.VALUE[deck[-1]]) % n
+            # The dealer draws the last card of the shuffled deck and counts that
+            # many seats counter-clockwise, counting themself as the first
+            # (phoenixes count 11, the dragon 12).
+            first = (dealer + _deck.VALUE[deck[-1]] - 1) % n
         else:
             first = (dealer + 1) % n
         if self._round <= len(self._deals):
@@ -467,8 +470,11 @@ class MatchState(State[Action]):
         return -1
 
     def _constrained(self) -> bool:
-        """Whether the next player in turn order holds exactly one (announced) card."""
-        nxt = self._next_seat(self._current, skip_passed=False)
+        """Whether the next player in turn order holds exactly one (announced) card.
+
+        With ``pass_is_final`` the next player is the next one still in the
+        cycle: a player who passed cannot play on the current player's play."""
+        nxt = self._next_seat(self._current, skip_passed=self._rules.pass_is_final)
         if nxt < 0 or nxt == self._current or self._hands[nxt].bit_count() != 1:
             return False
         return not self._rules.manual_last_card or bool(self._announced >> nxt & 1)

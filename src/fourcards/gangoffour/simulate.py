@@ -11,7 +11,8 @@ and the bots, move for move.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ from ..engine import derive_seed
 from .bots import GreedyBot, RandomBot
 from .match import GangOfFour, Rules
 
-__all__ = ["POLICIES", "SimulationResult", "simulate", "match_seeds"]
+__all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_seeds"]
 
 POLICIES = {"random": 0, "greedy": 1}
 
@@ -109,3 +110,65 @@ def simulate(
         if recorded is not None:
             recorded.append(np.array(state.actions, dtype=np.int32))
     return SimulationResult(seeds, scores, winners, rounds, steps, recorded)
+
+
+def _simulate_batch(seeds: list[int], policies: tuple[str, ...], rules: dict[str, object],
+                    compiled: bool | None) -> SimulationResult:
+    """One unit of work: a batch of match seeds (module level, so it pickles)."""
+    return simulate(np.array(seeds, dtype=np.uint64), policies=policies, rules=Rules(**rules),  # type: ignore[arg-type]
+                    compiled=compiled)
+
+
+def simulate_many(
+    matches: int,
+    seed: int = 0,
+    policies: Sequence[str] = ("random", "random", "random", "random"),
+    rules: Rules | None = None,
+    executor: Executor | None = None,
+    batch_size: int = 500,
+    progress: Callable[[int, int], None] | None = None,
+    compiled: bool | None = None,
+) -> SimulationResult:
+    """:func:`simulate` cut into batches of seeded matches, run on ``executor``
+    (any :class:`concurrent.futures.Executor`: a process pool here, a cluster's
+    executor beyond).  The results are the same whatever runs them: match
+    ``i`` always has seed ``match_seeds(seed, ...)[i]``.  ``progress(done, total)``
+    is called as batches finish.
+    """
+    rules = rules or Rules(players=len(policies))
+    if matches < 0:
+        raise ValueError(f"matches must be >= 0, got {matches}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    seeds = match_seeds(seed, matches)
+    batches = [seeds[i:i + batch_size].tolist() for i in range(0, matches, batch_size)]
+    rule_dict = rules.to_dict()
+    results: list[SimulationResult | None] = [None] * len(batches)
+    done = 0
+    if executor is None:
+        for index, batch in enumerate(batches):
+            results[index] = _simulate_batch(batch, tuple(policies), rule_dict, compiled)
+            done += len(batch)
+            if progress:
+                progress(done, matches)
+    else:
+        futures = {executor.submit(_simulate_batch, batch, tuple(policies), rule_dict, compiled): index
+                   for index, batch in enumerate(batches)}
+        for future in as_completed(futures):
+            index = futures[future]
+            results[index] = future.result()
+            done += len(batches[index])
+            if progress:
+                progress(done, matches)
+    parts = [r for r in results if r is not None]
+    if not parts:
+        empty = simulate(np.zeros(0, np.uint64), policies=policies, rules=rules, compiled=compiled)
+        return empty
+    return SimulationResult(
+        seeds,
+        np.concatenate([p.scores for p in parts]),
+        np.concatenate([p.winners for p in parts]),
+        np.concatenate([p.rounds for p in parts]),
+        np.concatenate([p.steps for p in parts]),
+        None,
+    )

@@ -1,0 +1,70 @@
+"""The ``fourcards`` command line (also ``python -m fourcards``).
+
+    fourcards                        a seeded match between rule-based players (= fourcards demo)
+    fourcards demo [--seed S] [--players N] [--delay SECONDS]
+    fourcards hand [--seed S] [--seat K]
+    fourcards play gang-of-four [--players N] [--seed S] [--opponents greedy|search] [--resume FILE]
+    fourcards simulate --bots greedy,random,random,random --matches N [--seed S] [--workers W] [--json]
+                       [--backend local|dask --scheduler ADDRESS]
+    fourcards tournament --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
+    fourcards bench [--quick]
+
+Each game adds its own ``play`` subcommand through :data:`PLAY_COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from .. import __version__
+
+__all__ = ["main", "PLAY_COMMANDS"]
+
+#: ``play`` subcommands by game name: a function adding its arguments and one running it.
+PLAY_COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None],
+                               Callable[[argparse.Namespace], int]]] = {}
+
+
+def _register_games() -> None:
+    from . import play_gangoffour
+
+    PLAY_COMMANDS.setdefault("gang-of-four", (play_gangoffour.add_arguments, play_gangoffour.run))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import demo, simulate
+
+    _register_games()
+    parser = argparse.ArgumentParser(prog="fourcards", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"fourcards {__version__}")
+    demo.add_top_level_arguments(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo.add_commands(sub)
+    play = sub.add_parser("play", help="play against bots in the terminal")
+    games = play.add_subparsers(dest="game", metavar="GAME", required=True)
+    for name, (add_arguments, _run) in PLAY_COMMANDS.items():
+        add_arguments(games.add_parser(name, help=f"play {name}"))
+    simulate.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from . import demo, simulate
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "play":
+            return PLAY_COMMANDS[args.game][1](args)
+        if args.command in ("simulate", "tournament", "bench"):
+            return simulate.run(args)
+        return demo.run(args)
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
