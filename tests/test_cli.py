@@ -16,6 +16,7 @@ from fourcards.gangoffour.match import GangOfFour, Rules
 from fourcards.gangoffour.simulate import simulate_many
 
 pytestmark = pytest.mark.engine
+PROMPT = "\n> "
 
 
 class Terminal:
@@ -67,22 +68,22 @@ class Terminal:
 def test_play_in_a_terminal_with_bad_input_hint_save_and_resume(tmp_path: Path) -> None:
     saved = tmp_path / "match.json"
     term = Terminal("play", "gang-of-four", "--seed", "5", "--colour", "never", "--save", str(saved))
-    screen = term.read_until("> ")
+    screen = term.read_until(PROMPT)
     assert "Gang of Four: you are P0" in screen and "Your hand:" in screen
     assert re.search(r"Round 1, counter-clockwise \| table: ", screen)
     assert "Cards: P0:" in screen and "Scores: P0:0" in screen
     term.send("X9 Q2")
-    assert "'X9' in 'X9 Q2' is not a card" in term.read_until("> ")
+    assert "'X9' in 'X9 Q2' is not a card" in term.read_until(PROMPT)
     term.send("GP GP GP")
-    assert "3 x GP" in term.read_until("> ")
+    assert "3 x GP" in term.read_until(PROMPT)
     term.send("help")
-    assert "give CARD" in term.read_until("> ")
+    assert "give CARD" in term.read_until(PROMPT)
     term.send("hint")
-    hint = term.read_until("> ")
+    hint = term.read_until(PROMPT)
     suggestion = re.search(r"hint: (.+)", hint)
     assert suggestion is not None
     term.send(suggestion.group(1).strip())
-    after = term.read_until("> ")
+    after = term.read_until(PROMPT)
     assert "You " in after  # the play (or pass) is shown, then the bots answer
     term.send("quit")
     assert "saved to" in term.read_until("bye")
@@ -90,7 +91,7 @@ def test_play_in_a_terminal_with_bad_input_hint_save_and_resume(tmp_path: Path) 
     state = GangOfFour().from_json(saved.read_text())
     assert len(state.actions) > 0 and state.current_player == 0
     again = Terminal("play", "gang-of-four", "--resume", str(saved), "--colour", "never")
-    resumed = again.read_until("> ")
+    resumed = again.read_until(PROMPT)
     assert "Your hand:" in resumed
     again.send("quit")
     again.read_until("bye")
@@ -166,3 +167,46 @@ def test_console_script_help() -> None:
                          check=True).stdout
     for command in ("demo", "hand", "play", "simulate", "tournament", "bench"):
         assert command in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_four_pack_in_a_terminal() -> None:
+    term = Terminal("play", "four-pack", "--seed", "4")
+    screen = term.read_until(PROMPT)
+    assert "Your hand:" in screen and "Families down:" in screen
+    term.send("P9 A1")
+    assert "not a seat" in term.read_until(PROMPT)
+    term.send("hello")
+    assert "ask as 'P2 C3'" in term.read_until(PROMPT)
+    hand = re.search(r"Your hand: (\w\d)", screen)
+    assert hand is not None
+    owned = hand.group(1)
+    term.send(f"P1 {owned}")
+    assert "already" in term.read_until(PROMPT)
+    wanted = next(f"{owned[0]}{n}" for n in "1234" if f"{owned[0]}{n}" not in screen.split("Your hand:")[1])
+    term.send(f"P1 {wanted}")
+    assert f"You ask P1 for {wanted}" in term.read_until(PROMPT, timeout=60)
+    term.send("quit")
+    term.read_until("bye")
+    assert term.close() == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_duelo_in_a_terminal() -> None:
+    term = Terminal("play", "duelo", "--seed", "2")
+    screen = term.read_until(PROMPT)
+    assert "Your top card:" in screen and "0. Atomic number" in screen
+    term.send("colour")
+    assert "not a category" in term.read_until(PROMPT)
+    term.send("density")
+    assert "hand " in term.read_until(PROMPT, timeout=60)
+    term.send("quit")
+    term.read_until("bye")
+    assert term.close() == 0
+
+
+def test_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "deck.json"
+    bad.write_text('{"format": "fourcards-deck"}')
+    assert main(["play", "duelo", "--deck", str(bad)]) == 2
+    assert "problem" in capsys.readouterr().err

@@ -37,3 +37,26 @@ def test_the_bots_play_the_recorded_match_again() -> None:
     bots: list[Bot] = [GreedyBot(), RandomBot(seed + 1), RandomBot(seed + 2), GreedyBot()]
     state, text = record(game, seed, bots)
     assert list(state.actions) == actions and text == path.read_text()
+
+
+OTHER = sorted((Path(__file__).parent / "golden").glob("[df]*_*.txt"))
+
+
+@pytest.mark.parametrize("path", OTHER, ids=lambda p: p.name)
+def test_four_pack_and_duelo_playthroughs_replay(path: Path) -> None:
+    from fourcards import playthrough
+    from fourcards.duelo import Duelo
+    from fourcards.duelo import Rules as DueloRules
+    from fourcards.fourpack import FourPack
+    from fourcards.fourpack import Rules as PackRules
+
+    text = path.read_text()
+    header, seed, actions = playthrough.parse(text)
+    rules = {k: v for k, v in header["rules"].items() if k != "deck"}
+    game = FourPack(PackRules(**rules)) if header["game"] == "four-pack" else Duelo(DueloRules(**rules))
+    assert game.rules_dict() == header["rules"]
+    assert len(actions) > 20 and playthrough.render(game, seed, actions) == text
+
+
+def test_other_games_have_playthroughs() -> None:
+    assert {p.name.split("_")[0] for p in OTHER} == {"duelo", "fourpack"}

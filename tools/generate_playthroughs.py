@@ -26,9 +26,30 @@ MATCHES = {
 }
 
 
+def other_games(out: Path) -> None:
+    from fourcards import playthrough
+    from fourcards.duelo import CategoryBot, Duelo
+    from fourcards.duelo import RandomBot as DueloRandom
+    from fourcards.fourpack import FourPack, MemoryBot
+    from fourcards.fourpack import RandomBot as PackRandom
+
+    files = {
+        "fourpack_4p.txt": (FourPack(players=4), 5, [MemoryBot(), PackRandom(1), MemoryBot(), PackRandom(3)]),
+        "fourpack_3p_hold.txt": (FourPack(players=3, must_hold_family=True), 6,
+                                 [MemoryBot(), MemoryBot(), PackRandom(2)]),
+        "duelo_2p.txt": (Duelo(players=2), 7, [CategoryBot(), DueloRandom(1)]),
+        "duelo_4p.txt": (Duelo(players=4), 8, [CategoryBot(), DueloRandom(1), CategoryBot(), DueloRandom(3)]),
+    }
+    for name, (game, seed, bots) in files.items():
+        text = playthrough.record(game, seed, bots)
+        (out / name).write_text(text)
+        print(f"wrote tests/golden/{name}: {len(text.splitlines()) - 2} actions")
+
+
 def main() -> None:
     out = ROOT / "tests" / "golden"
     out.mkdir(exist_ok=True)
+    other_games(out)
     for name, (rules, seed, seats) in MATCHES.items():
         bots = [GreedyBot() if s == "G" else RandomBot(seed + p) for p, s in enumerate(seats)]
         state, text = record(GangOfFour(rules), seed, bots)

@@ -73,8 +73,9 @@ class Interval:
 
 @dataclass(frozen=True)
 class EntrantStats:
-    """Per label: match win rate (a shared win counts 1/k) and mean penalty
-    per round, each with its 95% interval over deals."""
+    """Per label: match win rate (a shared win counts 1/k) and mean score per
+    round (Gang of Four: penalty points; Four Pack: families; Duelo: cards
+    held), each with its 95% interval over deals."""
 
     label: str
     matches: int
@@ -89,10 +90,11 @@ class TournamentResult:
     matches: int
     records: tuple[MatchRecord, ...] = field(repr=False)
     stats: dict[str, EntrantStats] = field(default_factory=dict)
+    game: str = "gang-of-four"
 
     def table(self) -> str:
         """The statistics as a markdown table."""
-        lines = ["| bot | matches | win rate [95% CI] | penalty per round [95% CI] |",
+        lines = [f"| bot | matches | win rate [95% CI] | {SCORE_NAMES[self.game]} [95% CI] |",
                  "|---|---|---|---|"]
         for s in self.stats.values():
             lines.append(f"| {s.label} | {s.matches} | {s.win_rate} | "
@@ -101,39 +103,74 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-def make_bot(entrant: Entrant, seed: int) -> Bot:
-    """A Gang of Four bot for an entrant, seeded."""
-    from .gangoffour.bots import GreedyBot, RandomBot, SearchBot
+GAMES = ("gang-of-four", "four-pack", "duelo")
+BOT_KINDS = {"gang-of-four": ("random", "greedy", "search"), "four-pack": ("random", "memory"),
+             "duelo": ("random", "category")}
+SCORE_NAMES = {"gang-of-four": "penalty per round", "four-pack": "families per game",
+               "duelo": "cards held at the end"}
 
+
+def make_bot(entrant: Entrant, seed: int, game: str = "gang-of-four") -> Bot:
+    """A seeded bot of the entrant's kind for ``game``."""
     options = dict(entrant.options)
+    if game not in BOT_KINDS:
+        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    if entrant.kind not in BOT_KINDS[game]:
+        raise ValueError(f"unknown bot kind {entrant.kind!r} for {game}; choose {', '.join(BOT_KINDS[game])}")
     if entrant.kind == "random":
+        from .gangoffour.bots import RandomBot
+
         return RandomBot(seed)
     if entrant.kind == "greedy":
+        from .gangoffour.bots import GreedyBot
+
         return GreedyBot()
     if entrant.kind == "search":
+        from .gangoffour.bots import SearchBot
+
         return SearchBot(seed=seed, **options)
-    raise ValueError(f"unknown bot kind {entrant.kind!r}; choose random, greedy or search")
+    if entrant.kind == "memory":
+        from .fourpack import MemoryBot
+
+        return MemoryBot()
+    from .duelo import CategoryBot
+
+    return CategoryBot()
+
+
+def _new_game(game: str, rules: dict[str, Any]) -> Any:
+    if game == "gang-of-four":
+        from .gangoffour.match import GangOfFour
+
+        return GangOfFour(**rules)
+    if game == "four-pack":
+        from .fourpack import FourPack
+
+        return FourPack(**rules)
+    from .duelo import Duelo
+
+    return Duelo(**rules)
 
 
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
-               rules: dict[str, Any]) -> list[MatchRecord]:
+               rules: dict[str, Any], game_name: str = "gang-of-four") -> list[MatchRecord]:
     """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
-    from .gangoffour.match import GangOfFour
-
-    game = GangOfFour(**rules)
+    game = _new_game(game_name, rules)
     n = game.num_players
     records = []
     for deal in deal_numbers:
         match_seed = derive_seed(seed, deal)
         for rotation in range(n):
             seating = tuple((seat + rotation) % n for seat in range(n))
-            bots = [make_bot(entrants[e], derive_seed(match_seed, 1000 + e)) for e in seating]
+            bots = [make_bot(entrants[e], derive_seed(match_seed, 1000 + e), game_name) for e in seating]
             state = game.new_match(match_seed)
             while not state.is_terminal:
                 player = state.current_player
                 state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
-            share = tuple(1 / len(state.winners) if p in state.winners else 0.0 for p in range(n))
-            records.append(MatchRecord(deal, rotation, seating, share, state.scores, state.round))
+            winners = state.winners
+            share = tuple(1 / len(winners) if p in winners else 0.0 for p in range(n))
+            rounds = getattr(state, "round", 1) if game_name == "gang-of-four" else 1
+            records.append(MatchRecord(deal, rotation, seating, share, state.scores, rounds))
     return records
 
 
@@ -169,13 +206,14 @@ def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> di
 
 
 def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
-                   executor: Executor | None = None, chunk: int = 4,
+                   executor: Executor | None = None, chunk: int = 4, game: str = "gang-of-four",
                    **rules: Any) -> TournamentResult:
     """Play ``deals`` deals, each with every rotation of the seats.
 
     ``executor`` (any :class:`concurrent.futures.Executor`, e.g. a process
     pool) plays chunks of ``chunk`` deals in parallel; without one, the
-    matches are played here.  ``rules`` are Gang of Four rule options.
+    matches are played here.  ``game`` is ``gang-of-four``, ``four-pack`` or
+    ``duelo``; ``rules`` are that game's rule options.
     """
     entrants = tuple(entrants)
     rules.setdefault("players", len(entrants))
@@ -184,15 +222,15 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     for entrant in entrants:
-        make_bot(entrant, 0)  # fail early on an unknown kind or a bad option
+        make_bot(entrant, 0, game)  # fail early on an unknown kind or a bad option
     batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
     if executor is None:
-        parts = [play_deals(entrants, batch, seed, rules) for batch in batches]
+        parts = [play_deals(entrants, batch, seed, rules, game) for batch in batches]
     else:
-        futures = [executor.submit(play_deals, entrants, batch, seed, rules) for batch in batches]
+        futures = [executor.submit(play_deals, entrants, batch, seed, rules, game) for batch in batches]
         parts = [f.result() for f in futures]
     records = tuple(r for part in parts for r in part)
-    return TournamentResult(entrants, deals, len(records), records, summarize(entrants, records))
+    return TournamentResult(entrants, deals, len(records), records, summarize(entrants, records), game)
 
 
 def parse_entrant(text: str) -> Entrant:
@@ -222,13 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=100, help="deals (each played once a rotation)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--target-score", type=int, default=100)
+    parser.add_argument("--game", choices=GAMES, default="gang-of-four")
+    parser.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
     args = parser.parse_args(argv)
     entrants = [parse_entrant(t) for t in args.bots.split(",")]
+    rules = {"target_score": args.target_score} if args.game == "gang-of-four" else {}
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         result = run_tournament(entrants, deals=args.deals, seed=args.seed, executor=pool, chunk=1,
-                                target_score=args.target_score)
+                                game=args.game, **rules)
     print(f"{result.matches} matches ({args.deals} deals x {len(entrants)} rotations), seed {args.seed}, "
           f"{args.workers} workers, {time.perf_counter() - start:.0f} s")
     print(result.table())

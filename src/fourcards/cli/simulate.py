@@ -39,7 +39,8 @@ def add_commands(sub: Any) -> None:
     tour.add_argument("--deals", type=int, default=100)
     tour.add_argument("--seed", type=int, default=0)
     tour.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    tour.add_argument("--target-score", type=int, default=100)
+    tour.add_argument("--game", choices=("gang-of-four", "four-pack", "duelo"), default="gang-of-four")
+    tour.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
     bench = sub.add_parser("bench", help="run the benchmarks and print their ratio tables")
     bench.add_argument("--quick", action="store_true", help="smaller workloads (seconds)")
     bench.add_argument("--only", choices=("core", "engine", "search"), action="append")
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         from ..tournament import main as tournament_main
 
         argv = ["--bots", args.bots, "--deals", str(args.deals), "--seed", str(args.seed),
-                "--workers", str(args.workers), "--target-score", str(args.target_score)]
+                "--workers", str(args.workers), "--target-score", str(args.target_score), "--game", args.game]
         return tournament_main(argv)
     from ..benchmarks import core, engine, search
 

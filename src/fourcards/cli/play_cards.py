@@ -1,0 +1,172 @@
+"""``fourcards play four-pack`` and ``fourcards play duelo``: a person against bots."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from typing import Any, TextIO
+
+from ..decks import load_deck
+from ..engine import Bot, derive_seed
+from ..errors import FourCardsError
+
+
+def add_four_pack_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4, choices=range(3, 9))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--opponents", choices=("memory", "random"), default="memory")
+    parser.add_argument("--must-hold-family", action="store_true")
+    parser.add_argument("--deck", metavar="FILE", help="a deck JSON file (default: chemical elements)")
+
+
+def add_duelo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 9))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--opponents", choices=("category", "random"), default="category")
+    parser.add_argument("--deck", metavar="FILE", help="a deck JSON file (default: chemical elements)")
+
+
+def _read(stdin: TextIO, stdout: TextIO) -> str | None:
+    stdout.write("> ")
+    stdout.flush()
+    line = stdin.readline()
+    return None if not line else line.strip()
+
+
+def run_four_pack(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    from ..fourpack import Ask, Asked, FourPack, GameEnd, LaidDown, MemoryBot, RandomBot
+
+    try:
+        deck = load_deck(args.deck)
+    except FourCardsError as error:
+        print(f"fourcards: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    game = FourPack(players=args.players, must_hold_family=args.must_hold_family, deck=deck)
+    state = game.new_match(seed)
+    bots: dict[int, Bot] = {p: MemoryBot() if args.opponents == "memory" else RandomBot(derive_seed(seed, p))
+                            for p in range(1, args.players)}
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    say(f"Four Pack, seed {seed}: you are P0 against {args.players - 1} bots. "
+        "Ask with 'P2 C3' (player and card); 'help', 'quit'.")
+    seen = 0
+    while True:
+        for record in state.history[seen:]:
+            if isinstance(record, Asked):
+                who = "You" if record.asker == 0 else f"P{record.asker}"
+                whom = "you" if record.target == 0 else f"P{record.target}"
+                name = deck.card(record.card).name
+                say(f"   {who} ask{'' if record.asker == 0 else 's'} {whom} for {record.card} ({name}): "
+                    f"{'yes!' if record.success else 'no'}")
+            elif isinstance(record, LaidDown):
+                who = "You lay" if record.player == 0 else f"P{record.player} lays"
+                say(f"   {who} down family {record.family} ({deck.families['ABCDEFGH'.index(record.family)]})")
+            elif isinstance(record, GameEnd):
+                names = " and ".join("you" if w == 0 else f"P{w}" for w in record.winners)
+                say(f"Game over: families {list(record.families)}; {names} win{'s' if len(record.winners) == 1 and record.winners != (0,) else ''}.")
+        seen = len(state.history)
+        if state.is_terminal:
+            return 0
+        player = state.current_player
+        if player != 0:
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+            continue
+        obs = state.observation(0)
+        sizes = "  ".join(f"P{p}:{n}" for p, n in enumerate(obs.hand_sizes))
+        downs = "  ".join(f"P{p}:{''.join(f) or '-'}" for p, f in enumerate(obs.families_down))
+        say("")
+        say(f"Cards: {sizes} | Families down: {downs}")
+        say("Your hand: " + " ".join(f"{c}({deck.card(c).name})" for c in obs.hand))
+        while True:
+            line = _read(stdin, stdout)
+            if line is None or line.lower() in ("quit", "exit", "q"):
+                say("bye")
+                return 0
+            if line.lower() in ("help", "?"):
+                say("Ask a player for a card: 'P2 C3' (or '2 C3'). A hit lets you ask again; "
+                    "a miss passes the turn to the player you asked. Four cards of a family are "
+                    "laid down; the most families wins.")
+                continue
+            words = line.replace(",", " ").split()
+            try:
+                if len(words) != 2:
+                    raise FourCardsError(f"{line!r}: ask as 'P2 C3' (a player and a card)")
+                seat = words[0].upper().removeprefix("P")
+                if not seat.isdigit():
+                    raise FourCardsError(f"{words[0]!r} is not a player (P1..P{args.players - 1})")
+                state.apply(Ask(int(seat), words[1].upper()), 0)
+                break
+            except FourCardsError as error:
+                say(f"! {error}")
+
+
+def run_duelo(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    from ..duelo import CategoryBot, Choose, Duelo, Eliminated, GameEnd, HandPlayed, RandomBot
+
+    try:
+        deck = load_deck(args.deck)
+    except FourCardsError as error:
+        print(f"fourcards: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    state = Duelo(players=args.players, deck=deck).new_match(seed)
+    bots: dict[int, Any] = {p: CategoryBot(deck) if args.opponents == "category" else RandomBot(derive_seed(seed, p))
+                            for p in range(1, args.players)}
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    say(f"Duelo, seed {seed}: you are P0 against {args.players - 1} bot(s). Call a category when it is "
+        "your turn (its name or number); 'help', 'quit'.")
+    seen = 0
+    while True:
+        for record in state.history[seen:]:
+            if isinstance(record, HandPlayed):
+                shown = ", ".join(f"{'you' if p == 0 else f'P{p}'} {c} {deck.card(c).name} "
+                                  f"{deck.card(c).value(record.category):g}" for p, c in record.revealed)
+                result = ("tie: " + " and ".join(f"P{p}" for p in record.tied) + " play on"
+                          if record.winner < 0 else f"{'you win' if record.winner == 0 else f'P{record.winner} wins'} {len(record.taken)} cards")
+                say(f"   hand {record.number}: {record.category} - {shown} -> {result}")
+            elif isinstance(record, Eliminated):
+                say(f"   {'you are' if record.player == 0 else f'P{record.player} is'} out of cards")
+            elif isinstance(record, GameEnd):
+                say("Game over: " + ("a draw" if record.draw else
+                                     ("you win!" if record.winners == (0,) else f"P{record.winners[0]} wins")) +
+                    f" (cards {list(record.cards)})")
+        seen = len(state.history)
+        if state.is_terminal:
+            return 0
+        player = state.current_player
+        if player != 0:
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+            continue
+        obs = state.observation(0)
+        assert obs.top_card is not None
+        card = deck.card(obs.top_card)
+        say("")
+        say(f"Piles: {'  '.join(f'P{p}:{n}' for p, n in enumerate(obs.pile_sizes))} | table: {obs.table}")
+        say(f"Your top card: {card.id} {card.name}")
+        for k, category in enumerate(deck.categories):
+            say(f"  {k}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
+                + ("" if category.higher_wins else "  (lower wins)"))
+        while True:
+            line = _read(stdin, stdout)
+            if line is None or line.lower() in ("quit", "exit", "q"):
+                say("bye")
+                return 0
+            if line.lower() in ("help", "?"):
+                say("Call the category where your card is strongest; every player shows that value "
+                    "on their top card and the best takes the cards. Ties go on the table.")
+                continue
+            try:
+                if line.isdigit():
+                    state.apply(int(line), 0)
+                else:
+                    state.apply(Choose(line.strip().lower().replace(" ", "_")), 0)
+                break
+            except FourCardsError as error:
+                say(f"! {error}")

@@ -1,0 +1,229 @@
+"""Decks of 32 cards for Four Pack and Duelo, as JSON data.
+
+A deck has 8 families ``A``..``H`` x numbers ``1``..``4`` (``A1``..``H4``);
+each card has a name and a numeric value in every category; each category
+says whether higher or lower wins.  :func:`load_deck` validates a file and
+reports every problem with its place in the file:
+
+>>> deck = load_deck()           # the sample deck: chemical elements
+>>> deck.name, len(deck.cards), deck.card("A1").name
+('Chemical elements', 32, 'Lithium')
+>>> [c.id for c in deck.categories]
+['atomic_number', 'atomic_mass', 'density', 'covalent_radius', 'isotopes']
+>>> deck.card("H4").value("atomic_number")
+54.0
+
+The format (``"format": "fourcards-deck"``, ``"version": 1``)::
+
+    {"format": "fourcards-deck", "version": 1, "name": "...", "source": "...",
+     "families": {"A": "Alkali metals", ...},           # exactly A..H
+     "categories": [{"id": "density", "name": "Density", "unit": "g/cm3",
+                     "higher_wins": true}, ...],         # at least one
+     "cards": [{"id": "A1", "name": "Lithium",
+                "values": {"density": 0.534, ...}}, ...]}  # A1..H4, every category
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from ..errors import FourCardsError
+
+__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "FAMILIES", "CARD_IDS"]
+
+FAMILIES: Final = "ABCDEFGH"
+CARD_IDS: Final[tuple[str, ...]] = tuple(f"{f}{n}" for f in FAMILIES for n in range(1, 5))
+"""The 32 card ids in deck order; a card's index in this tuple is its code."""
+
+
+class DeckError(FourCardsError):
+    """A deck file with problems; ``problems`` lists each with its place."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.problems = problems
+        shown = "\n  ".join(problems[:50]) + (f"\n  ... {len(problems) - 50} more" if len(problems) > 50 else "")
+        super().__init__(f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  {shown}")
+
+
+@dataclass(frozen=True)
+class Category:
+    id: str
+    name: str
+    unit: str
+    higher_wins: bool
+
+    def beats(self, a: float, b: float) -> bool:
+        """Whether value ``a`` beats value ``b`` in this category."""
+        return a > b if self.higher_wins else a < b
+
+
+@dataclass(frozen=True)
+class DeckCard:
+    id: str
+    code: int
+    name: str
+    values: tuple[float, ...]
+    categories: tuple[str, ...]
+
+    @property
+    def family(self) -> str:
+        return self.id[0]
+
+    @property
+    def number(self) -> int:
+        return int(self.id[1])
+
+    def value(self, category: str) -> float:
+        return self.values[self.categories.index(category)]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A validated deck: 32 cards in ``CARD_IDS`` order."""
+
+    name: str
+    source: str
+    families: tuple[str, ...]
+    categories: tuple[Category, ...]
+    cards: tuple[DeckCard, ...]
+    digest: str
+
+    def card(self, card_id: str) -> DeckCard:
+        """The card with this id (case-insensitive)."""
+        text = card_id.strip().upper() if isinstance(card_id, str) else card_id
+        if text not in CARD_IDS:
+            raise FourCardsError(f"{card_id!r} is not a card: cards are A1..H4")
+        return self.cards[CARD_IDS.index(text)]
+
+    def category_index(self, category: str) -> int:
+        for i, c in enumerate(self.categories):
+            if c.id == category:
+                return i
+        raise FourCardsError(f"{category!r} is not a category of {self.name}: "
+                             f"{', '.join(c.id for c in self.categories)}")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def parse_deck(data: Any, source: str = "deck") -> Deck:
+    """Validate deck data (already parsed JSON); raise :class:`DeckError` listing every problem."""
+    problems: list[str] = []
+    if not isinstance(data, dict):
+        raise DeckError(source, [f"the top level must be an object, not {type(data).__name__}"])
+    if data.get("format") != "fourcards-deck":
+        problems.append(f"format: expected \"fourcards-deck\", got {data.get('format')!r}")
+    if data.get("version") != 1:
+        problems.append(f"version: expected 1, got {data.get('version')!r}")
+    for key in ("name", "source"):
+        if not isinstance(data.get(key), str) or not data.get(key):
+            problems.append(f"{key}: missing or not a non-empty string")
+    families = data.get("families")
+    if not isinstance(families, dict) or sorted(families) != list(FAMILIES):
+        problems.append(f"families: must name exactly the families A..H, got {families!r}")
+        families = {f: f for f in FAMILIES}
+    categories_data = data.get("categories")
+    categories: list[Category] = []
+    if not isinstance(categories_data, list) or not categories_data:
+        problems.append("categories: missing or empty (a list of objects)")
+        categories_data = []
+    seen_categories: set[str] = set()
+    for i, item in enumerate(categories_data):
+        where = f"categories[{i}]"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        cid = item.get("id")
+        if not isinstance(cid, str) or not cid:
+            problems.append(f"{where}.id: missing or not a string")
+            continue
+        if cid in seen_categories:
+            problems.append(f"{where}.id: duplicate category {cid!r}")
+        seen_categories.add(cid)
+        higher = item.get("higher_wins", True)
+        if not isinstance(higher, bool):
+            problems.append(f"{where}.higher_wins: {higher!r} is not true or false")
+            higher = True
+        name = item.get("name", cid)
+        unit = item.get("unit", "")
+        if not isinstance(name, str) or not isinstance(unit, str):
+            problems.append(f"{where}: name and unit must be strings")
+        categories.append(Category(cid, str(name), str(unit), higher))
+    ids = tuple(c.id for c in categories)
+    cards_data = data.get("cards")
+    if not isinstance(cards_data, list):
+        problems.append("cards: missing (a list of 32 objects)")
+        cards_data = []
+    by_id: dict[str, tuple[str, tuple[float, ...]]] = {}
+    for i, item in enumerate(cards_data):
+        where = f"cards[{i}]"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        cid = item.get("id")
+        if not isinstance(cid, str) or cid.upper() not in CARD_IDS:
+            problems.append(f"{where}.id: {cid!r} is not a card id (A1..H4)")
+            continue
+        cid = cid.upper()
+        if cid in by_id:
+            problems.append(f"{where}.id: duplicate id {cid!r}")
+            continue
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            problems.append(f"{where}.name: missing or not a string (card {cid})")
+            name = cid
+        values = item.get("values")
+        if not isinstance(values, dict):
+            problems.append(f"{where}.values: missing or not an object (card {cid})")
+            values = {}
+        for key in values:
+            if key not in seen_categories:
+                problems.append(f"{where}.values.{key}: unknown category {key!r} (card {cid})")
+        row = []
+        for category in ids:
+            if category not in values:
+                problems.append(f"{where}.values.{category}: missing (card {cid})")
+                row.append(0.0)
+            elif not _number(values[category]):
+                problems.append(f"{where}.values.{category}: {values[category]!r} is not a number (card {cid})")
+                row.append(0.0)
+            else:
+                row.append(float(values[category]))
+        by_id[cid] = (name, tuple(row))
+    for cid in CARD_IDS:
+        if cid not in by_id and cards_data:
+            problems.append(f"cards: missing card {cid}")
+    if problems:
+        raise DeckError(source, problems)
+    cards = tuple(DeckCard(cid, code, by_id[cid][0], by_id[cid][1], ids) for code, cid in enumerate(CARD_IDS))
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return Deck(str(data["name"]), str(data["source"]), tuple(families[f] for f in FAMILIES),
+                tuple(categories), cards, hashlib.sha256(canonical.encode()).hexdigest()[:16])
+
+
+def load_deck(path: str | Path | None = None) -> Deck:
+    """Load and validate a deck file (default: the shipped chemical-elements deck)."""
+    if path is None:
+        text = resources.files(__package__).joinpath("elements.json").read_text()
+        source = "elements.json"
+    else:
+        try:
+            text = Path(path).read_text()
+        except OSError as error:
+            raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
+        source = str(path)
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise DeckError(source, [f"not JSON: {error}"]) from None
+    return parse_deck(data, source)

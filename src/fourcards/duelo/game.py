@@ -1,0 +1,448 @@
+"""The Duelo engine (rules: ``shared/rules/four-pack-and-duelo.md``).
+
+Decisions of this engine, beyond the rules file:
+
+- each player stacks the cards they are dealt, so the last card a player
+  receives is the top of their pile;
+- the winner of a hand puts its own card at the bottom of its pile first,
+  then the other revealed cards in turn order from the winner, then the cards
+  that were on the table, in the order they were put there;
+- when every tied player runs out during a tie, the next hand among the
+  players left is chosen by the one of them who received cards first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..decks import CARD_IDS, Deck, load_deck
+from ..engine import Game, State
+from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..rng import Rng
+
+__all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
+           "Eliminated", "GameEnd", "MAX_PLAYERS"]
+
+MAX_PLAYERS: Final = 8
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Duelo rules: 2 or more players; ``hand_limit`` hands at most (then a draw,
+    ranked by cards held)."""
+
+    players: int = 2
+    hand_limit: int = 10_000
+
+    def __post_init__(self) -> None:
+        if type(self.players) is not int or not 2 <= self.players <= MAX_PLAYERS:
+            raise InvalidRulesError(f"players={self.players!r}: Duelo is for 2 to {MAX_PLAYERS} players")
+        if type(self.hand_limit) is not int or self.hand_limit < 1:
+            raise InvalidRulesError(f"hand_limit={self.hand_limit!r} must be a positive int")
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """Call a category (by its id) for the next hand."""
+
+    category: str
+
+    def __str__(self) -> str:
+        return f"call {self.category}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    dealer: int
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlayed:
+    """A hand: who chose which category, every revealed card, and who won
+    (``winner`` -1 for a tie, with ``tied`` the players who play on)."""
+
+    number: int
+    chooser: int
+    category: str
+    revealed: tuple[tuple[int, str], ...]
+    winner: int
+    tied: tuple[int, ...]
+    taken: tuple[str, ...]
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class Eliminated:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    winners: tuple[int, ...]
+    cards: tuple[int, ...]
+    draw: bool
+
+
+Record = Union[Dealt, HandPlayed, Eliminated, GameEnd]
+
+
+@dataclass(frozen=True)
+class DueloObservation:
+    """What one player knows: their own top card, the pile sizes, and every
+    hand played (all revealed cards are public)."""
+
+    player: int
+    current_player: int
+    top_card: str | None
+    pile_sizes: tuple[int, ...]
+    table: int
+    contenders: tuple[int, ...]
+    hands: tuple[HandPlayed, ...]
+    categories: tuple[str, ...]
+    legal_actions: tuple[int, ...] = field(default=())
+
+
+class Duelo(Game["DueloState"]):
+    """Duelo under a set of :class:`Rules`, with a deck (default: the sample deck).
+
+    >>> game = Duelo(players=2)
+    >>> state = game.new_match(seed=1)
+    >>> state.current_player, state.pile_sizes
+    (0, (16, 16))
+    >>> record = state.choose("density")
+    >>> record.category, len(record.revealed)
+    ('density', 2)
+    """
+
+    name = "duelo"
+
+    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a Rules object or options, not both")
+        self.rules = rules if rules is not None else Rules(**options)
+        self.deck = deck if deck is not None else load_deck()
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self.deck.categories)
+
+    @property
+    def max_game_length(self) -> int:
+        return self.rules.hand_limit
+
+    @property
+    def observation_size(self) -> int:
+        return 32 + len(self.deck.categories) + 3 * MAX_PLAYERS + 2
+
+    def rules_dict(self) -> dict[str, Any]:
+        return {**asdict(self.rules), "deck": self.deck.digest}
+
+    def new_match(self, seed: int, **setup: Any) -> DueloState:
+        if setup:
+            raise TypeError(f"unknown setup {sorted(setup)}")
+        return DueloState(self, seed)
+
+    def __repr__(self) -> str:
+        return f"Duelo({self.rules!r})"
+
+
+def _unroll(node: Any) -> tuple[Any, ...]:
+    items = []
+    while node is not None:
+        items.append(node[0])
+        node = node[1]
+    return tuple(reversed(items))
+
+
+class DueloState(State[Choose]):
+    """A Duelo game in progress (the contract of :mod:`fourcards.engine`)."""
+
+    __slots__ = ("game", "seed", "setup", "_n", "_piles", "_table", "_contenders", "_current",
+                 "_order", "_hands_played", "_over", "_draw", "_winners", "_log", "_hands",
+                 "_acts", "_n_acts", "_out")
+
+    game: Duelo
+
+    def __init__(self, game: Duelo, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game, self.seed, self.setup = game, seed, {}
+        n = self._n = game.rules.players
+        rng = Rng(seed)
+        dealer = rng.below(n)
+        cards = list(range(32))
+        rng.shuffle(cards)
+        first = (dealer + 1) % n
+        piles: list[list[int]] = [[] for _ in range(n)]
+        for i, code in enumerate(cards):
+            piles[(first + i) % n].insert(0, code)  # stacked: the last card dealt is on top
+        self._piles = piles
+        self._table: list[int] = []
+        self._order = [(p - first) % n for p in range(n)]  # who received cards first: 0
+        self._contenders = tuple(range(n))
+        self._current = first
+        self._hands_played = 0
+        self._over = False
+        self._draw = False
+        self._winners: tuple[int, ...] = ()
+        self._log: Any = (Dealt(dealer, first), None)
+        self._hands: Any = None
+        self._acts: Any = None
+        self._n_acts = 0
+        self._out = 0
+
+    # -- rules -------------------------------------------------------------------------------
+    def _active(self) -> list[int]:
+        return [p for p in range(self._n) if self._piles[p]]
+
+    def _mano(self, players: list[int] | tuple[int, ...]) -> int:
+        return min(players, key=lambda p: self._order[p])
+
+    def _why_illegal(self, action: int) -> str | None:
+        if self._over:
+            return "the game is over"
+        if not 0 <= action < self.game.num_distinct_actions:
+            return f"{action} is not a category (0..{self.game.num_distinct_actions - 1})"
+        return None
+
+    def legal_actions(self) -> list[int]:
+        return [] if self._over else list(range(self.game.num_distinct_actions))
+
+    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def _apply(self, action: int) -> Record:
+        self._acts = (action, self._acts)
+        self._n_acts += 1
+        deck = self.game.deck
+        category = deck.categories[action]
+        contenders = self._contenders
+        revealed = [(p, self._piles[p].pop(0)) for p in contenders]
+        values = {p: deck.cards[c].values[action] for p, c in revealed}
+        best_value = values[contenders[0]]
+        for p in contenders[1:]:
+            if category.beats(values[p], best_value):
+                best_value = values[p]
+        best = [p for p in contenders if values[p] == best_value]
+        self._hands_played += 1
+        chooser = self._current
+        if len(best) == 1:
+            winner = best[0]
+            order = sorted(revealed, key=lambda pc: (pc[0] - winner) % self._n)  # own card first
+            taken = [c for _, c in order] + self._table
+            self._piles[winner].extend(taken)
+            self._table = []
+            record = HandPlayed(self._hands_played, chooser, category.id,
+                                tuple((p, CARD_IDS[c]) for p, c in revealed), winner, (),
+                                tuple(CARD_IDS[c] for c in taken), 0)
+            self._log = (record, self._log)
+            self._eliminate()
+            self._contenders = tuple(self._active())
+            self._current = winner
+        else:
+            self._table.extend(c for _, c in revealed)
+            record = HandPlayed(self._hands_played, chooser, category.id,
+                                tuple((p, CARD_IDS[c]) for p, c in revealed), -1, tuple(best), (),
+                                len(self._table))
+            self._log = (record, self._log)
+            self._eliminate()
+            playing_on = [p for p in best if self._piles[p]]
+            if playing_on:
+                self._contenders = tuple(playing_on)
+                self._current = self._mano(playing_on)
+            else:  # every tied player ran out: the table goes to the next hand's winner
+                left = self._active()
+                self._contenders = tuple(left)
+                self._current = self._mano(left) if left else -1
+        self._hands = (record, self._hands)
+        active = self._active()
+        if not self._over:
+            if len(active) <= 1 and not (len(active) == 1 and self._table):
+                self._finish(active[0] if active else -1)
+            elif len(self._contenders) == 1 and self._table:
+                # a lone contender left with the table takes it
+                lone = self._contenders[0]
+                self._piles[lone].extend(self._table)
+                self._table = []
+                self._contenders = tuple(self._active())
+                self._current = lone
+                if len(self._active()) == 1:
+                    self._finish(lone)
+            elif self._hands_played >= self.game.rules.hand_limit:
+                self._finish(-2)
+        return record
+
+    def _eliminate(self) -> None:
+        for p in range(self._n):
+            if not self._piles[p] and not self._out >> p & 1:
+                self._out |= 1 << p
+                self._log = (Eliminated(p), self._log)
+
+    def _finish(self, winner: int) -> None:
+        cards = tuple(len(p) for p in self._piles)
+        if winner >= 0:
+            self._winners, self._draw = (winner,), False
+        else:
+            self._winners, self._draw = (), True
+        self._over = True
+        self._current = -1
+        self._log = (GameEnd(self._winners, cards, self._draw), self._log)
+
+    # -- the two action layers -----------------------------------------------------------------
+    def action_to_int(self, action: Choose | int) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, Choose):
+            return self.game.deck.category_index(action.category)
+        raise TypeError(f"an action must be an int or a Choose, not {type(action).__name__}")
+
+    def int_to_action(self, action: int) -> Choose:
+        if not 0 <= action < self.game.num_distinct_actions:
+            raise IllegalMoveError(f"{action} is not a category (0..{self.game.num_distinct_actions - 1})")
+        return Choose(self.game.deck.categories[int(action)].id)
+
+    def action_to_string(self, action: Choose | int) -> str:
+        try:
+            return str(self.int_to_action(self.action_to_int(action)))
+        except (FourCardsError, TypeError):
+            return repr(action)
+
+    def choose(self, category: str) -> Record:
+        """Call ``category`` (its id, e.g. ``"density"``)."""
+        record: Record = self.apply(Choose(category))
+        return record
+
+    # -- public facts --------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._over
+
+    @property
+    def is_draw(self) -> bool:
+        return self._draw
+
+    @property
+    def pile_sizes(self) -> tuple[int, ...]:
+        return tuple(len(p) for p in self._piles)
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Cards held, per seat."""
+        return self.pile_sizes
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The player holding every card; () for a draw (see ``scores`` for the ranking)."""
+        return self._winners
+
+    @property
+    def history(self) -> tuple[Record, ...]:
+        return _unroll(self._log)
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        return _unroll(self._acts)
+
+    def pile(self, player: int) -> tuple[str, ...]:
+        """A seat's pile, top first (hidden information: for referees and tests)."""
+        return tuple(CARD_IDS[c] for c in self._piles[player])
+
+    @property
+    def table(self) -> tuple[str, ...]:
+        return tuple(CARD_IDS[c] for c in self._table)
+
+    def describe(self) -> str:
+        if self._over:
+            return f"game over ({'draw' if self._draw else f'winner {self._winners[0]}'}), cards {list(self.pile_sizes)}"
+        return (f"hand {self._hands_played + 1}, piles {'/'.join(map(str, self.pile_sizes))}, "
+                f"table {len(self._table)}, player {self._current} to call")
+
+    def summary(self) -> dict[str, Any]:
+        return {"current_player": self._current, "piles": list(self.pile_sizes), "table": len(self._table),
+                "hands": self._hands_played, "winners": list(self._winners), "draw": self._draw}
+
+    def clone(self) -> DueloState:
+        other = object.__new__(DueloState)
+        for name in DueloState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._piles = [p[:] for p in self._piles]
+        other._table = self._table[:]
+        return other
+
+    # -- observations ----------------------------------------------------------------------------
+    def observation(self, player: int) -> DueloObservation:
+        if not isinstance(player, int) or not 0 <= player < self._n:
+            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+        pile = self._piles[player]
+        return DueloObservation(
+            player=player,
+            current_player=self._current,
+            top_card=CARD_IDS[pile[0]] if pile else None,
+            pile_sizes=self.pile_sizes,
+            table=len(self._table),
+            contenders=self._contenders,
+            hands=_unroll(self._hands),
+            categories=tuple(c.id for c in self.game.deck.categories),
+            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+        )
+
+    def observation_tensor(self, player: int,
+                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """``observation_size`` float32 values; seats relative to the observer, 8 slots.
+
+        ==================  =========================================================
+        0-31                own top card, one-hot (card code)
+        32 .. 32+C-1        own top card's strength in each category: the share of
+                            the other 31 cards it beats (ties count half)
+        next 8              pile sizes / 32
+        next 8              contenders of the next hand
+        next 8              the player to call, one-hot
+        next 2              cards on the table / 32; hands played / hand limit
+        ==================  =========================================================
+        """
+        size = self.game.observation_size
+        if out is None:
+            out = np.zeros(size, dtype=np.float32)
+        elif out.shape != (size,) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({size},)")
+        else:
+            out[:] = 0.0
+        deck = self.game.deck
+        categories = len(deck.categories)
+        pile = self._piles[player]
+        if pile:
+            top = pile[0]
+            out[top] = 1.0
+            for k, category in enumerate(deck.categories):
+                mine = deck.cards[top].values[k]
+                score = 0.0
+                for card in deck.cards:
+                    if card.code != top:
+                        other = card.values[k]
+                        score += 1.0 if category.beats(mine, other) else (0.5 if mine == other else 0.0)
+                out[32 + k] = score / 31
+        base = 32 + categories
+        n = self._n
+        for p in range(n):
+            k = (p - player) % n
+            out[base + k] = len(self._piles[p]) / 32
+            out[base + 8 + k] = p in self._contenders
+            out[base + 16 + k] = p == self._current
+        out[base + 24] = len(self._table) / 32
+        out[base + 25] = self._hands_played / self.game.rules.hand_limit
+        return out

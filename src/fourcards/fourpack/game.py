@@ -1,0 +1,425 @@
+"""The Four Pack engine (rules: ``shared/rules/four-pack-and-duelo.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..decks import CARD_IDS, FAMILIES, Deck, load_deck
+from ..engine import Game, State
+from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..rng import Rng
+
+__all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
+           "Dealt", "Asked", "LaidDown", "GameEnd", "OBSERVATION_SIZE", "MAX_PLAYERS"]
+
+MAX_PLAYERS: Final = 8
+FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
+OBSERVATION_SIZE: Final = 320
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Four Pack rules.
+
+    ``must_hold_family``: one may only ask for a card of a family one holds.
+    ``max_asks`` **[decision]**: the rules set no limit, and two players can
+    keep asking each other for cards neither holds; after this many asks the
+    game ends and the families laid down decide.
+    """
+
+    players: int = 4
+    must_hold_family: bool = False
+    max_asks: int = 10_000
+
+    def __post_init__(self) -> None:
+        if type(self.players) is not int or not 3 <= self.players <= MAX_PLAYERS:
+            raise InvalidRulesError(f"players={self.players!r}: Four Pack is for 3 to {MAX_PLAYERS} players")
+        if type(self.must_hold_family) is not bool:
+            raise InvalidRulesError(f"must_hold_family={self.must_hold_family!r} must be bool")
+        if type(self.max_asks) is not int or self.max_asks < 1:
+            raise InvalidRulesError(f"max_asks={self.max_asks!r} must be a positive int")
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Ask seat ``target`` for the card ``card`` (its id, ``A1``..``H4``)."""
+
+    target: int
+    card: str
+
+    def __str__(self) -> str:
+        return f"ask P{self.target} for {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    dealer: int
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    asker: int
+    target: int
+    card: str
+    success: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LaidDown:
+    player: int
+    family: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    winners: tuple[int, ...]
+    families: tuple[int, ...]
+    limit_reached: bool
+
+
+Record = Union[Dealt, Asked, LaidDown, GameEnd]
+
+
+@dataclass(frozen=True)
+class FourPackObservation:
+    """What one player knows: their hand, and every ask and its answer (all public)."""
+
+    player: int
+    current_player: int
+    hand: tuple[str, ...]
+    hand_mask: int
+    hand_sizes: tuple[int, ...]
+    families_down: tuple[tuple[str, ...], ...]
+    asks: tuple[Asked, ...]
+    rules: Rules
+    legal_actions: tuple[int, ...] = field(default=())
+
+
+class FourPack(Game["FourPackState"]):
+    """Four Pack under a set of :class:`Rules`, with a deck (default: the sample deck)."""
+
+    name = "four-pack"
+
+    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a Rules object or options, not both")
+        self.rules = rules if rules is not None else Rules(**options)
+        self.deck = deck if deck is not None else load_deck()
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.rules.players * 32
+
+    @property
+    def max_game_length(self) -> int:
+        return self.rules.max_asks
+
+    @property
+    def observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    def rules_dict(self) -> dict[str, Any]:
+        return {**asdict(self.rules), "deck": self.deck.digest}
+
+    def new_match(self, seed: int, **setup: Any) -> FourPackState:
+        if setup:
+            raise TypeError(f"unknown setup {sorted(setup)}")
+        return FourPackState(self, seed)
+
+    def __repr__(self) -> str:
+        return f"FourPack({self.rules!r})"
+
+
+def _unroll(node: Any) -> tuple[Any, ...]:
+    items = []
+    while node is not None:
+        items.append(node[0])
+        node = node[1]
+    return tuple(reversed(items))
+
+
+class FourPackState(State[Ask]):
+    """A Four Pack game in progress (the contract of :mod:`fourcards.engine`)."""
+
+    __slots__ = ("game", "seed", "setup", "_n", "_hands", "_down", "_current", "_over",
+                 "_winners", "_asks", "_log", "_acts", "_n_acts", "_limit")
+
+    game: FourPack
+
+    def __init__(self, game: FourPack, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game, self.seed, self.setup = game, seed, {}
+        n = self._n = game.rules.players
+        rng = Rng(seed)
+        dealer = rng.below(n)
+        cards = list(range(32))
+        rng.shuffle(cards)
+        first = (dealer + 1) % n  # dealt left to right, starting left of the dealer
+        self._hands = [0] * n
+        for i, code in enumerate(cards):
+            self._hands[(first + i) % n] |= 1 << code
+        self._down = [0] * n
+        self._current = first
+        self._over = False
+        self._limit = False
+        self._winners: tuple[int, ...] = ()
+        self._asks: Any = None
+        self._log: Any = (Dealt(dealer, first), None)
+        self._acts: Any = None
+        self._n_acts = 0
+        for p in range(n):  # a dealt hand may already hold a whole family
+            self._lay_down(p)
+        self._advance_if_out()
+
+    # -- rules ---------------------------------------------------------------------------
+    def _lay_down(self, player: int) -> None:
+        for f in range(8):
+            if self._hands[player] & FAMILY_MASK[f] == FAMILY_MASK[f]:
+                self._hands[player] &= ~FAMILY_MASK[f]
+                self._down[player] |= 1 << f
+                self._log = (LaidDown(player, FAMILIES[f]), self._log)
+        if sum(bin(d).count("1") for d in self._down) == 8:
+            self._finish(limit=False)
+
+    def _finish(self, limit: bool) -> None:
+        counts = tuple(bin(d).count("1") for d in self._down)
+        best = max(counts)
+        self._winners = tuple(p for p in range(self._n) if counts[p] == best)
+        self._over = True
+        self._limit = limit
+        self._current = -1
+        self._log = (GameEnd(self._winners, counts, limit), self._log)
+
+    def _advance_if_out(self) -> None:
+        """If the player to act holds no cards, the turn passes left to one who does."""
+        if self._over or self._hands[self._current]:
+            return
+        for k in range(1, self._n + 1):
+            seat = (self._current + k) % self._n
+            if self._hands[seat]:
+                self._current = seat
+                return
+
+    def _why_illegal(self, action: int) -> str | None:
+        if self._over:
+            return "the game is over"
+        if not 0 <= action < self._n * 32:
+            return f"{action} is not an action of this game (0..{self._n * 32 - 1})"
+        target, code = divmod(action, 32)
+        me = self._current
+        if target == me:
+            return "one cannot ask oneself"
+        if not self._hands[target]:
+            return f"player {target} has no cards left (they are out)"
+        if self._hands[me] >> code & 1:
+            return f"they hold {CARD_IDS[code]} already"
+        if any(self._down[p] >> (code // 4) & 1 for p in range(self._n)):
+            return f"family {CARD_IDS[code][0]} is already laid down"
+        if self.game.rules.must_hold_family and not self._hands[me] & FAMILY_MASK[code // 4]:
+            return f"they hold no card of family {CARD_IDS[code][0]} (must_hold_family)"
+        return None
+
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        me = self._current
+        hand = self._hands[me]
+        down = 0
+        for d in self._down:
+            down |= d
+        codes = [c for c in range(32) if not hand >> c & 1 and not down >> (c // 4) & 1
+                 and (not self.game.rules.must_hold_family or hand & FAMILY_MASK[c // 4])]
+        return [t * 32 + c for t in range(self._n) if t != me and self._hands[t] for c in codes]
+
+    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def _apply(self, action: int) -> Record:
+        self._acts = (action, self._acts)
+        self._n_acts += 1
+        target, code = divmod(action, 32)
+        me = self._current
+        success = bool(self._hands[target] >> code & 1)
+        record = Asked(me, target, CARD_IDS[code], success)
+        self._log = (record, self._log)
+        self._asks = (record, self._asks)
+        if success:
+            self._hands[target] &= ~(1 << code)
+            self._hands[me] |= 1 << code
+            self._lay_down(me)
+        else:
+            self._current = target
+        if not self._over:
+            if self._n_acts >= self.game.rules.max_asks:
+                self._finish(limit=True)
+            else:
+                self._advance_if_out()
+        return record
+
+    # -- the two action layers --------------------------------------------------------------
+    def action_to_int(self, action: Ask | int) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, Ask):
+            if not isinstance(action.target, int) or not 0 <= action.target < self._n:
+                raise IllegalMoveError(f"player {action.target!r} is not a seat (0..{self._n - 1})")
+            code = CARD_IDS.index(self.game.deck.card(action.card).id)
+            return action.target * 32 + code
+        raise TypeError(f"an action must be an int or an Ask, not {type(action).__name__}")
+
+    def int_to_action(self, action: int) -> Ask:
+        if not 0 <= action < self._n * 32:
+            raise IllegalMoveError(f"{action} is not an action of this game (0..{self._n * 32 - 1})")
+        target, code = divmod(int(action), 32)
+        return Ask(target, CARD_IDS[code])
+
+    def action_to_string(self, action: Ask | int) -> str:
+        try:
+            return str(self.int_to_action(self.action_to_int(action)))
+        except (FourCardsError, TypeError):
+            return repr(action)
+
+    def ask(self, target: int, card: str) -> Record:
+        """Ask seat ``target`` for ``card`` (e.g. ``"C3"``)."""
+        record: Record = self.apply(Ask(target, card))
+        return record
+
+    # -- public facts ------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        return self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._over
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(bin(h).count("1") for h in self._hands)
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Families laid down, per seat."""
+        return tuple(bin(d).count("1") for d in self._down)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    @property
+    def history(self) -> tuple[Record, ...]:
+        return _unroll(self._log)
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        return _unroll(self._acts)
+
+    def hand(self, player: int) -> tuple[str, ...]:
+        """A seat's cards (hidden information: for referees and tests)."""
+        return tuple(CARD_IDS[c] for c in range(32) if self._hands[player] >> c & 1)
+
+    def describe(self) -> str:
+        if self._over:
+            return f"game over, families {list(self.scores)}, winners {list(self._winners)}"
+        sizes = "/".join(map(str, self.hand_sizes))
+        return f"hands {sizes}, families {'/'.join(map(str, self.scores))}, player {self._current} to ask"
+
+    def summary(self) -> dict[str, Any]:
+        return {"current_player": self._current, "hand_sizes": list(self.hand_sizes),
+                "families": list(self.scores), "winners": list(self._winners)}
+
+    def clone(self) -> FourPackState:
+        other = object.__new__(FourPackState)
+        for name in FourPackState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._hands = self._hands[:]
+        other._down = self._down[:]
+        return other
+
+    def _hand_masks(self) -> tuple[int, ...]:
+        return tuple(self._hands)
+
+    def _down_masks(self) -> tuple[int, ...]:
+        return tuple(self._down)
+
+    # -- observations ----------------------------------------------------------------------------
+    def observation(self, player: int) -> FourPackObservation:
+        if not isinstance(player, int) or not 0 <= player < self._n:
+            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+        return FourPackObservation(
+            player=player,
+            current_player=self._current,
+            hand=self.hand(player),
+            hand_mask=self._hands[player],
+            hand_sizes=self.hand_sizes,
+            families_down=tuple(tuple(FAMILIES[f] for f in range(8) if d >> f & 1) for d in self._down),
+            asks=_unroll(self._asks),
+            rules=self.game.rules,
+            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+        )
+
+    def observation_tensor(self, player: int,
+                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """``OBSERVATION_SIZE`` float32 values; seats relative to the observer (slot k:
+        seat ``(player + k) % n``), 8 slots.
+
+        ======  ===============================================================
+        0-31    own hand (card codes)
+        32-39   families laid down (by anyone)
+        40-47   hand sizes / 32
+        48-55   families laid down / 8
+        56-63   the player to ask, one-hot
+        64-319  per card (32) x seat (8): 1 if the card was last seen going to
+                that seat, -1 if that seat was asked for it and lacked it
+                since it last moved
+        ======  ===============================================================
+        """
+        obs = self.observation(player)
+        if out is None:
+            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        elif out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
+        else:
+            out[:] = 0.0
+        n = self._n
+        for c in range(32):
+            out[c] = self._hands[player] >> c & 1
+        for p in range(n):
+            k = (p - player) % n
+            for f in range(8):
+                if self._down[p] >> f & 1:
+                    out[32 + f] = 1.0
+            out[40 + k] = obs.hand_sizes[p] / 32
+            out[48 + k] = self.scores[p] / 8
+            out[56 + k] = p == self._current
+        knowledge = card_knowledge(obs.asks, n)
+        for code, row in enumerate(knowledge):
+            for p, value in enumerate(row):
+                out[64 + code * 8 + (p - player) % n] = value
+        return out
+
+
+def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:
+    """Per card and seat: 1 where the card was last seen arriving, -1 where the
+    seat was asked for it and lacked it since it last moved, else 0."""
+    knowledge = [[0] * players for _ in range(32)]
+    for ask in asks:
+        code = CARD_IDS.index(ask.card)
+        if ask.success:
+            knowledge[code] = [0] * players
+            knowledge[code][ask.asker] = 1
+        else:
+            knowledge[code][ask.target] = -1
+    return knowledge

@@ -1,0 +1,170 @@
+"""Duelo: the rules, ties, the contract, bots."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fourcards import IllegalMoveError, InvalidRulesError
+from fourcards.decks import CARD_IDS, load_deck, parse_deck
+from fourcards.duelo import CategoryBot, Choose, Duelo, Eliminated, HandPlayed, RandomBot, Rules
+from fourcards.duelo.bots import own_pile_cards
+from fourcards.duelo.game import DueloState
+from fourcards.engine import play_match
+
+DECK = load_deck()
+Z = DECK.category_index("atomic_number")
+
+
+def code(card: str) -> int:
+    return CARD_IDS.index(card)
+
+
+def position(piles: list[str], current: int = 0, **rules: Any) -> DueloState:
+    state = Duelo(players=len(piles), **rules).new_match(1)
+    state._piles = [[code(c) for c in p.split()] for p in piles]
+    state._current = current
+    state._contenders = tuple(p for p in range(len(piles)) if state._piles[p])
+    state._order = list(range(len(piles)))
+    return state
+
+
+def accounted(state: DueloState) -> bool:
+    cards = [c for pile in state._piles for c in pile] + state._table
+    return sorted(cards) == list(range(32))
+
+
+def test_deal_piles_and_the_first_caller() -> None:
+    s = Duelo(players=3).new_match(6)
+    dealt = s.history[0]
+    assert s.pile_sizes in ((11, 11, 10), (11, 10, 11), (10, 11, 11)) and accounted(s)
+    assert s.current_player == (dealt.dealer + 1) % 3  # type: ignore[union-attr]
+    obs = s.observation(0)
+    assert obs.top_card == s.pile(0)[0] and obs.categories[Z] == "atomic_number"
+
+
+def test_the_highest_value_wins_the_top_cards_in_order() -> None:
+    # A1 Li (3), H4 Xe (54), C3 Ga (31): Xe has the highest atomic number.
+    s = position(["A1 B1", "H4 B2", "C3 B3"], current=0)
+    record = s.choose("atomic_number")
+    assert isinstance(record, HandPlayed) and record.winner == 1
+    assert s.pile(1) == ("B2", "H4", "C3", "A1")  # own card first, then in turn order from the winner
+    assert s.current_player == 1 and s.pile_sizes == (1, 4, 1)
+
+
+def test_lower_wins_categories(tmp_path: Path) -> None:
+    data = json.loads((Path(__file__).resolve().parent.parent / "src/fourcards/decks/elements.json").read_text())
+    for category in data["categories"]:
+        category["higher_wins"] = False
+    deck = parse_deck(data)
+    s = Duelo(players=2, deck=deck).new_match(1)
+    s._piles = [[code("A1"), code("B1")], [code("H4"), code("B2")]]
+    s._current, s._contenders = 0, (0, 1)
+    assert s.choose("atomic_number").winner == 0  # type: ignore[union-attr]
+
+
+def test_a_tie_puts_the_cards_on_the_table_and_the_tied_play_on() -> None:
+    # A1 and A1 cannot tie with a single deck: tie on "isotopes" instead.
+    values = {c.id: c.value("isotopes") for c in DECK.cards}
+    pairs = [(a, b) for a in CARD_IDS for b in CARD_IDS if a < b and values[a] == values[b]]
+    a, b = pairs[0]
+    low = min(CARD_IDS, key=lambda c: values[c])
+    assert values[low] < values[a]
+    rest = [c for c in CARD_IDS if c not in (a, b, low)]
+    s = position([f"{low} {rest[0]}", f"{a} {rest[1]} {rest[2]}", f"{b} {rest[3]}"], current=0)
+    record = s.choose("isotopes")
+    assert record.winner == -1 and record.tied == (1, 2) and record.table == 3  # type: ignore[union-attr]
+    assert s.table == (low, a, b) and s.observation(0).contenders == (1, 2)
+    assert s.current_player == 1  # the tied player who received cards first
+    second = s.choose("atomic_number")
+    assert second.winner in (1, 2)  # type: ignore[union-attr]
+    assert len(s.table) == 0 and accounted_partial(s)
+
+
+def accounted_partial(state: DueloState) -> bool:
+    cards = [c for pile in state._piles for c in pile] + state._table
+    return len(cards) == len(set(cards))
+
+
+def test_elimination_and_the_end() -> None:
+    s = position(["A1", "H4 B2"], current=0)
+    s.choose("atomic_number")
+    assert any(isinstance(r, Eliminated) and r.player == 0 for r in s.history)
+    assert s.is_terminal and s.winners == (1,) and not s.is_draw
+
+
+def test_tied_players_running_out() -> None:
+    values = {c.id: c.value("isotopes") for c in DECK.cards}
+    a, b = next((x, y) for x in CARD_IDS for y in CARD_IDS if x < y and values[x] == values[y])
+    s = position([a, b], current=0)
+    s.choose("isotopes")
+    assert s.is_terminal and s.is_draw and s.winners == () and s.table == (a, b)
+    low = min((c for c in CARD_IDS if c not in (a, b)), key=lambda c: values[c])
+    spare = next(c for c in CARD_IDS if c not in (a, b, low))
+    t = position([a, b, f"{low} {spare}"], current=0)
+    t.choose("isotopes")  # both tied players run out: the player left takes the table
+    assert t.is_terminal and t.winners == (2,) and t.pile_sizes == (0, 0, 4)
+
+
+def test_hand_limit_is_a_draw() -> None:
+    s = Duelo(players=2, hand_limit=3).new_match(4)
+    while not s.is_terminal:
+        s.apply(0)
+    assert s.is_draw and len(s.actions) == 3
+
+
+def test_errors_and_rules() -> None:
+    s = Duelo().new_match(2)
+    with pytest.raises(IllegalMoveError, match="not a category"):
+        s.apply(9)
+    with pytest.raises(Exception, match="not a category of"):
+        s.apply(Choose("colour"))
+    with pytest.raises(InvalidRulesError):
+        Rules(players=1)
+    assert s.actions == ()
+
+
+@given(st.integers(0, 2**32), st.sampled_from([2, 3, 4, 5]))
+@settings(max_examples=20, deadline=None)
+def test_random_games_keep_every_card_and_end(seed: int, players: int) -> None:
+    game = Duelo(players=players)
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal:
+        assert accounted(state)
+        assert np.flatnonzero(state.legal_actions_mask()).tolist() == state.legal_actions()
+        state.apply(rng.choice(state.legal_actions()))
+    assert accounted(state)
+    assert state.is_draw or (len(state.winners) == 1 and state.scores[state.winners[0]] == 32)
+    again = game.from_json(state.to_json())
+    assert again == state and again.pile_sizes == state.pile_sizes
+
+
+def test_observation_shows_only_the_own_top_card() -> None:
+    s = Duelo(players=3).new_match(7)
+    s.apply(0)
+    obs = s.observation(2)
+    t = s.clone()
+    t._piles[0][1], t._piles[1][1] = t._piles[1][1], t._piles[0][1]  # hidden cards under the tops
+    assert t.observation(2) == obs
+    assert np.array_equal(t.observation_tensor(2), s.observation_tensor(2))
+    assert s.observation_tensor(2).shape == (s.game.observation_size,)
+
+
+def test_category_bot_and_its_memory() -> None:
+    s = position(["A1 B1", "H4 B2"], current=1)
+    s.choose("atomic_number")  # seat 1 wins A1 and H4
+    obs = s.observation(1)
+    assert own_pile_cards(obs) == {code("H4"), code("A1")}
+    bot = CategoryBot()
+    action = bot.choose(obs, s.legal_actions())
+    assert 0 <= action < len(DECK.categories)
+    state = play_match(Duelo(players=2).new_match(3), [CategoryBot(), RandomBot(2)])
+    assert state.is_terminal

@@ -1,0 +1,194 @@
+"""Four Pack: the rules, the contract, bots."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fourcards import IllegalMoveError, InvalidRulesError, InvalidStateError, NotYourTurnError
+from fourcards.decks import CARD_IDS
+from fourcards.engine import play_match
+from fourcards.fourpack import Ask, Asked, FourPack, LaidDown, MemoryBot, RandomBot, Rules
+from fourcards.fourpack.game import OBSERVATION_SIZE, FourPackState
+
+
+def code(card: str) -> int:
+    return CARD_IDS.index(card)
+
+
+def position(hands: Sequence[str], current: int = 0, **rules: Any) -> FourPackState:
+    """A state with the given hands (text), for rule tests."""
+    state = FourPack(players=len(hands), **rules).new_match(1)
+    state._hands = [sum(1 << code(c) for c in h.split()) for h in hands]
+    state._down = [0] * len(hands)
+    state._current = current
+    return state
+
+
+def accounted(state: FourPackState) -> bool:
+    cards = 0
+    for hand in state._hand_masks():
+        assert cards & hand == 0
+        cards |= hand
+    for down in state._down_masks():
+        for f in range(8):
+            if down >> f & 1:
+                assert cards >> (4 * f) & 0b1111 == 0
+                cards |= 0b1111 << (4 * f)
+    return cards == (1 << 32) - 1
+
+
+def test_deal_and_first_player() -> None:
+    s = FourPack(players=3).new_match(5)
+    dealt = s.history[0]
+    assert sum(s.hand_sizes) + 4 * sum(s.scores) == 32 and accounted(s)
+    assert s.current_player == (dealt.dealer + 1) % 3  # type: ignore[union-attr]
+    assert max(s.hand_sizes) - min(s.hand_sizes) <= 4
+
+
+def test_a_hit_hands_the_card_over_and_the_asker_goes_on() -> None:
+    s = position(["A1 A2 A3 B1", "A4 C1", "C2 C3 C4 B2 B3 B4 D1"] + [""] * 0, current=0)
+    record = s.ask(1, "A4")
+    assert isinstance(record, Asked) and record.success
+    assert s.current_player == 0 and s.scores[0] == 1  # family A laid down
+    assert isinstance(s.history[-1], LaidDown) and s.history[-1].family == "A"
+    assert "A4" not in s.hand(1) and "A1" not in s.hand(0)
+
+
+def test_a_miss_passes_the_turn_to_the_asked_player() -> None:
+    s = position(["A1 B1", "A4 C1", "C2 C3 C4 B2 B3 B4 D1 A2 A3"])
+    s.ask(1, "A2")
+    assert s.current_player == 1 and s.hand(0) == ("A1", "B1")
+
+
+def test_out_players_cannot_be_asked_and_are_skipped() -> None:
+    s = position(["A1 A2 A3 B1", "A4", "C2 C3 C4 B2 B3 B4 D1"])
+    s.ask(1, "A4")  # seat 1 is now out
+    assert s.hand_sizes[1] == 0
+    with pytest.raises(IllegalMoveError, match="out"):
+        s.ask(1, "C1")
+    s.ask(2, "B2")
+    s.ask(2, "B3")
+    s.ask(2, "B4")  # family B down: seat 0 has no cards left, the turn passes left to one who has
+    assert s.hand_sizes[0] == 0 and s.current_player == 2
+
+
+def test_must_hold_family_option() -> None:
+    s = position(["A1 B1", "A4 C1", "C2 C3 C4 B2 B3 B4 D1 A2 A3"], must_hold_family=True)
+    with pytest.raises(IllegalMoveError, match="must_hold_family"):
+        s.ask(1, "C1")
+    assert all(CARD_IDS[a % 32][0] in "AB" for a in s.legal_actions())
+    free = position(["A1 B1", "A4 C1", "C2 C3 C4 B2 B3 B4 D1 A2 A3"])
+    assert any(CARD_IDS[a % 32][0] == "C" for a in free.legal_actions())
+
+
+def test_illegal_asks_change_nothing() -> None:
+    s = position(["A1 B1", "A4 C1", "C2 C3 C4 B2 B3 B4 D1 A2 A3"])
+    before = (s._hand_masks(), s.current_player, s.history)
+    for bad, text in [(Ask(0, "C1"), "oneself"), (Ask(1, "A1"), "already"), (Ask(9, "C1"), "not a seat")]:
+        with pytest.raises(IllegalMoveError, match=text):
+            s.apply(bad)
+    with pytest.raises(NotYourTurnError):
+        s.apply(Ask(0, "C1"), player=1)
+    with pytest.raises(IllegalMoveError, match="not an action"):
+        s.apply(999)
+    assert (s._hand_masks(), s.current_player, s.history) == before
+
+
+def test_the_end_and_shared_wins() -> None:
+    s = position(["A1 A2 A3", "A4", "B1 B2 B3 B4"], current=0)
+    s._down = [0b11110000, 0b00001100, 0b00000000]
+    # seat 2 holds family B complete (laid down when the game asks), seat 0 completes A
+    s._lay_down(2)
+    s.ask(1, "A4")
+    assert s.is_terminal and s.scores == (5, 2, 1) and s.winners == (0,)
+    t = position(["A1 A2 A3", "A4", ""], current=0)
+    t._down = [0b11000000, 0b00011100, 0b00100010]
+    t.ask(1, "A4")
+    assert t.is_terminal and t.winners == (0, 1)
+
+
+def test_ask_limit_ends_the_game() -> None:
+    s = FourPack(players=3, max_asks=5).new_match(2)
+    while not s.is_terminal:
+        s.apply(s.legal_actions()[0])
+    assert len(s.actions) <= 5 and s.history[-1].limit_reached  # type: ignore[union-attr]
+
+
+def test_rules_validation() -> None:
+    with pytest.raises(InvalidRulesError):
+        Rules(players=2)
+    with pytest.raises(InvalidRulesError):
+        Rules(players=9)
+    with pytest.raises(InvalidRulesError):
+        Rules(must_hold_family=1)  # type: ignore[arg-type]
+
+
+@given(st.integers(0, 2**32), st.sampled_from([3, 4, 5, 6]), st.booleans())
+@settings(max_examples=20, deadline=None)
+def test_random_games_keep_every_card_and_end(seed: int, players: int, hold: bool) -> None:
+    game = FourPack(players=players, must_hold_family=hold)
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal:
+        assert accounted(state)
+        legal = state.legal_actions()
+        assert legal and np.flatnonzero(state.legal_actions_mask()).tolist() == legal
+        assert state.hand_sizes[state.current_player] > 0
+        state.apply(rng.choice(legal))
+    assert accounted(state) and sum(state.scores) == 8 and state.winners
+    again = game.from_json(state.to_json())
+    assert again == state and again.history == state.history and again._hand_masks() == state._hand_masks()
+
+
+def test_observation_and_tensor_hide_other_hands() -> None:
+    s = FourPack().new_match(9)
+    for _ in range(15):
+        if s.is_terminal:
+            break
+        s.apply(s.legal_actions()[len(s.legal_actions()) // 2])
+    viewer = 0
+    obs = s.observation(viewer)
+    t = s.clone()
+    a, b = 1, 2
+    ca = next(c for c in range(32) if t._hands[a] >> c & 1)
+    cb = next(c for c in range(32) if t._hands[b] >> c & 1)
+    t._hands[a] ^= (1 << ca) | (1 << cb)
+    t._hands[b] ^= (1 << ca) | (1 << cb)
+    assert t.observation(viewer) == obs
+    assert np.array_equal(t.observation_tensor(viewer), s.observation_tensor(viewer))
+    tensor = s.observation_tensor(viewer)
+    assert tensor.shape == (OBSERVATION_SIZE,) and tensor[:32].sum() == len(obs.hand)
+    assert all(isinstance(ask, Asked) for ask in obs.asks)
+
+
+def test_json_tampering_and_rules() -> None:
+    s = FourPack().new_match(3)
+    s.apply(s.legal_actions()[0])
+    data = json.loads(s.to_json())
+    data["actions"] = [5000]
+    with pytest.raises(InvalidStateError):
+        FourPack().from_json(json.dumps(data))
+    with pytest.raises(InvalidStateError, match="rules"):
+        FourPack(players=5).from_json(s.to_json())
+
+
+def test_memory_bot_uses_what_it_saw() -> None:
+    s = position(["A1 A2 B1", "A3 C1", "C2 C3 C4 B2 B3 B4 D1 A4"], current=1)
+    s.ask(2, "D2")  # seat 1 misses: the turn passes to seat 2
+    s.ask(1, "A3")  # seat 2 takes A3 from seat 1: everyone saw it
+    s.ask(0, "D2")  # seat 2 misses: seat 0 to ask
+    choice = MemoryBot().choose(s.observation(0), s.legal_actions())
+    assert s.action_to_string(choice) in ("ask P2 for A3", "ask P2 for A4")
+
+
+def test_bots_play_whole_games() -> None:
+    state = play_match(FourPack().new_match(4), [MemoryBot(), RandomBot(1), RandomBot(2), MemoryBot()])
+    assert state.is_terminal and sum(state.scores) == 8
