@@ -45,7 +45,7 @@ def test_deal_piles_and_the_first_caller() -> None:
     s = Duelo(players=3).new_match(6)
     dealt = s.history[0]
     assert s.pile_sizes in ((11, 11, 10), (11, 10, 11), (10, 11, 11)) and accounted(s)
-    assert s.current_player == (dealt.dealer + 1) % 3  # type: ignore[union-attr]
+    assert s.current_player == (dealt.dealer + 1) % 3
     obs = s.observation(0)
     assert obs.top_card == s.pile(0)[0] and obs.categories[Z] == "atomic_number"
 

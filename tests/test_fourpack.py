@@ -49,7 +49,7 @@ def test_deal_and_first_player() -> None:
     s = FourPack(players=3).new_match(5)
     dealt = s.history[0]
     assert sum(s.hand_sizes) + 4 * sum(s.scores) == 32 and accounted(s)
-    assert s.current_player == (dealt.dealer + 1) % 3  # type: ignore[union-attr]
+    assert s.current_player == (dealt.dealer + 1) % 3
     assert max(s.hand_sizes) - min(s.hand_sizes) <= 4
 
 
@@ -119,7 +119,7 @@ def test_ask_limit_ends_the_game() -> None:
     s = FourPack(players=3, max_asks=5).new_match(2)
     while not s.is_terminal:
         s.apply(s.legal_actions()[0])
-    assert len(s.actions) <= 5 and s.history[-1].limit_reached  # type: ignore[union-attr]
+    assert len(s.actions) <= 5 and s.history[-1].limit_reached
 
 
 def test_rules_validation() -> None:

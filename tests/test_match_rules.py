@@ -139,7 +139,7 @@ def test_automatic_last_card_constrains_the_player_before() -> None:
     for lead in STRAIGHTS[:2]:
         moves(s, lead, "pass", "pass", "pass")
     moves(s, STRAIGHTS[2])
-    assert s.history[-1].announced and s.observation(2).announced[0]  # type: ignore[union-attr]
+    assert s.history[-1].announced and s.observation(2).announced[0]
     moves(s, "R2 R3 R5 R6 R9", "pass", "pass", "pass")  # seat 1's flush wins the cycle
     assert s.current_player == 1 and s.table is None
     moves(s, "Y4", "pass")
@@ -297,7 +297,7 @@ def test_dealer_and_chinese_dealing() -> None:
     hands_chinese = chinese._hand_masks()
     shift = (first.first_dealt - start.first_dealt) % 4
     assert hands_chinese == tuple(hands_plain[(p - shift) % 4] for p in range(4))
-    assert any(GangOfFour(chinese_dealing=True).new_match(s).history[0].first_dealt != 0  # type: ignore[union-attr]
+    assert any(GangOfFour(chinese_dealing=True).new_match(s).history[0].first_dealt != 0
                for s in range(10))
 
 

@@ -44,7 +44,7 @@ from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYour
 from .rng import MASK64, Rng
 
 __all__ = [
-    "Bot", "Game", "State", "SimultaneousDecision", "play_match", "derive_seed",
+    "Bot", "Game", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll",
     "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
 ]
 
@@ -53,6 +53,18 @@ ENVELOPE_VERSION = 1
 
 A = TypeVar("A")  # a game's readable action type
 S = TypeVar("S", bound="State[Any]")
+
+
+def unroll(node: Any) -> tuple[Any, ...]:
+    """The items of a linked log ``(newest, (older, (..., None)))``, oldest first.
+
+    States keep their history as such links so that ``clone()`` shares it."""
+    items = []
+    while node is not None:
+        items.append(node[0])
+        node = node[1]
+    items.reverse()
+    return tuple(items)
 
 
 def derive_seed(seed: int, stream: int) -> int:
@@ -162,9 +174,11 @@ class State(ABC, Generic[A]):
     def legal_actions(self) -> list[int]:
         """The legal integer actions of ``current_player``, sorted."""
 
-    @abstractmethod
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
         """A bool array of ``num_distinct_actions``: True where legal."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
 
     @abstractmethod
     def action_to_int(self, action: A | int) -> int: ...
@@ -173,7 +187,11 @@ class State(ABC, Generic[A]):
     def int_to_action(self, action: int) -> A: ...
 
     def action_to_string(self, action: A | int) -> str:
-        return str(self.int_to_action(self.action_to_int(action)))
+        """The readable form of an action (its ``repr`` if it is not one of this game's)."""
+        try:
+            return str(self.int_to_action(self.action_to_int(action)))
+        except (FourCardsError, TypeError):
+            return repr(action)
 
     @abstractmethod
     def _why_illegal(self, action: int) -> str | None:
@@ -225,15 +243,20 @@ class State(ABC, Generic[A]):
     def winners(self) -> tuple[int, ...]:
         """The winning seats once terminal (several for a shared win), else ()."""
 
-    @property
-    @abstractmethod
-    def history(self) -> tuple[Any, ...]:
-        """Immutable records of everything that happened, oldest first."""
+    # Subclasses keep ``_log`` (records) and ``_acts`` (integer actions) as
+    # linked logs (see :func:`unroll`), shared by clones.
+    _log: Any
+    _acts: Any
 
     @property
-    @abstractmethod
+    def history(self) -> tuple[Any, ...]:
+        """Immutable records of everything that happened, oldest first."""
+        return unroll(self._log)
+
+    @property
     def actions(self) -> tuple[int, ...]:
         """The integer actions applied so far (what ``replay`` needs)."""
+        return unroll(self._acts)
 
     @abstractmethod
     def describe(self) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..decks import CARD_IDS, Deck, load_deck
-from ..engine import Game, State
+from ..engine import Game, State, unroll
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 
@@ -155,14 +155,6 @@ class Duelo(Game["DueloState"]):
         return f"Duelo({self.rules!r})"
 
 
-def _unroll(node: Any) -> tuple[Any, ...]:
-    items = []
-    while node is not None:
-        items.append(node[0])
-        node = node[1]
-    return tuple(reversed(items))
-
-
 class DueloState(State[Choose]):
     """A Duelo game in progress (the contract of :mod:`fourcards.engine`)."""
 
@@ -216,11 +208,6 @@ class DueloState(State[Choose]):
 
     def legal_actions(self) -> list[int]:
         return [] if self._over else list(range(self.game.num_distinct_actions))
-
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
-        mask[self.legal_actions()] = True
-        return mask
 
     def _apply(self, action: int) -> Record:
         self._acts = (action, self._acts)
@@ -312,12 +299,6 @@ class DueloState(State[Choose]):
             raise IllegalMoveError(f"{action} is not a category (0..{self.game.num_distinct_actions - 1})")
         return Choose(self.game.deck.categories[int(action)].id)
 
-    def action_to_string(self, action: Choose | int) -> str:
-        try:
-            return str(self.int_to_action(self.action_to_int(action)))
-        except (FourCardsError, TypeError):
-            return repr(action)
-
     def choose(self, category: str) -> Record:
         """Call ``category`` (its id, e.g. ``"density"``)."""
         record: Record = self.apply(Choose(category))
@@ -349,14 +330,6 @@ class DueloState(State[Choose]):
     def winners(self) -> tuple[int, ...]:
         """The player holding every card; () for a draw (see ``scores`` for the ranking)."""
         return self._winners
-
-    @property
-    def history(self) -> tuple[Record, ...]:
-        return _unroll(self._log)
-
-    @property
-    def actions(self) -> tuple[int, ...]:
-        return _unroll(self._acts)
 
     def pile(self, player: int) -> tuple[str, ...]:
         """A seat's pile, top first (hidden information: for referees and tests)."""
@@ -396,7 +369,7 @@ class DueloState(State[Choose]):
             pile_sizes=self.pile_sizes,
             table=len(self._table),
             contenders=self._contenders,
-            hands=_unroll(self._hands),
+            hands=unroll(self._hands),
             categories=tuple(c.id for c in self.game.deck.categories),
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..decks import CARD_IDS, FAMILIES, Deck, load_deck
-from ..engine import Game, State
+from ..engine import Game, State, unroll
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 
@@ -139,14 +139,6 @@ class FourPack(Game["FourPackState"]):
         return f"FourPack({self.rules!r})"
 
 
-def _unroll(node: Any) -> tuple[Any, ...]:
-    items = []
-    while node is not None:
-        items.append(node[0])
-        node = node[1]
-    return tuple(reversed(items))
-
-
 class FourPackState(State[Ask]):
     """A Four Pack game in progress (the contract of :mod:`fourcards.engine`)."""
 
@@ -241,11 +233,6 @@ class FourPackState(State[Ask]):
                  and (not self.game.rules.must_hold_family or hand & FAMILY_MASK[c // 4])]
         return [t * 32 + c for t in range(self._n) if t != me and self._hands[t] for c in codes]
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
-        mask[self.legal_actions()] = True
-        return mask
-
     def _apply(self, action: int) -> Record:
         self._acts = (action, self._acts)
         self._n_acts += 1
@@ -285,12 +272,6 @@ class FourPackState(State[Ask]):
         target, code = divmod(int(action), 32)
         return Ask(target, CARD_IDS[code])
 
-    def action_to_string(self, action: Ask | int) -> str:
-        try:
-            return str(self.int_to_action(self.action_to_int(action)))
-        except (FourCardsError, TypeError):
-            return repr(action)
-
     def ask(self, target: int, card: str) -> Record:
         """Ask seat ``target`` for ``card`` (e.g. ``"C3"``)."""
         record: Record = self.apply(Ask(target, card))
@@ -317,14 +298,6 @@ class FourPackState(State[Ask]):
     @property
     def winners(self) -> tuple[int, ...]:
         return self._winners
-
-    @property
-    def history(self) -> tuple[Record, ...]:
-        return _unroll(self._log)
-
-    @property
-    def actions(self) -> tuple[int, ...]:
-        return _unroll(self._acts)
 
     def hand(self, player: int) -> tuple[str, ...]:
         """A seat's cards (hidden information: for referees and tests)."""
@@ -365,7 +338,7 @@ class FourPackState(State[Ask]):
             hand_mask=self._hands[player],
             hand_sizes=self.hand_sizes,
             families_down=tuple(tuple(FAMILIES[f] for f in range(8) if d >> f & 1) for d in self._down),
-            asks=_unroll(self._asks),
+            asks=unroll(self._asks),
             rules=self.game.rules,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )

@@ -30,7 +30,7 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State
+from ..engine import Game, State, unroll
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels
@@ -314,19 +314,6 @@ class GangOfFour(Game["MatchState"]):
 
     def __hash__(self) -> int:
         return hash(("GangOfFour", self.rules))
-
-
-def _cons(head: Any, tail: Any) -> tuple[Any, Any]:
-    return (head, tail)
-
-
-def _unroll(node: Any) -> tuple[Any, ...]:
-    items = []
-    while node is not None:
-        items.append(node[0])
-        node = node[1]
-    items.reverse()
-    return tuple(items)
 
 
 def _highest_code(mask: int) -> int:
@@ -688,12 +675,6 @@ class MatchState(State[Action]):
             f"{action} is not an action of this game (0..{self.game.num_distinct_actions - 1})"
         )
 
-    def action_to_string(self, action: Action | int) -> str:
-        try:
-            return str(self.int_to_action(self.action_to_int(action)))
-        except (IllegalMoveError, TypeError):
-            return repr(action)
-
     def play(self, cards: ComboLike, announce: bool = False) -> Record:
         """Play cards given as text or a :class:`Combo` (``announce`` the last card)."""
         combo = cards if isinstance(cards, Combo) else classify(cards)
@@ -761,14 +742,6 @@ class MatchState(State[Action]):
     @property
     def winners(self) -> tuple[int, ...]:
         return self._winners
-
-    @property
-    def history(self) -> tuple[Record, ...]:
-        return _unroll(self._log)
-
-    @property
-    def actions(self) -> tuple[int, ...]:
-        return _unroll(self._acts)
 
     def _check_seat(self, player: int) -> int:
         if not isinstance(player, int) or isinstance(player, bool):
