@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from importlib import resources
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def sample() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((ROOT / "src/fourcards/decks/elements.json").read_text())
+    data: dict[str, Any] = json.loads(resources.files("fourcards.decks").joinpath("elements.json").read_text())
     return data
 
 
@@ -35,6 +36,7 @@ def test_the_sample_deck_is_real_chemistry() -> None:
         assert numbers == sorted(numbers)
 
 
+@pytest.mark.skipif(not (ROOT / "tools" / "generate_elements_deck.py").exists(), reason="source tree only")
 def test_generator_reproduces_the_shipped_deck() -> None:
     pytest.importorskip("periodictable")
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "generate_elements_deck.py"), "--check"],

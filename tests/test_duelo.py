@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ def test_the_highest_value_wins_the_top_cards_in_order() -> None:
 
 
 def test_lower_wins_categories(tmp_path: Path) -> None:
-    data = json.loads((Path(__file__).resolve().parent.parent / "src/fourcards/decks/elements.json").read_text())
+    data = json.loads(resources.files("fourcards.decks").joinpath("elements.json").read_text())
     for category in data["categories"]:
         category["higher_wins"] = False
     deck = parse_deck(data)
