@@ -1,0 +1,20 @@
+"""The Four Color kernels in use: compiled, or the pure-Python twin."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._backend import core
+from . import _deck, _reference
+
+if TYPE_CHECKING or core is None:
+    from ._reference import best_points, best_points_batch, best_points_packed, block_best
+else:
+    core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in _reference.MELDS_WITH],
+                 _deck.POINTS)
+    best_points = core.fc_best_points
+    best_points_packed = core.fc_best_points_packed
+    block_best = core.fc_block_best
+    best_points_batch = core.fc_best_points_batch
+
+__all__ = ["best_points", "best_points_packed", "block_best", "best_points_batch"]
