@@ -34,7 +34,7 @@ Loop = Callable[[], None]
 
 def hands(rng: random.Random, count: int, complete_share: float = 0.5) -> list[list[int]]:
     """21-card hands: about half built from melds (complete), half dealt at random."""
-    out = []
+    out: list[list[int]] = []
     while len(out) < count:
         counts = [0] * 28
         if rng.random() < complete_share:
@@ -59,7 +59,7 @@ def mahjong_hands(rng: random.Random, count: int) -> list[list[int]] | None:
         from mahjong.agari import Agari  # noqa: F401
     except ImportError:
         return None
-    out = []
+    out: list[list[int]] = []
     for _ in range(count):
         tiles = [0] * 34
         # four sets and a pair, then swap one tile half the time (near-winning)

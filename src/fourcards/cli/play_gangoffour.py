@@ -97,6 +97,9 @@ class Session:
             if isinstance(last, CardGiven) and last.automatic and last.receiver == self.you:
                 self.say("   Card exchange: you won the last round, so the loser (most cards) gave you "
                          "their highest card. Give one card back: type 'give CARD'.")
+            elif isinstance(last, CardGiven) and last.automatic and last.giver == self.you:
+                self.say("   Card exchange: you ended the last round with the most cards, so your highest "
+                         "card went to the winner, who now gives one card back to you.")
         self.seen = len(history)
 
     def show_status(self) -> None:

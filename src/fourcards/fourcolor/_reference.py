@@ -71,9 +71,14 @@ def _check_counts(counts: Any) -> tuple[int, ...]:
 
 
 def best_points(counts: Sequence[int], exposed_code: int = -1) -> int:
-    """Best points of a complete split (-1: none); the meld holding one card
-    of ``exposed_code`` (if >= 0) is scored exposed."""
-    return _search(_check_counts(counts), exposed_code)
+    """Best points of a complete split (-1: none; -2: a count above 4); the
+    meld holding one card of ``exposed_code`` (if >= 0) is scored exposed."""
+    if not -1 <= exposed_code < d.NUM_KINDS:
+        raise ValueError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+    values = _check_counts(counts)
+    if max(values) > d.COPIES:
+        return -2
+    return _search(values, exposed_code)
 
 
 def unpack(packed: int) -> tuple[int, ...]:
@@ -103,8 +108,13 @@ def block_best(block: int, index: int) -> int:
 
 
 def best_points_batch(counts: Any, exposed: Any = None) -> np.ndarray[Any, np.dtype[np.int16]]:
-    rows = np.asarray(counts)
+    """Best points (int16; -1 none, -2 a count above 4) of rows of 28 counts."""
+    rows = np.asarray(counts, dtype=np.uint8)
+    if rows.ndim != 2 or rows.shape[1] != d.NUM_KINDS:
+        raise ValueError(f"rows must hold 28 counts, got shape {rows.shape}")
+    if exposed is not None and len(exposed) != rows.shape[0]:
+        raise ValueError("one exposed code a row")
     out = np.empty(rows.shape[0], dtype=np.int16)
     for i, row in enumerate(rows.tolist()):
-        out[i] = _search(tuple(row), -1 if exposed is None else int(exposed[i]))
+        out[i] = best_points(row, -1 if exposed is None else int(exposed[i]))
     return out
