@@ -1,0 +1,589 @@
+"""The Four Color Cards game (rules: ``shared/rules/four-color-cards.md``).
+
+Integer actions (``NUM_ACTIONS`` = 119):
+
+===============  ==============================================================
+0 .. 27          discard the card with that code
+28 (``PASS``)    pass on the card on offer
+29 (``HU``)      call hu with the card on offer
+30 .. 118        claim the card on offer with the meld ``MELDS[action - 30]``
+                 (pong, kong or chi; a turned-up General: how to meld it)
+===============  ==============================================================
+
+Claims are simultaneous: the eligible players answer one at a time in
+priority order (``current_player``), and nobody's observation shows an
+answer before all have answered (:class:`~fourcards.engine.SimultaneousDecision`).
+
+Engine decisions beyond the rules file: round ``r``'s first player is seat
+``(r - 1) % players``; the stock's top card is the last of the shuffled
+stock; a turned-up General that nobody wins with goes to the revealer, who
+chooses how to meld it (alone, or in a command set with their own Advisor and
+Elephant).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import Game, SimultaneousDecision, State
+from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..rng import Rng
+from . import _deck, _kernels, _reference
+
+__all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
+           "PASS", "HU", "CLAIM_BASE", "NUM_ACTIONS", "Dealt", "Discarded", "TurnedUp", "Claimed",
+           "RoundEnd", "GameEnd"]
+
+MELDS: Final[tuple[tuple[int, ...], ...]] = tuple(_reference.MELDS)
+PASS: Final = 28
+HU: Final = 29
+CLAIM_BASE: Final = 30
+NUM_ACTIONS: Final = CLAIM_BASE + len(MELDS)
+DISCARD, CLAIM, OVER = 0, 1, 2
+PHASES: Final = ("discard", "claim", "over")
+MELD_INDEX: Final[dict[tuple[int, ...], int]] = {m: i for i, m in enumerate(MELDS)}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Four Color rules: players 2-4; ``threshold`` points to win (option, 10);
+    ``rounds`` a game (option, 3); ``lucky_rank_only`` (option): the lucky card
+    counts every card of its rank, not only of its rank and colour."""
+
+    players: int = 4
+    threshold: int = 10
+    rounds: int = 3
+    lucky_rank_only: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.players) is not int or not 2 <= self.players <= 4:
+            raise InvalidRulesError(f"players={self.players!r}: Four Color Cards is for 2 to 4 players")
+        if type(self.threshold) is not int or self.threshold < 0:
+            raise InvalidRulesError(f"threshold={self.threshold!r} must be a non-negative int")
+        if type(self.rounds) is not int or self.rounds < 1:
+            raise InvalidRulesError(f"rounds={self.rounds!r} must be a positive int")
+        if type(self.lucky_rank_only) is not bool:
+            raise InvalidRulesError(f"lucky_rank_only={self.lucky_rank_only!r} must be bool")
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A card on offer: ``source`` is ``discard``, ``turned`` (up from the
+    stock by ``player``) or ``laid`` (a turned-up card nobody claimed, laid
+    down by ``player``, that only the next player may still claim)."""
+
+    card: int
+    source: str
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    round: int
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded:
+    player: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnedUp:
+    player: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    player: int
+    meld: str
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    round: int
+    winner: int
+    points: int
+    lucky: int
+    payments: tuple[int, ...]
+    totals: tuple[int, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+Record = Union[Dealt, Discarded, TurnedUp, Claimed, RoundEnd, GameEnd]
+
+
+@dataclass(frozen=True)
+class FourColorObservation:
+    """What one player knows: their hand, every exposed meld and discard, the
+    offer, and who has answered a claim (never what, until all have)."""
+
+    player: int
+    current_player: int
+    phase: str
+    round: int
+    hand: tuple[int, ...]
+    exposed: tuple[tuple[tuple[int, ...], ...], ...]
+    discards: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    stock: int
+    offer: Offer | None
+    answered: int
+    totals: tuple[int, ...]
+    rules: Rules
+    legal_actions: tuple[int, ...] = field(default=())
+
+
+OBSERVATION_SIZE: Final = 28 + 4 * 28 + 28 + 28 + 3 + 4 + 4 + 4 + 1 + 4 + 1
+
+
+class FourColor(Game["FourColorState"]):
+    """Four Color Cards under a set of :class:`Rules`.
+
+    >>> game = FourColor(players=4)
+    >>> state = game.new_match(seed=1)
+    >>> state.current_player, state.phase, state.hand_sizes
+    (0, 'discard', (21, 20, 20, 20))
+    """
+
+    name = "four-color-cards"
+
+    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a Rules object or options, not both")
+        self.rules = rules if rules is not None else Rules(**options)
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def max_game_length(self) -> int:
+        # a round: at most 112 turn-ups, each with a discard and up to `players` answers
+        return self.rules.rounds * 112 * (2 + 2 * self.rules.players)
+
+    @property
+    def observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    def rules_dict(self) -> dict[str, Any]:
+        return asdict(self.rules)
+
+    def new_match(self, seed: int, **setup: Any) -> FourColorState:
+        if setup:
+            raise TypeError(f"unknown setup {sorted(setup)}")
+        return FourColorState(self, seed)
+
+
+def _complete(counts: list[int]) -> bool:
+    return int(_kernels.best_points(counts, -1)) >= 0
+
+
+class FourColorState(State[int]):
+    """A game of Four Color Cards in progress."""
+
+    __slots__ = ("game", "seed", "setup", "_rng", "_n", "_round", "_first", "_hands", "_exposed",
+                 "_discards", "_stock", "_phase", "_current", "_offer", "_decision", "_totals",
+                 "_winners", "_log", "_acts", "_n_acts")
+
+    game: FourColor
+
+    def __init__(self, game: FourColor, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game, self.seed, self.setup = game, seed, {}
+        self._rng = Rng(seed)
+        self._n = game.rules.players
+        self._round = 0
+        self._totals = [0] * self._n
+        self._winners: tuple[int, ...] = ()
+        self._log: Any = None
+        self._acts: Any = None
+        self._n_acts = 0
+        self._start_round()
+
+    # -- rounds --------------------------------------------------------------------------
+    def _record(self, record: Record) -> None:
+        self._log = (record, self._log)
+
+    def _start_round(self) -> None:
+        n = self._n
+        self._round += 1
+        self._first = (self._round - 1) % n
+        deck = [c for c in range(_deck.NUM_KINDS) for _ in range(_deck.COPIES)]
+        self._rng.shuffle(deck)
+        self._hands = [[0] * _deck.NUM_KINDS for _ in range(n)]
+        for i in range(20 * n + 1):
+            seat = (self._first + i) % n
+            self._hands[seat][deck[i]] += 1
+        self._stock = deck[20 * n + 1:]
+        self._exposed: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+        self._discards: list[int] = []
+        self._offer: Offer | None = None
+        self._decision: SimultaneousDecision[int] | None = None
+        self._phase = DISCARD
+        self._current = self._first
+        self._record(Dealt(self._round, self._first))
+        self._check_only_generals()
+
+    def _check_only_generals(self) -> None:
+        """A player who must discard but holds only Generals ends the round (their hu)."""
+        hand = self._hands[self._current]
+        if self._phase == DISCARD and all(n == 0 for k, n in enumerate(hand) if k % 7 != _deck.GENERAL):
+            self._hu(self._current, -1, False, "only Generals left")
+
+    def _end_round(self, winner: int, points: int, lucky: int, reason: str) -> None:
+        n, threshold = self._n, self.game.rules.threshold
+        payments = [0] * n
+        if winner >= 0:
+            total = points + lucky
+            for p in range(n):
+                if p == winner:
+                    continue
+                amount = total - threshold + 1 if total >= threshold else -(threshold + 1)
+                payments[p] -= amount
+                payments[winner] += amount
+        for p in range(n):
+            self._totals[p] += payments[p]
+        self._record(RoundEnd(self._round, winner, points, lucky, tuple(payments), tuple(self._totals), reason))
+        if self._round >= self.game.rules.rounds:
+            best = max(self._totals)
+            self._winners = tuple(p for p in range(n) if self._totals[p] == best)
+            self._phase = OVER
+            self._current = -1
+            self._offer = None
+            self._decision = None
+            self._record(GameEnd(self._winners, tuple(self._totals)))
+            return
+        self._start_round()
+
+    def _hu(self, player: int, card: int, from_discard: bool, reason: str) -> None:
+        counts = list(self._hands[player])
+        if card >= 0:
+            counts[card] += 1
+        exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in self._exposed[player])
+        points = int(_kernels.best_points(counts, card if from_discard else -1)) + exposed_points
+        lucky = 0
+        if self._stock:
+            lucky_card = self._stock.pop()
+            owned = list(counts)
+            for meld in self._exposed[player]:
+                for k in meld:
+                    owned[k] += 1
+            if self.game.rules.lucky_rank_only:
+                lucky = sum(owned[k] for k in range(_deck.NUM_KINDS) if k % 7 == lucky_card % 7)
+            else:
+                lucky = owned[lucky_card]
+        self._end_round(player, points, lucky, reason)
+
+    # -- offers and claims ---------------------------------------------------------------------
+    def _claim_options(self, player: int, offer: Offer) -> list[int]:
+        """The answers ``player`` may give to ``offer`` (always sorted)."""
+        card = offer.card
+        hand = self._hands[player]
+        counts = list(hand)
+        counts[card] += 1
+        options = []
+        general = card % 7 == _deck.GENERAL
+        revealer_general = general and offer.source == "turned" and player == offer.player
+        if not revealer_general:
+            options.append(PASS)
+        if self._can_hu(player, counts):
+            options.append(HU)
+        chi_allowed = (offer.source == "laid" or (offer.source == "discard" and player == (offer.player + 1) % self._n)
+                       or (offer.source == "turned" and player == offer.player))
+        for meld in _reference.MELDS_WITH[card]:
+            need = list(meld)
+            need.remove(card)
+            if any(hand[k] < need.count(k) for k in set(need)):
+                continue
+            kind = _deck.meld_kind(meld)
+            pong_kong = kind in (_deck.TRIPLE, _deck.QUAD) and len(set(meld)) == 1
+            if general and offer.source == "turned":
+                if player == offer.player and kind in (_deck.LONE_GENERAL, _deck.COMMAND):
+                    options.append(CLAIM_BASE + MELD_INDEX[meld])
+                continue
+            if pong_kong or chi_allowed:
+                options.append(CLAIM_BASE + MELD_INDEX[meld])
+        return sorted(options)
+
+    def _can_hu(self, player: int, counts: list[int]) -> bool:
+        return _complete(counts)
+
+    def _offer_card(self, offer: Offer) -> None:
+        """Open a claim on ``offer``, asking the eligible players in priority order."""
+        n = self._n
+        self._offer = offer
+        if offer.source == "laid":
+            order = [(offer.player + 1) % n]
+        elif offer.source == "discard":
+            order = [(offer.player + k) % n for k in range(1, n)]
+        else:
+            order = [(offer.player + k) % n for k in range(n)]
+        eligible = [p for p in order if self._claim_options(p, offer) not in ([PASS], [])]
+        if not eligible:
+            self._no_claim()
+            return
+        self._decision = SimultaneousDecision(eligible)
+        self._phase = CLAIM
+        self._current = eligible[0]
+
+    def _turn_up(self, player: int) -> None:
+        if not self._stock:
+            self._end_round(-1, 0, 0, "the stock ran out")
+            return
+        card = self._stock.pop()
+        self._record(TurnedUp(player, _deck.NAMES[card]))
+        self._offer_card(Offer(card, "turned", player))
+
+    def _no_claim(self) -> None:
+        offer = self._offer
+        assert offer is not None
+        self._decision = None
+        self._offer = None
+        if offer.source == "discard":
+            self._discards.append(offer.card)
+            self._turn_up((offer.player + 1) % self._n)
+        elif offer.source == "turned":
+            self._record(Discarded(offer.player, _deck.NAMES[offer.card]))
+            self._offer_card(Offer(offer.card, "laid", offer.player))
+        else:  # laid: the next player turns up the next card
+            self._discards.append(offer.card)
+            self._turn_up((offer.player + 1) % self._n)
+
+    def _resolve(self) -> None:
+        decision, offer = self._decision, self._offer
+        assert decision is not None and offer is not None
+        answers = decision.answers  # in priority order
+        hu = [p for p, a in answers.items() if a == HU]
+        if hu:
+            player = hu[0]
+            self._decision = None
+            self._offer = None
+            self._hu(player, offer.card, offer.source != "turned" or player != offer.player, "hu")
+            return
+        claims = [(p, a) for p, a in answers.items() if a >= CLAIM_BASE]
+        ranked = sorted(claims, key=lambda pa: 0 if self._is_pong_kong(pa[1]) else 1)
+        if not ranked:
+            self._no_claim()
+            return
+        player, action = ranked[0]
+        meld = MELDS[action - CLAIM_BASE]
+        rest = list(meld)
+        rest.remove(offer.card)
+        for k in rest:
+            self._hands[player][k] -= 1
+        self._exposed[player].append(meld)
+        self._record(Claimed(player, " ".join(_deck.NAMES[k] for k in meld), _deck.NAMES[offer.card]))
+        self._decision = None
+        self._offer = None
+        self._phase = DISCARD
+        self._current = player
+        self._check_only_generals()
+
+    @staticmethod
+    def _is_pong_kong(action: int) -> bool:
+        meld = MELDS[action - CLAIM_BASE]
+        return len(set(meld)) == 1 and len(meld) >= 3 and meld[0] % 7 != _deck.GENERAL
+
+    # -- the contract -------------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self._phase == OVER:
+            return []
+        if self._phase == DISCARD:
+            hand = self._hands[self._current]
+            return [k for k in range(_deck.NUM_KINDS) if hand[k] and k % 7 != _deck.GENERAL]
+        assert self._offer is not None
+        return self._claim_options(self._current, self._offer)
+
+    def _why_illegal(self, action: int) -> str | None:
+        if self._phase == OVER:
+            return "the game is over"
+        if not 0 <= action < NUM_ACTIONS:
+            return f"{action} is not an action of this game (0..{NUM_ACTIONS - 1})"
+        if action in self.legal_actions():
+            return None
+        if self._phase == DISCARD:
+            if action >= PASS:
+                return "they must discard a card"
+            if action % 7 == _deck.GENERAL:
+                return "Generals are never discarded"
+            return f"they hold no {_deck.NAMES[action]}"
+        if action < PASS:
+            return "a card is on offer: pass, hu, or claim it"
+        if action == HU:
+            return "the card on offer does not complete their hand"
+        if action == PASS:
+            return "a turned-up General goes to its revealer, who must meld it"
+        return "they cannot claim the card on offer with that meld"
+
+    def _apply(self, action: int) -> Record | None:
+        self._acts = (action, self._acts)
+        self._n_acts += 1
+        player = self._current
+        if self._phase == DISCARD:
+            self._hands[player][action] -= 1
+            self._record(Discarded(player, _deck.NAMES[action]))
+            self._offer_card(Offer(action, "discard", player))
+            return self._log[0]  # type: ignore[no-any-return]
+        decision = self._decision
+        assert decision is not None
+        decision.answer(player, action)
+        if decision.complete:
+            self._resolve()
+        else:
+            self._current = decision.current
+        return None
+
+    def apply(self, action: int, player: int | None = None) -> Any:
+        # Copy the decision first: the contract keeps a failed apply from changing anything,
+        # and answering mutates the shared decision object.
+        if self._decision is not None:
+            self._decision = self._decision.copy()
+        return super().apply(action, player)
+
+    def action_to_int(self, action: int) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        raise TypeError(f"a Four Color action is an int, not {type(action).__name__}")
+
+    def int_to_action(self, action: int) -> int:
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalMoveError(f"{action} is not an action of this game (0..{NUM_ACTIONS - 1})")
+        return int(action)
+
+    def action_to_string(self, action: int) -> str:
+        try:
+            code = self.action_to_int(action)
+        except TypeError:
+            return repr(action)
+        if 0 <= code < PASS:
+            return f"discard {_deck.NAMES[code]}"
+        if code == PASS:
+            return "pass"
+        if code == HU:
+            return "hu"
+        if CLAIM_BASE <= code < NUM_ACTIONS:
+            return "claim " + " ".join(_deck.NAMES[k] for k in MELDS[code - CLAIM_BASE])
+        return repr(action)
+
+    @property
+    def current_player(self) -> int:
+        return self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._phase == OVER
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self._phase]
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(sum(h) + sum(len(m) for m in e) for h, e in zip(self._hands, self._exposed))
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._totals)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    def describe(self) -> str:
+        if self._phase == OVER:
+            return f"game over, totals {self._totals}, winners {list(self._winners)}"
+        offer = "" if self._offer is None else f", {_deck.NAMES[self._offer.card]} on offer ({self._offer.source})"
+        return (f"round {self._round}, {PHASES[self._phase]}{offer}, stock {len(self._stock)}, "
+                f"player {self._current} to act")
+
+    def summary(self) -> dict[str, Any]:
+        return {"round": self._round, "phase": PHASES[self._phase], "current_player": self._current,
+                "totals": list(self._totals), "stock": len(self._stock), "winners": list(self._winners)}
+
+    def clone(self) -> FourColorState:
+        other = object.__new__(FourColorState)
+        for name in FourColorState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._rng = Rng.from_state(self._rng.state)
+        other._hands = [h[:] for h in self._hands]
+        other._exposed = [e[:] for e in self._exposed]
+        other._discards = self._discards[:]
+        other._stock = self._stock[:]
+        other._totals = self._totals[:]
+        other._decision = None if self._decision is None else self._decision.copy()
+        return other
+
+    def hand(self, player: int) -> tuple[int, ...]:
+        """A seat's concealed counts (hidden information: for referees and tests)."""
+        return tuple(self._hands[player])
+
+    def card_count(self) -> int:
+        """Every card: hands, exposed melds, discards, the stock and the offer (112 always)."""
+        total = sum(sum(h) for h in self._hands) + sum(len(m) for e in self._exposed for m in e)
+        total += len(self._discards) + len(self._stock)
+        return total + (1 if self._offer is not None else 0)
+
+    def observation(self, player: int) -> FourColorObservation:
+        if not isinstance(player, int) or not 0 <= player < self._n:
+            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+        return FourColorObservation(
+            player=player, current_player=self._current, phase=PHASES[self._phase], round=self._round,
+            hand=tuple(self._hands[player]), exposed=tuple(tuple(e) for e in self._exposed),
+            discards=tuple(self._discards), hand_sizes=self.hand_sizes, stock=len(self._stock),
+            offer=self._offer, answered=0 if self._decision is None else self._decision.answered,
+            totals=tuple(self._totals), rules=self.game.rules,
+            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+        )
+
+    def observation_tensor(self, player: int,
+                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """``OBSERVATION_SIZE`` float32 values, seats relative to the observer (4 slots):
+        own hand counts (28); exposed cards by seat (4 x 28); discards (28);
+        the card on offer (28, one-hot); its source (discard, turned, laid);
+        who offered it (4); the player to act (4); hand sizes / 21 (4);
+        stock / 112; totals / 100 (4); round / rounds."""
+        obs = self.observation(player)
+        if out is None:
+            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        elif out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
+        else:
+            out[:] = 0.0
+        n = self._n
+        out[:28] = obs.hand
+        for p in range(n):
+            k = (p - player) % n
+            for meld in obs.exposed[p]:
+                for code in meld:
+                    out[28 + 28 * k + code] += 1
+            out[203 + k] = p == self._current
+            out[207 + k] = obs.hand_sizes[p] / 21
+            out[212 + k] = obs.totals[p] / 100
+        for code in obs.discards:
+            out[140 + code] += 1
+        if obs.offer is not None:
+            out[168 + obs.offer.card] = 1
+            out[196 + ("discard", "turned", "laid").index(obs.offer.source)] = 1
+            out[199 + (obs.offer.player - player) % n] = 1
+        out[211] = obs.stock / 112
+        out[216] = obs.round / self.game.rules.rounds
+        return out
