@@ -210,3 +210,24 @@ def test_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     bad.write_text('{"format": "fourcards-deck"}')
     assert main(["play", "duelo", "--deck", str(bad)]) == 2
     assert "problem" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_four_color_in_a_terminal() -> None:
+    term = Terminal("play", "four-color", "--seed", "3", "--rounds", "1")
+    screen = term.read_until(PROMPT)
+    assert "Your hand:" in screen and "Stock " in screen
+    assert "Discard a card" in screen  # seat 0 starts with 21 cards and discards
+    term.send("XX")
+    assert "'XX' is not a card" in term.read_until(PROMPT)
+    general = re.search(r"Your hand: .*?\b([RGYW]G)\b", screen)
+    if general is not None:
+        term.send(general.group(1))
+        assert "never discarded" in term.read_until(PROMPT)
+    card = re.search(r"e\.g\. (\w\w)", screen)
+    assert card is not None
+    term.send(card.group(1))
+    assert f"You discard {card.group(1)}" in term.read_until(PROMPT, timeout=60)
+    term.send("quit")
+    term.read_until("bye")
+    assert term.close() == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,11 +53,20 @@ def test_four_pack_and_duelo_playthroughs_replay(path: Path) -> None:
 
     text = path.read_text()
     header, seed, actions = playthrough.parse(text)
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.game import Rules as ColourRules
+
     rules = {k: v for k, v in header["rules"].items() if k != "deck"}
-    game = FourPack(PackRules(**rules)) if header["game"] == "four-pack" else Duelo(DueloRules(**rules))
+    game: Any
+    if header["game"] == "four-pack":
+        game = FourPack(PackRules(**rules))
+    elif header["game"] == "duelo":
+        game = Duelo(DueloRules(**rules))
+    else:
+        game = FourColor(ColourRules(**rules))
     assert game.rules_dict() == header["rules"]
     assert len(actions) > 20 and playthrough.render(game, seed, actions) == text
 
 
 def test_other_games_have_playthroughs() -> None:
-    assert {p.name.split("_")[0] for p in OTHER} == {"duelo", "fourpack"}
+    assert {p.name.split("_")[0] for p in OTHER} == {"duelo", "fourpack", "fourcolor"}

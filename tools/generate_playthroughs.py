@@ -40,6 +40,13 @@ def other_games(out: Path) -> None:
         "duelo_2p.txt": (Duelo(players=2), 7, [CategoryBot(), DueloRandom(1)]),
         "duelo_4p.txt": (Duelo(players=4), 8, [CategoryBot(), DueloRandom(1), CategoryBot(), DueloRandom(3)]),
     }
+    from fourcards.fourcolor.bots import GreedyBot as ColourGreedy
+    from fourcards.fourcolor.bots import RandomBot as ColourRandom
+    from fourcards.fourcolor.game import FourColor
+
+    files["fourcolor_4p.txt"] = (FourColor(players=4, rounds=1), 9,
+                                 [ColourGreedy(), ColourRandom(1), ColourGreedy(), ColourRandom(3)])
+    files["fourcolor_2p.txt"] = (FourColor(players=2, rounds=2), 10, [ColourGreedy(), ColourRandom(1)])
     for name, (game, seed, bots) in files.items():
         text = playthrough.record(game, seed, bots)
         (out / name).write_text(text)

@@ -103,11 +103,11 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-GAMES = ("gang-of-four", "four-pack", "duelo")
+GAMES = ("gang-of-four", "four-pack", "duelo", "four-color-cards")
 BOT_KINDS = {"gang-of-four": ("random", "greedy", "search"), "four-pack": ("random", "memory"),
-             "duelo": ("random", "category")}
+             "duelo": ("random", "category"), "four-color-cards": ("random", "greedy")}
 SCORE_NAMES = {"gang-of-four": "penalty per round", "four-pack": "families per game",
-               "duelo": "cards held at the end"}
+               "duelo": "cards held at the end", "four-color-cards": "points per game"}
 
 
 def make_bot(entrant: Entrant, seed: int, game: str = "gang-of-four") -> Bot:
@@ -121,6 +121,10 @@ def make_bot(entrant: Entrant, seed: int, game: str = "gang-of-four") -> Bot:
         from .gangoffour.bots import RandomBot
 
         return RandomBot(seed)
+    if entrant.kind == "greedy" and game == "four-color-cards":
+        from .fourcolor.bots import GreedyBot as FourColorGreedy
+
+        return FourColorGreedy()
     if entrant.kind == "greedy":
         from .gangoffour.bots import GreedyBot
 
@@ -147,6 +151,10 @@ def _new_game(game: str, rules: dict[str, Any]) -> Any:
         from .fourpack import FourPack
 
         return FourPack(**rules)
+    if game == "four-color-cards":
+        from .fourcolor.game import FourColor
+
+        return FourColor(**rules)
     from .duelo import Duelo
 
     return Duelo(**rules)

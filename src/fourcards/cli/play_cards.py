@@ -170,3 +170,103 @@ def run_duelo(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextI
                 break
             except FourCardsError as error:
                 say(f"! {error}")
+
+
+def add_four_color_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--opponents", choices=("greedy", "random"), default="greedy")
+    parser.add_argument("--rounds", type=int, default=3)
+
+
+def run_four_color(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    from ..fourcolor import _deck
+    from ..fourcolor.bots import GreedyBot, RandomBot
+    from ..fourcolor.game import (
+        CLAIM_BASE, HU, MELDS, PASS, Claimed, Discarded, FourColor, GameEnd, RoundEnd, TurnedUp,
+    )
+
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    state = FourColor(players=args.players, rounds=args.rounds).new_match(seed)
+    bots: dict[int, Any] = {p: GreedyBot() if args.opponents == "greedy" else RandomBot(derive_seed(seed, p))
+                            for p in range(1, args.players)}
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    def who(p: int) -> str:
+        return "You" if p == 0 else f"P{p}"
+
+    def cards(counts: Any) -> str:
+        return " ".join(_deck.NAMES[k] for k in range(28) for _ in range(counts[k]))
+
+    say(f"Four Color Cards, seed {seed}: you are P0 against {args.players - 1} bots. 'help' explains.")
+    seen = 0
+    while True:
+        for record in state.history[seen:]:
+            if isinstance(record, Discarded):
+                say(f"   {who(record.player)} discard{'' if record.player == 0 else 's'} {record.card}")
+            elif isinstance(record, TurnedUp):
+                say(f"   {who(record.player)} turn{'' if record.player == 0 else 's'} up {record.card}")
+            elif isinstance(record, Claimed):
+                say(f"   {who(record.player)} claim{'' if record.player == 0 else 's'} {record.card}: {record.meld}")
+            elif isinstance(record, RoundEnd):
+                outcome = "no winner" if record.winner < 0 else (
+                    f"{who(record.winner)} won with {record.points} points + {record.lucky} lucky")
+                say(f"== Round {record.round} over ({record.reason}): {outcome}; totals {list(record.totals)}")
+            elif isinstance(record, GameEnd):
+                say("Game over: " + " and ".join(who(w) for w in record.winners) + f" (totals {list(record.totals)})")
+        seen = len(state.history)
+        if state.is_terminal:
+            return 0
+        player = state.current_player
+        if player != 0:
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+            continue
+        obs = state.observation(0)
+        legal = state.legal_actions()
+        say("")
+        for p, melds in enumerate(obs.exposed):
+            if melds:
+                say(f"{who(p)} exposed: " + "  ".join(" ".join(_deck.NAMES[k] for k in m) for m in melds))
+        say(f"Stock {obs.stock} | cards {list(obs.hand_sizes)} | totals {list(obs.totals)}")
+        say(f"Your hand: {cards(obs.hand)}")
+        if obs.phase == "discard":
+            say("Discard a card (Generals are never discarded): type it, e.g. " + _deck.NAMES[legal[0]])
+        else:
+            assert obs.offer is not None
+            say(f"On offer: {_deck.NAMES[obs.offer.card]} ({obs.offer.source} by {who(obs.offer.player)}). "
+                "Your options:")
+            for i, action in enumerate(legal):
+                text = "pass" if action == PASS else "hu" if action == HU else \
+                    "claim " + " ".join(_deck.NAMES[k] for k in MELDS[action - CLAIM_BASE])
+                say(f"  {i}. {text}")
+        while True:
+            line = _read(stdin, stdout)
+            if line is None or line.lower() in ("quit", "exit", "q"):
+                say("bye")
+                return 0
+            if line.lower() in ("help", "?"):
+                say("Make melds of every card: lone Generals, pairs, triples, quads, command sets (G A E), "
+                    "field sets (C H N) of one colour, and soldiers of three or four colours. When a card is "
+                    "on offer, answer with its number, 'pass' or 'hu'.")
+                continue
+            try:
+                if obs.phase == "discard":
+                    code = _deck.CODE_OF.get(line.upper().removeprefix("DISCARD ").strip())
+                    if code is None:
+                        raise FourCardsError(f"{line!r} is not a card (colour R G Y W + rank G A E C H N S)")
+                    state.apply(code, 0)
+                else:
+                    word = line.lower()
+                    if word == "pass":
+                        state.apply(PASS, 0)
+                    elif word == "hu":
+                        state.apply(HU, 0)
+                    elif word.isdigit() and int(word) < len(legal):
+                        state.apply(legal[int(word)], 0)
+                    else:
+                        raise FourCardsError(f"{line!r}: answer with an option's number, 'pass' or 'hu'")
+                break
+            except FourCardsError as error:
+                say(f"! {error}")

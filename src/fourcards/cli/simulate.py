@@ -39,7 +39,8 @@ def add_commands(sub: Any) -> None:
     tour.add_argument("--deals", type=int, default=100)
     tour.add_argument("--seed", type=int, default=0)
     tour.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    tour.add_argument("--game", choices=("gang-of-four", "four-pack", "duelo"), default="gang-of-four")
+    tour.add_argument("--game", choices=("gang-of-four", "four-pack", "duelo", "four-color-cards"),
+                      default="gang-of-four")
     tour.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
     bench = sub.add_parser("bench", help="run the benchmarks and print their ratio tables")
     bench.add_argument("--quick", action="store_true", help="smaller workloads (seconds)")

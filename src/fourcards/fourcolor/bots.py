@@ -137,6 +137,8 @@ class GreedyBot:
             points = exposed_points + _deck.POINTS[_deck.meld_kind(MELDS[action - CLAIM_BASE])][0]
             discards = [k for k in range(_deck.NUM_KINDS) if after[k] and k % 7 != _deck.GENERAL]
             value = max((self._after_discard(after, d, points) for d in discards), default=1000.0)
+            if value < 1000.0:  # not ready yet: the exposed meld's cards hang together too
+                value += 10.0 * len(MELDS[action - CLAIM_BASE])
             if value > best_value:
                 best_action, best_value = action, value
         return best_action
