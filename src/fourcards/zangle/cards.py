@@ -1,0 +1,249 @@
+"""Zangle cards, the deck, and Zangles: checking one, finding all, the best.
+
+A card is a shape (its notation, ``1``..``5d``) or ``Z`` (no triangles).
+Kinds are coded ``0`` (``Z``) and ``1``..``10`` (the shapes in
+``SHAPE_ORDER``).  A Zangle is a target card plus two or more piece cards whose
+shapes tile the target (Z cards add nothing and may join any Zangle), at least
+three cards, with cards from both the centre and the player's own cards.
+
+>>> zangles = find_zangles(["4b", "2", "Z", "3"], ["1", "5a", "1"])
+>>> best = best_zangle(["4b", "2", "Z", "3"], ["1", "5a", "1"])
+>>> len(zangles), str(best)
+(13, '5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)')
+>>> check_zangle("4b", ["3", "1"], ["centre", "own"], target_place="centre").valid
+True
+>>> check_zangle("Z", ["1", "1"], ["own", "centre"]).reason
+'a Z card cannot be a target'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Final
+
+from ..errors import FourCardsError, InvalidCardError
+from .geometry import SHAPE_ORDER, SHAPES
+from .tiling import TILINGS
+
+__all__ = ["KINDS", "DEFAULT_DECK", "deck_cards", "Zangle", "Check", "check_zangle", "find_zangles",
+           "best_zangle", "kind_code", "CENTRE", "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
+           "find_zangles_packed"]
+
+KINDS: Final[tuple[str, ...]] = ("Z",) + SHAPE_ORDER
+"""Card kinds by code: ``Z`` then the 10 shapes."""
+SIZE: Final[tuple[int, ...]] = (0,) + tuple(SHAPES[s].size for s in SHAPE_ORDER)
+CENTRE, OWN = 0, 1
+PLACES: Final = ("centre", "own")
+DEFAULT_DECK: Final[dict[str, int]] = {
+    "Z": 4, "1": 20, "2": 20, "3": 20, "4a": 8, "4b": 8, "4c": 8, "5a": 8, "5b": 8, "5c": 8, "5d": 8,
+}
+"""The default composition **[decision]**: 120 cards."""
+COLOURS: Final = {0: "white", 1: "blue", 2: "red", 3: "purple", 4: "yellow", 5: "green"}
+
+# Tilings by target code: the piece kinds' counts (codes 1..10) of each tiling.
+TILING_COUNTS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
+    KINDS.index(target): tuple(
+        tuple(pieces.count(kind) for kind in KINDS) for pieces in tilings
+    )
+    for target, tilings in TILINGS.items()
+}
+
+
+def kind_code(card: str) -> int:
+    """The code of a card given by notation (case-insensitive)."""
+    text = card.strip().lower() if isinstance(card, str) else card
+    for code, kind in enumerate(KINDS):
+        if kind.lower() == text:
+            return code
+    raise InvalidCardError(f"{card!r} is not a Zangle card: Z, {', '.join(SHAPE_ORDER)}")
+
+
+def deck_cards(composition: Mapping[str, int] | None = None) -> list[int]:
+    """The deck as card codes (default: :data:`DEFAULT_DECK`)."""
+    composition = DEFAULT_DECK if composition is None else composition
+    cards = []
+    for kind, count in composition.items():
+        if not isinstance(count, int) or count < 0:
+            raise FourCardsError(f"deck count for {kind!r} must be a non-negative int, got {count!r}")
+        cards += [kind_code(kind)] * count
+    if not cards:
+        raise FourCardsError("a deck needs at least one card")
+    return cards
+
+
+@dataclass(frozen=True)
+class Zangle:
+    """A target and its pieces, each card with its place (``CENTRE`` or ``OWN``)."""
+
+    target: int
+    target_place: int
+    pieces: tuple[tuple[int, int], ...]  # (kind, place), sorted
+
+    @property
+    def cards(self) -> int:
+        return 1 + len(self.pieces)
+
+    @property
+    def own_cards(self) -> int:
+        return (self.target_place == OWN) + sum(1 for _, place in self.pieces if place == OWN)
+
+    def uses(self, place: int) -> dict[int, int]:
+        """Card counts by kind taken from ``place``."""
+        counts: dict[int, int] = {}
+        if self.target_place == place:
+            counts[self.target] = 1
+        for kind, where in self.pieces:
+            if where == place:
+                counts[kind] = counts.get(kind, 0) + 1
+        return counts
+
+    def __str__(self) -> str:
+        pieces = " + ".join(f"{KINDS[k]}({PLACES[p]})" for k, p in self.pieces)
+        return f"{KINDS[self.target]}({PLACES[self.target_place]}) = {pieces}"
+
+
+@dataclass(frozen=True)
+class Check:
+    valid: bool
+    reason: str = ""
+
+
+def check_zangle(target: str, pieces: Sequence[str], places: Sequence[str],
+                 target_place: str = "centre") -> Check:
+    """Check a Zangle against every rule; a refusal says which rule failed.
+
+    ``places`` gives ``"centre"`` or ``"own"`` for each piece."""
+    if len(places) != len(pieces):
+        raise FourCardsError(f"{len(pieces)} pieces but {len(places)} places")
+    for place in list(places) + [target_place]:
+        if place not in PLACES:
+            raise FourCardsError(f"{place!r} is not a place: centre or own")
+    target_code = kind_code(target)
+    codes = [kind_code(p) for p in pieces]
+    if target_code == 0:
+        return Check(False, "a Z card cannot be a target")
+    if len(pieces) < 2:
+        return Check(False, "a Zangle needs at least two pieces")
+    if 1 + len(pieces) < 3:
+        return Check(False, "a Zangle needs at least three cards")
+    used = set(places) | {target_place}
+    if used != set(PLACES):
+        return Check(False, "a Zangle uses cards from both the centre and the player's own cards")
+    shapes = sorted(KINDS[c] for c in codes if c != 0)
+    if shapes not in TILINGS[KINDS[target_code]]:
+        return Check(False, f"the pieces {' '.join(shapes) or '(none)'} do not cover {KINDS[target_code]} exactly")
+    return Check(True)
+
+
+def _counts(cards: Iterable[str | int]) -> list[int]:
+    counts = [0] * len(KINDS)
+    for card in cards:
+        counts[card if isinstance(card, int) and not isinstance(card, bool) else kind_code(str(card))] += 1
+    return counts
+
+
+def find_zangles(centre: Iterable[str | int], own: Iterable[str | int]) -> list[Zangle]:
+    """Every distinct Zangle from the centre cards and a player's own cards
+    (distinct as multisets of cards by kind and place)."""
+    avail = [_counts(centre), _counts(own)]
+    found = []
+    for target in range(1, len(KINDS)):
+        for target_place in (CENTRE, OWN):
+            if not avail[target_place][target]:
+                continue
+            rest = [list(avail[0]), list(avail[1])]
+            rest[target_place][target] -= 1
+            for tiling in TILING_COUNTS[target]:
+                choices = []
+                for kind in range(1, len(KINDS)):
+                    need = tiling[kind]
+                    if need:
+                        low = max(0, need - rest[OWN][kind])
+                        high = min(need, rest[CENTRE][kind])
+                        if low > high:
+                            break
+                        choices.append([(kind, c, need - c) for c in range(low, high + 1)])
+                else:
+                    for split in product(*choices):
+                        pieces = []
+                        for kind, from_centre, from_own in split:
+                            pieces += [(kind, CENTRE)] * from_centre + [(kind, OWN)] * from_own
+                        for z_centre in range(rest[CENTRE][0] + 1):
+                            for z_own in range(rest[OWN][0] + 1):
+                                all_pieces = pieces + [(0, CENTRE)] * z_centre + [(0, OWN)] * z_own
+                                places = {target_place} | {p for _, p in all_pieces}
+                                if len(all_pieces) < 2 or len(places) < 2:
+                                    continue
+                                found.append(Zangle(target, target_place, tuple(sorted(all_pieces))))
+    return found
+
+
+def _best_key(zangle: Zangle) -> tuple[int, int, int, int, tuple[tuple[int, int], ...]]:
+    """Most own cards, then most cards, then the lowest target code, centre first, then pieces."""
+    return (-zangle.own_cards, -zangle.cards, zangle.target, zangle.target_place, zangle.pieces)
+
+
+def best_zangle(centre: Iterable[str | int], own: Iterable[str | int]) -> Zangle | None:
+    """The Zangle that uses the most of the player's own cards (ties: the most
+    cards, then the lowest target code, a centre target first, then the
+    lowest pieces), or ``None``."""
+    zangles = find_zangles(centre, own)
+    return min(zangles, key=_best_key) if zangles else None
+
+
+def pack_counts(cards: Iterable[str | int]) -> int:
+    """Card counts packed 4 bits a kind (kind ``k`` at bit ``4k``): the fast path's input."""
+    counts = _counts(cards)
+    if max(counts) > 15:
+        raise FourCardsError("at most 15 cards of a kind in one place")
+    return sum(n << (4 * k) for k, n in enumerate(counts))
+
+
+def zangle_rows(zangles: Iterable[Zangle]) -> list[tuple[int, ...]]:
+    """Zangles as the fast path's rows: target, target place, then the count of
+    pieces of each (kind, place), kind 0..10, place centre/own."""
+    rows = []
+    for z in zangles:
+        counts = [0] * (2 * len(KINDS))
+        for kind, place in z.pieces:
+            counts[2 * kind + place] += 1
+        rows.append((z.target, z.target_place, *counts))
+    return rows
+
+
+def zangle_from_row(row: Sequence[int]) -> Zangle:
+    pieces = []
+    for kind in range(len(KINDS)):
+        pieces += [(kind, CENTRE)] * int(row[2 + 2 * kind]) + [(kind, OWN)] * int(row[3 + 2 * kind])
+    return Zangle(int(row[0]), int(row[1]), tuple(sorted(pieces)))
+
+
+def _find_packed_reference(centre: int, own: int) -> list[tuple[int, ...]]:
+    """The twin of the compiled fast path: rows from packed counts."""
+    if centre >> (4 * len(KINDS)) or own >> (4 * len(KINDS)):
+        raise ValueError("packed card counts use 4 bits for each of 11 kinds")
+    c = [k for k in range(len(KINDS)) for _ in range((centre >> (4 * k)) & 15)]
+    o = [k for k in range(len(KINDS)) for _ in range((own >> (4 * k)) & 15)]
+    return zangle_rows(find_zangles(c, o))
+
+
+def _load_core() -> object:
+    from .._backend import core
+
+    if core is None:
+        return None
+    core.zangle_init(TILING_COUNTS)
+    return core
+
+
+_CORE = _load_core()
+
+
+def find_zangles_packed(centre: int, own: int) -> object:
+    """Fast path: every Zangle as rows (a ``uint8`` array in compiled mode, a
+    list of tuples on the twin) from packed counts (:func:`pack_counts`)."""
+    if _CORE is not None:
+        return _CORE.zangle_find_packed(centre, own)  # type: ignore[attr-defined]
+    return _find_packed_reference(centre, own)
