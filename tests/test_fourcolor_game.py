@@ -91,7 +91,11 @@ def test_only_the_next_player_may_chi_a_discard() -> None:
 
 def test_unclaimed_turned_card_is_laid_for_the_next_player_only() -> None:
     s = position(["WA WA", "YC", "YG YE GS", "RE"], stock="WH YA")
-    s.apply(_deck.CODE_OF["WA"])  # nobody claims WA: seat 1 turns up YA, which nobody claims either
+    s.apply(_deck.CODE_OF["WA"])
+    # every seat the rules allow is asked (even with only a pass): being asked reveals nothing
+    assert s.phase == "claim" and s.current_player == 1 and s.legal_actions() == [PASS]
+    while s._offer is not None and s._offer.source != "laid":
+        s.apply(PASS)  # nobody claims WA; seat 1 turns up YA, which nobody claims either
     offer = s._offer
     assert offer is not None and _deck.NAMES[offer.card] == "YA"
     assert offer.source == "laid" and offer.player == 1 and s.current_player == 2

@@ -1,4 +1,4 @@
-"""``fourcards play four-pack`` and ``fourcards play duelo``: a person against bots."""
+"""``fourcards play four-pack``, ``duelo`` and ``four-color``: a person against bots."""
 
 from __future__ import annotations
 
@@ -187,7 +187,11 @@ def run_four_color(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: 
     )
 
     seed = args.seed if args.seed is not None else secrets.randbits(32)
-    state = FourColor(players=args.players, rounds=args.rounds).new_match(seed)
+    try:
+        state = FourColor(players=args.players, rounds=args.rounds).new_match(seed)
+    except FourCardsError as error:
+        print(f"fourcards: {error}", file=sys.stderr)
+        return 2
     bots: dict[int, Any] = {p: GreedyBot() if args.opponents == "greedy" else RandomBot(derive_seed(seed, p))
                             for p in range(1, args.players)}
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..decks import CARD_IDS, Deck, load_deck
 from ..gangoffour.bots import RandomBot
-from .game import DueloObservation
+from .game import DueloObservation, TableTaken
 
 __all__ = ["RandomBot", "CategoryBot", "own_pile_cards"]
 
@@ -16,6 +16,10 @@ def own_pile_cards(observation: DueloObservation) -> set[int]:
     it won, that have not come up since (from the public hands)."""
     mine: set[int] = set()
     for hand in observation.hands:
+        if isinstance(hand, TableTaken):
+            if hand.player == observation.player:
+                mine.update(CARD_IDS.index(c) for c in hand.taken)
+            continue
         for player, card in hand.revealed:
             if player == observation.player:
                 mine.discard(CARD_IDS.index(card))

@@ -8,7 +8,9 @@ Decisions of this engine, beyond the rules file:
   then the other revealed cards in turn order from the winner, then the cards
   that were on the table, in the order they were put there;
 - when every tied player runs out during a tie, the next hand among the
-  players left is chosen by the one of them who received cards first.
+  players left is chosen by the one of them who received cards first;
+- when only one tied player can play on, they take the table at once
+  (recorded as ``TableTaken``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 
 __all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
-           "Eliminated", "GameEnd", "MAX_PLAYERS"]
+           "Eliminated", "GameEnd", "TableTaken", "MAX_PLAYERS"]
 
 MAX_PLAYERS: Final = 8
 
@@ -77,6 +79,14 @@ class HandPlayed:
 
 
 @dataclass(frozen=True, slots=True)
+class TableTaken:
+    """The only tied player left takes the cards on the table."""
+
+    player: int
+    taken: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Eliminated:
     player: int
 
@@ -88,7 +98,7 @@ class GameEnd:
     draw: bool
 
 
-Record = Union[Dealt, HandPlayed, Eliminated, GameEnd]
+Record = Union[Dealt, HandPlayed, TableTaken, Eliminated, GameEnd]
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,7 @@ class DueloObservation:
     pile_sizes: tuple[int, ...]
     table: int
     contenders: tuple[int, ...]
-    hands: tuple[HandPlayed, ...]
+    hands: tuple[HandPlayed | TableTaken, ...]
     categories: tuple[str, ...]
     legal_actions: tuple[int, ...] = field(default=())
 
@@ -260,13 +270,16 @@ class DueloState(State[Choose]):
             elif len(self._contenders) == 1 and self._table:
                 # a lone contender left with the table takes it
                 lone = self._contenders[0]
+                taken_record = TableTaken(lone, tuple(CARD_IDS[c] for c in self._table))
+                self._log = (taken_record, self._log)
+                self._hands = (taken_record, self._hands)
                 self._piles[lone].extend(self._table)
                 self._table = []
                 self._contenders = tuple(self._active())
                 self._current = lone
                 if len(self._active()) == 1:
                     self._finish(lone)
-            elif self._hands_played >= self.game.rules.hand_limit:
+            if not self._over and self._hands_played >= self.game.rules.hand_limit:
                 self._finish(-2)
         return record
 

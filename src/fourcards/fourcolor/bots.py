@@ -113,7 +113,8 @@ class GreedyBot:
         hand = list(observation.hand)
         exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
         if observation.phase == "discard":
-            return max(legal, key=lambda d: (self._after_discard(hand, d, exposed_points), -d))
+            threshold = observation.rules.threshold
+            return max(legal, key=lambda d: (self._after_discard(hand, d, exposed_points, threshold), -d))
         offer = observation.offer
         assert offer is not None
         if HU in legal:
@@ -126,7 +127,8 @@ class GreedyBot:
         claims = [a for a in legal if a >= CLAIM_BASE]
         if not claims:
             return PASS if PASS in legal else legal[0]
-        keep = hand_value(hand, exposed_points) if PASS in legal else float("-inf")
+        threshold = observation.rules.threshold
+        keep = hand_value(hand, exposed_points, threshold) if PASS in legal else float("-inf")
         best_action, best_value = (PASS if PASS in legal else claims[0]), keep
         for action in claims:
             meld = list(MELDS[action - CLAIM_BASE])
@@ -136,7 +138,7 @@ class GreedyBot:
                 after[k] -= 1
             points = exposed_points + _deck.POINTS[_deck.meld_kind(MELDS[action - CLAIM_BASE])][0]
             discards = [k for k in range(_deck.NUM_KINDS) if after[k] and k % 7 != _deck.GENERAL]
-            value = max((self._after_discard(after, d, points) for d in discards), default=1000.0)
+            value = max((self._after_discard(after, d, points, threshold) for d in discards), default=1000.0)
             if value < 1000.0:  # not ready yet: the exposed meld's cards hang together too
                 value += 10.0 * len(MELDS[action - CLAIM_BASE])
             if value > best_value:
@@ -144,10 +146,10 @@ class GreedyBot:
         return best_action
 
     @staticmethod
-    def _after_discard(hand: list[int], discard: int, exposed_points: int) -> float:
+    def _after_discard(hand: list[int], discard: int, exposed_points: int, threshold: int) -> float:
         hand[discard] -= 1
         try:
-            return hand_value(hand, exposed_points)
+            return hand_value(hand, exposed_points, threshold)
         finally:
             hand[discard] += 1
 

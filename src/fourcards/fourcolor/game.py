@@ -244,10 +244,13 @@ class FourColorState(State[int]):
         self._check_only_generals()
 
     def _check_only_generals(self) -> None:
-        """A player who must discard but holds only Generals ends the round (their hu)."""
+        """A player who must discard but holds only Generals (or nothing, after a
+        claim took their last cards) ends the round: every card they own is in a
+        meld, so it is scored as their hu **[decision]**."""
         hand = self._hands[self._current]
         if self._phase == DISCARD and all(n == 0 for k, n in enumerate(hand) if k % 7 != _deck.GENERAL):
-            self._hu(self._current, -1, False, "only Generals left")
+            reason = "only Generals left" if any(hand) else "no card left to discard"
+            self._hu(self._current, -1, False, reason)
 
     def _end_round(self, winner: int, points: int, lucky: int, reason: str) -> None:
         n, threshold = self._n, self.game.rules.threshold
@@ -337,7 +340,9 @@ class FourColorState(State[int]):
             order = [(offer.player + k) % n for k in range(1, n)]
         else:
             order = [(offer.player + k) % n for k in range(n)]
-        eligible = [p for p in order if self._claim_options(p, offer) not in ([PASS], [])]
+        # Everyone the rules let answer is asked, even with nothing but a pass,
+        # so that being asked reveals nothing about a hand.
+        eligible = [p for p in order if self._claim_options(p, offer)]
         if not eligible:
             self._no_claim()
             return
@@ -537,7 +542,8 @@ class FourColorState(State[int]):
         return tuple(self._hands[player])
 
     def card_count(self) -> int:
-        """Every card: hands, exposed melds, discards, the stock and the offer (112 always)."""
+        """Every card: hands, exposed melds, discards, the stock and the offer
+        (112 while the game runs; the final hu takes the winning and lucky cards)."""
         total = sum(sum(h) for h in self._hands) + sum(len(m) for e in self._exposed for m in e)
         total += len(self._discards) + len(self._stock)
         return total + (1 if self._offer is not None else 0)

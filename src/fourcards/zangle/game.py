@@ -1,0 +1,486 @@
+"""Zangle, turn style and solitaire, on the shared contract (rules: ``shared/rules/zangle.md``).
+
+Integer actions: every Zangle the deck allows, numbered once (``ZANGLE_ACTIONS``
+of the game: a target kind and place, and the count of pieces of each kind
+from each place); a player with no Zangle is dealt a hit automatically, so the
+only decisions are which Zangle to make.
+
+Engine decisions beyond the rules file:
+
+- round ``r``'s dealer is seat ``(dealer + r - 1) % players``;
+- the top of every pile is its last card;
+- a bonus round (for a tie for the lowest total) is played in turn style by
+  the tied players, 4 face-up cards each and no draw pile, dealer first among
+  them; if a full cycle passes without a Zangle the tied players share the win;
+- solitaire: one 10-card pile; the game ends when the player's pile and cards
+  are empty, or when no Zangle is possible and the centre draw pile is empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import product
+from typing import Any, Final, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import Game, State
+from ..errors import IllegalMoveError, InvalidRulesError
+from ..rng import Rng
+from .cards import CENTRE, KINDS, OWN, TILING_COUNTS, Zangle, deck_cards, find_zangles
+
+__all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
+           "RoundEnd", "GameEnd", "zangle_actions"]
+
+NK: Final = len(KINDS)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """``mode``: ``turn`` (2 or more players, ``rounds`` rounds, default 3) or
+    ``solitaire`` (one player); ``deck``: shape -> count (default composition)."""
+
+    players: int = 3
+    mode: str = "turn"
+    rounds: int = 3
+    dealer: int = 0
+    deck: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("turn", "solitaire"):
+            raise InvalidRulesError(f"mode={self.mode!r}: turn or solitaire (speedster: SpeedsterTable)")
+        if self.mode == "solitaire" and self.players != 1:
+            object.__setattr__(self, "players", 1)
+        if self.mode == "turn" and (type(self.players) is not int or not 2 <= self.players <= 8):
+            raise InvalidRulesError(f"players={self.players!r}: turn style is for 2 to 8 players")
+        if type(self.rounds) is not int or self.rounds < 1:
+            raise InvalidRulesError(f"rounds={self.rounds!r} must be a positive int")
+        if type(self.dealer) is not int or not 0 <= self.dealer < self.players:
+            raise InvalidRulesError(f"dealer={self.dealer!r} is not a seat")
+        cards = deck_cards(dict(self.deck) if self.deck else None)
+        if len(cards) < 10 * self.players + 4:
+            raise InvalidRulesError(f"a deck of {len(cards)} cards is too small for {self.players} players")
+
+    def deck_cards(self) -> list[int]:
+        return deck_cards(dict(self.deck) if self.deck else None)
+
+
+def zangle_actions(z_max: int) -> list[Zangle]:
+    """Every Zangle with at most ``z_max`` Z cards from each place, in a fixed order."""
+    result = []
+    for target in range(1, NK):
+        for place in (CENTRE, OWN):
+            for tiling in TILING_COUNTS[target]:
+                kinds = [k for k in range(1, NK) if tiling[k]]
+                for split in product(*[range(tiling[k] + 1) for k in kinds]):
+                    pieces = []
+                    for k, from_centre in zip(kinds, split):
+                        pieces += [(k, CENTRE)] * from_centre + [(k, OWN)] * (tiling[k] - from_centre)
+                    for zc in range(z_max + 1):
+                        for zo in range(z_max + 1):
+                            all_pieces = pieces + [(0, CENTRE)] * zc + [(0, OWN)] * zo
+                            if len(all_pieces) >= 2 and len({place} | {p for _, p in all_pieces}) == 2:
+                                result.append(Zangle(target, place, tuple(sorted(all_pieces))))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    player: int
+    zangle: str
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    player: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    player: int
+    zangle: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    round: int
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    bonus: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+Record = Union[Made, Hit, TurnEnded, RoundEnd, GameEnd]
+
+
+@dataclass(frozen=True)
+class ZangleObservation:
+    """Everything is public in Zangle but the draw piles' order: the centre,
+    every player's face-up cards, pile sizes, hits, and totals."""
+
+    player: int
+    current_player: int
+    round: int
+    centre: tuple[str, ...]
+    cards: tuple[tuple[str, ...], ...]
+    piles: tuple[int, ...]
+    centre_pile: int
+    hits: tuple[int, ...]
+    totals: tuple[int, ...]
+    bonus: bool
+    legal_actions: tuple[int, ...] = field(default=())
+
+
+class ZangleGame(Game["ZangleState"]):
+    """Zangle in turn style or solitaire.
+
+    >>> game = ZangleGame(players=2)
+    >>> state = game.new_match(seed=4)
+    >>> len(state.centre), [len(c) for c in state.face_up]
+    (4, [4, 4])
+    """
+
+    name = "zangle"
+
+    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a Rules object or options, not both")
+        if "deck" in options and isinstance(options["deck"], dict):
+            options["deck"] = tuple(sorted(options["deck"].items()))
+        self.rules = rules if rules is not None else Rules(**options)
+        z_max = min(15, self.rules.deck_cards().count(0))
+        self.actions = zangle_actions(z_max)
+        self.index = {z: i for i, z in enumerate(self.actions)}
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.players
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self.actions)
+
+    @property
+    def max_game_length(self) -> int:
+        # every Zangle takes at least one card from the table for good
+        return (self.rules.rounds + 1) * len(self.rules.deck_cards())
+
+    @property
+    def observation_size(self) -> int:
+        return 3 * NK + 8 * NK + 8 + 8 + 3
+
+    def rules_dict(self) -> dict[str, Any]:
+        data = asdict(self.rules)
+        data["deck"] = [list(item) for item in self.rules.deck]
+        return data
+
+    def new_match(self, seed: int, **setup: Any) -> ZangleState:
+        if setup:
+            raise TypeError(f"unknown setup {sorted(setup)}")
+        return ZangleState(self, seed)
+
+
+class ZangleState(State[Zangle]):
+    """A Zangle game (turn style or solitaire) in progress."""
+
+    __slots__ = ("game", "seed", "setup", "_rng", "_n", "_round", "_dealer", "_centre", "_centre_pile",
+                 "_cards", "_piles", "_zangle_piles", "_hits", "_totals", "_current", "_turn_player",
+                 "_hit_this_turn", "_idle", "_last_cycle", "_over", "_winners", "_bonus", "_seats",
+                 "_log", "_acts", "_n_acts")
+
+    game: ZangleGame
+
+    def __init__(self, game: ZangleGame, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game, self.seed, self.setup = game, seed, {}
+        self._rng = Rng(seed)
+        self._n = game.rules.players
+        self._round = 0
+        self._totals = [0] * self._n
+        self._hits = [0] * self._n
+        self._over = False
+        self._winners: tuple[int, ...] = ()
+        self._bonus = False
+        self._log: Any = None
+        self._acts: Any = None
+        self._n_acts = 0
+        self._start_round(list(range(self._n)), bonus=False)
+
+    # -- rounds -----------------------------------------------------------------------------
+    def _record(self, record: Record) -> None:
+        self._log = (record, self._log)
+
+    def _start_round(self, seats: list[int], bonus: bool) -> None:
+        n = self._n
+        self._round += 1
+        self._bonus = bonus
+        self._seats = seats
+        self._dealer = (self.game.rules.dealer + self._round - 1) % n
+        cards = self.game.rules.deck_cards()
+        self._rng.shuffle(cards)
+        self._piles: list[list[int]] = [[] for _ in range(n)]
+        self._cards: list[list[int]] = [[] for _ in range(n)]
+        for seat in seats:
+            if bonus:
+                self._cards[seat] = [cards.pop() for _ in range(4)]
+            else:
+                self._piles[seat] = [cards.pop() for _ in range(10)]
+        self._centre = [cards.pop() for _ in range(4)]
+        self._centre_pile = cards
+        for seat in seats:
+            self._refill_own(seat)
+        self._zangle_piles: list[list[int]] = [[] for _ in range(n)]
+        order = sorted(seats, key=lambda s: (s - self._dealer) % n)
+        self._current = order[0]
+        self._idle = 0
+        self._last_cycle = False
+        self._begin_turn()
+
+    def _refill_own(self, seat: int) -> None:
+        while len(self._cards[seat]) < 4 and self._piles[seat]:
+            self._cards[seat].append(self._piles[seat].pop())
+
+    def _refill_centre(self) -> None:
+        while len(self._centre) < 4 and self._centre_pile:
+            self._centre.append(self._centre_pile.pop())
+
+    def _available(self, seat: int) -> list[Zangle]:
+        return find_zangles(self._centre, self._cards[seat])
+
+    def _begin_turn(self) -> None:
+        """Deal the automatic hit to a player with no Zangle; end their turn if still none."""
+        while not self._over:
+            seat = self._current
+            self._turn_player = seat
+            self._hit_this_turn = False
+            if self._available(seat):
+                return
+            if self._centre_pile:
+                card = self._centre_pile.pop()
+                self._cards[seat].append(card)
+                self._hits[seat] += 1
+                self._hit_this_turn = True
+                self._record(Hit(seat, KINDS[card]))
+                if self._available(seat):
+                    return
+            self._record(TurnEnded(seat, False))
+            self._idle += 1
+            self._next_turn()
+
+    def _next_turn(self) -> None:
+        seats = self._seats
+        order = sorted(seats, key=lambda s: (s - self._dealer) % self._n)
+        position = order.index(self._current)
+        if self.game.rules.mode == "solitaire":
+            if self._round_over_solitaire():
+                return self._end_round()
+            return
+        if position == len(order) - 1 and self._last_cycle:
+            return self._end_round()
+        if self._idle >= len(order):
+            return self._end_round()
+        self._current = order[(position + 1) % len(order)]
+
+    def _round_over_solitaire(self) -> bool:
+        seat = self._current
+        if not self._cards[seat] and not self._piles[seat]:
+            return True
+        return not self._available(seat) and not self._centre_pile
+
+    def _end_round(self) -> None:
+        n = self._n
+        if self._bonus:
+            done = [s for s in self._seats if not self._cards[s]]
+            self._winners = tuple(done) if done else tuple(self._seats)
+            self._record(RoundEnd(self._round, tuple(len(self._cards[p]) for p in range(n)),
+                                  tuple(self._totals), True))
+            self._finish()
+            return
+        points = [len(self._cards[p]) + len(self._piles[p]) for p in range(n)]
+        if self.game.rules.mode == "solitaire":
+            points = [points[0] + self._hits[0]]
+        for p in range(n):
+            self._totals[p] += points[p]
+        self._record(RoundEnd(self._round, tuple(points), tuple(self._totals), False))
+        rounds = 1 if self.game.rules.mode == "solitaire" else self.game.rules.rounds
+        if self._round < rounds:
+            self._start_round(list(range(n)), bonus=False)
+            return
+        low = min(self._totals)
+        tied = [p for p in range(n) if self._totals[p] == low]
+        if len(tied) > 1:
+            self._start_round(tied, bonus=True)
+            return
+        self._winners = tuple(tied)
+        self._finish()
+
+    def _finish(self) -> None:
+        self._over = True
+        self._current = -1
+        self._record(GameEnd(self._winners, tuple(self._totals)))
+
+    # -- the contract ---------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        index = self.game.index
+        return sorted(index[z] for z in self._available(self._current) if z in index)
+
+    def _why_illegal(self, action: int) -> str | None:
+        if self._over:
+            return "the game is over"
+        if not 0 <= action < self.game.num_distinct_actions:
+            return f"{action} is not an action of this game (0..{self.game.num_distinct_actions - 1})"
+        if action in self.legal_actions():
+            return None
+        return f"the cards for {self.game.actions[action]} are not on the table"
+
+    def _apply(self, action: int) -> Record:
+        self._acts = (action, self._acts)
+        self._n_acts += 1
+        zangle = self.game.actions[action]
+        seat = self._current
+        taken = []
+        for kind, n in zangle.uses(CENTRE).items():
+            for _ in range(n):
+                self._centre.remove(kind)
+                taken.append(kind)
+        for kind, n in zangle.uses(OWN).items():
+            for _ in range(n):
+                self._cards[seat].remove(kind)
+                taken.append(kind)
+        self._zangle_piles[seat] += taken
+        record = Made(seat, str(zangle), len(taken))
+        self._record(record)
+        self._refill_centre()
+        self._refill_own(seat)
+        self._record(TurnEnded(seat, True))
+        self._idle = 0
+        if not self._cards[seat] and not self._piles[seat]:
+            if self._bonus:
+                self._end_round()
+                return record
+            self._last_cycle = True
+        self._next_turn()
+        if not self._over:
+            self._begin_turn()
+        return record
+
+    def action_to_int(self, action: Zangle | int) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return int(action)
+        if isinstance(action, Zangle):
+            if action not in self.game.index:
+                raise IllegalMoveError(f"{action} is not a Zangle of this game")
+            return self.game.index[action]
+        raise TypeError(f"an action must be an int or a Zangle, not {type(action).__name__}")
+
+    def int_to_action(self, action: int) -> Zangle:
+        if not 0 <= action < self.game.num_distinct_actions:
+            raise IllegalMoveError(f"{action} is not an action of this game")
+        return self.game.actions[action]
+
+    @property
+    def current_player(self) -> int:
+        return self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._over
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Points (cards left; solitaire: plus hits); lower is better."""
+        return tuple(self._totals)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    @property
+    def centre(self) -> tuple[str, ...]:
+        return tuple(KINDS[k] for k in self._centre)
+
+    @property
+    def face_up(self) -> list[tuple[str, ...]]:
+        return [tuple(KINDS[k] for k in c) for c in self._cards]
+
+    def card_count(self) -> int:
+        """Every card of the deck: centre, centre pile, face-up, piles, Zangle piles."""
+        return (len(self._centre) + len(self._centre_pile) + sum(map(len, self._cards))
+                + sum(map(len, self._piles)) + sum(map(len, self._zangle_piles)))
+
+    def describe(self) -> str:
+        if self._over:
+            return f"game over, totals {self._totals}, winners {list(self._winners)}"
+        return (f"round {self._round}{' (bonus)' if self._bonus else ''}, centre {' '.join(self.centre)}, "
+                f"player {self._current} to play")
+
+    def summary(self) -> dict[str, Any]:
+        return {"round": self._round, "current_player": self._current, "totals": list(self._totals),
+                "centre": list(self.centre), "winners": list(self._winners)}
+
+    def clone(self) -> ZangleState:
+        other = object.__new__(ZangleState)
+        for name in ZangleState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._rng = Rng.from_state(self._rng.state)
+        other._centre = self._centre[:]
+        other._centre_pile = self._centre_pile[:]
+        other._cards = [c[:] for c in self._cards]
+        other._piles = [p[:] for p in self._piles]
+        other._zangle_piles = [z[:] for z in self._zangle_piles]
+        other._hits = self._hits[:]
+        other._totals = self._totals[:]
+        other._seats = self._seats[:]
+        return other
+
+    def observation(self, player: int) -> ZangleObservation:
+        if not isinstance(player, int) or not 0 <= player < self._n:
+            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+        return ZangleObservation(
+            player=player, current_player=self._current, round=self._round, centre=self.centre,
+            cards=tuple(self.face_up), piles=tuple(len(p) for p in self._piles),
+            centre_pile=len(self._centre_pile), hits=tuple(self._hits), totals=tuple(self._totals),
+            bonus=self._bonus,
+            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+        )
+
+    def observation_tensor(self, player: int,
+                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """Counts by kind (11): centre, own face-up, own pile (no order: hidden);
+        then face-up counts of seats 0..7 relative to the observer (8 x 11);
+        pile sizes / 10 (8); totals / 50 (8); centre pile / 120; round / rounds; bonus."""
+        size = self.game.observation_size
+        if out is None:
+            out = np.zeros(size, dtype=np.float32)
+        elif out.shape != (size,) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({size},)")
+        else:
+            out[:] = 0.0
+        for k in self._centre:
+            out[k] += 1
+        for k in self._cards[player]:
+            out[NK + k] += 1
+        for k in self._piles[player]:
+            out[2 * NK + k] += 1
+        n = self._n
+        for p in range(n):
+            slot = (p - player) % n
+            for k in self._cards[p]:
+                out[3 * NK + NK * slot + k] += 1
+            out[11 * NK + slot] = len(self._piles[p]) / 10
+            out[11 * NK + 8 + slot] = self._totals[p] / 50
+        out[11 * NK + 16] = len(self._centre_pile) / 120
+        out[11 * NK + 17] = self._round / max(1, self.game.rules.rounds)
+        out[11 * NK + 18] = self._bonus
+        return out

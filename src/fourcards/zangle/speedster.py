@@ -1,0 +1,308 @@
+"""Zangle Speedster: real time, driven by timestamped events from several players.
+
+Players (or a server on their behalf) :meth:`SpeedsterTable.submit` calls
+(a call and its Zangle arrive as one event) and hits, each with a timestamp;
+:meth:`SpeedsterTable.resolve` applies the waiting events in timestamp order
+(ties: the lower seat first) up to a time.  Every method takes one lock, so
+the table is safe to drive from many threads; the outcome depends only on
+the events and their timestamps, not on which thread delivered them first.
+
+>>> from fourcards.zangle.cards import best_zangle
+>>> table = SpeedsterTable(players=2, seed=3)
+>>> snapshot = table.snapshot()
+>>> table.submit_hit(0, timestamp=0.5)
+>>> [r.kind for r in table.resolve(1.0)]
+['hit']
+
+Decisions beyond the rules file: the round's winner (who gains an equalizer
+level) is the player who ran out of cards, or, when the round ends with the
+centre draw pile empty and no Zangle possible, the players holding the fewest
+cards; a hit is refused when the centre draw pile is empty or when a level-3
+player already has 3 face-up cards; a tie for the lowest total after the last
+round is settled by a real-time bonus round (4 face-up cards each, no pile),
+shared when nobody can finish.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from ..errors import FourCardsError, InvalidRulesError
+from ..rng import Rng
+from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, deck_cards, find_zangles
+
+__all__ = ["SpeedsterTable", "Event", "Outcome", "Snapshot", "SpeedsterBot", "run_speedster"]
+
+CHECKS: Final = ("each", "at_round_end")
+
+
+@dataclass(frozen=True)
+class Event:
+    timestamp: float
+    player: int
+    sequence: int
+    kind: str  # "call" or "hit"
+    zangle: Zangle | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an event did: ``kind`` is ``zangle``, ``false call``, ``hit``,
+    ``refused hit``, ``round end`` or ``game end``."""
+
+    timestamp: float
+    player: int
+    kind: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The public table at a moment (everything face up)."""
+
+    round: int
+    centre: tuple[int, ...]
+    cards: tuple[tuple[int, ...], ...]
+    piles: tuple[int, ...]
+    centre_pile: int
+    levels: tuple[int, ...]
+    totals: tuple[int, ...]
+    over: bool
+    playing: tuple[int, ...]
+
+
+def _valid(zangle: Zangle) -> bool:
+    return check_zangle(KINDS[zangle.target], [KINDS[k] for k, _ in zangle.pieces],
+                        ["centre" if p == CENTRE else "own" for _, p in zangle.pieces],
+                        "centre" if zangle.target_place == CENTRE else "own").valid
+
+
+class SpeedsterTable:
+    """A Speedster game: ``rounds`` rounds (5), equalizer levels, the ``check`` option."""
+
+    def __init__(self, players: int = 3, seed: int = 0, rounds: int = 5, check: str = "each",
+                 deck: Mapping[str, int] | None = None) -> None:
+        if not isinstance(players, int) or not 2 <= players <= 8:
+            raise InvalidRulesError(f"players={players!r}: Speedster is for 2 to 8 players")
+        if check not in CHECKS:
+            raise InvalidRulesError(f"check={check!r}: each or at_round_end")
+        if not isinstance(rounds, int) or rounds < 1:
+            raise InvalidRulesError(f"rounds={rounds!r} must be a positive int")
+        self.players, self.rounds, self.check = players, rounds, check
+        self._deck = deck_cards(deck)
+        if len(self._deck) < 10 * players + 4 + 5 * players:
+            raise InvalidRulesError("the deck is too small for this many players")
+        self._rng = Rng(seed)
+        self._lock = threading.Lock()
+        self._queue: list[tuple[float, int, int, Event]] = []
+        self._sequence = 0
+        self._clock = float("-inf")
+        self.levels = [0] * players
+        self.totals = [0] * players
+        self.round = 0
+        self.over = False
+        self.winners: tuple[int, ...] = ()
+        self.outcomes: list[Outcome] = []
+        self._start_round(list(range(players)), bonus=False)
+
+    # -- rounds ------------------------------------------------------------------------------
+    def _limit(self, seat: int) -> int:
+        return 3 if self.levels[seat] >= 3 else 4
+
+    def _start_round(self, seats: list[int], bonus: bool) -> None:
+        self.round += 1
+        self.bonus = bonus
+        self.playing = seats
+        cards = list(self._deck)
+        self._rng.shuffle(cards)
+        self.piles: list[list[int]] = [[] for _ in range(self.players)]
+        self.cards: list[list[int]] = [[] for _ in range(self.players)]
+        self.zangles: list[list[tuple[Zangle, bool]]] = [[] for _ in range(self.players)]
+        self.taken: list[int] = [0] * self.players
+        for seat in seats:
+            if bonus:
+                self.cards[seat] = [cards.pop() for _ in range(4)]
+            else:
+                self.piles[seat] = [cards.pop() for _ in range(10)]
+                if self.levels[seat] >= 4:
+                    self.piles[seat] += [cards.pop() for _ in range(5)]
+        self.centre = [cards.pop() for _ in range(4)]
+        self.centre_pile = cards
+        for seat in seats:
+            self._refill_own(seat)
+
+    def _refill_own(self, seat: int) -> None:
+        while len(self.cards[seat]) < self._limit(seat) and self.piles[seat]:
+            self.cards[seat].append(self.piles[seat].pop())
+
+    def _refill_centre(self) -> None:
+        while len(self.centre) < 4 and self.centre_pile:
+            self.centre.append(self.centre_pile.pop())
+
+    def _holding(self, seat: int) -> int:
+        return len(self.cards[seat]) + len(self.piles[seat])
+
+    def _check_round_end(self, timestamp: float) -> None:
+        out = [s for s in self.playing if self._holding(s) == 0]
+        stuck = not self.centre_pile and not any(find_zangles(self.centre, self.cards[s]) for s in self.playing)
+        if not out and not stuck:
+            return
+        if self.bonus:
+            self.winners = tuple(out) if out else tuple(self.playing)
+            self._finish(timestamp)
+            return
+        fewest = min(self._holding(s) for s in self.playing)
+        round_winners = out or [s for s in self.playing if self._holding(s) == fewest]
+        points = [self._holding(p) for p in range(self.players)]
+        if self.check == "at_round_end":
+            for seat in round_winners:
+                if any(not valid for _, valid in self.zangles[seat]):
+                    points = [0] * self.players
+                    points[seat] = 5
+        for p in range(self.players):
+            self.totals[p] += points[p]
+        for seat in round_winners:
+            self.levels[seat] += 1
+        self.outcomes.append(Outcome(timestamp, round_winners[0], "round end",
+                                     f"round {self.round}: points {points}, totals {self.totals}"))
+        if self.round < self.rounds:
+            self._start_round(list(range(self.players)), bonus=False)
+            return
+        low = min(self.totals)
+        tied = [p for p in range(self.players) if self.totals[p] == low]
+        if len(tied) > 1:
+            self._start_round(tied, bonus=True)
+            return
+        self.winners = tuple(tied)
+        self._finish(timestamp)
+
+    def _finish(self, timestamp: float) -> None:
+        self.over = True
+        self._queue.clear()
+        self.outcomes.append(Outcome(timestamp, -1, "game end", f"winners {list(self.winners)}"))
+
+    # -- events --------------------------------------------------------------------------------
+    def submit(self, player: int, kind: str, timestamp: float, zangle: Zangle | None = None) -> None:
+        """Queue a call (with its Zangle) or a hit; applied by :meth:`resolve`."""
+        if not isinstance(player, int) or not 0 <= player < self.players:
+            raise FourCardsError(f"player {player!r} is not a seat (0..{self.players - 1})")
+        if kind not in ("call", "hit"):
+            raise FourCardsError(f"{kind!r} is not an event: call or hit")
+        if kind == "call" and not isinstance(zangle, Zangle):
+            raise FourCardsError("a call arrives with its Zangle")
+        with self._lock:
+            if timestamp < self._clock:
+                raise FourCardsError(f"event at {timestamp} arrives after the table resolved {self._clock}")
+            self._sequence += 1
+            event = Event(float(timestamp), player, self._sequence, kind, zangle)
+            heapq.heappush(self._queue, (event.timestamp, player, self._sequence, event))
+
+    def submit_call(self, player: int, zangle: Zangle, timestamp: float) -> None:
+        self.submit(player, "call", timestamp, zangle)
+
+    def submit_hit(self, player: int, timestamp: float) -> None:
+        self.submit(player, "hit", timestamp)
+
+    def resolve(self, until: float | None = None) -> list[Outcome]:
+        """Apply the queued events up to ``until`` (all when ``None``), in
+        timestamp order (ties: the lower seat first); return their outcomes."""
+        with self._lock:
+            done: list[Outcome] = []
+            while self._queue and (until is None or self._queue[0][0] <= until):
+                event = heapq.heappop(self._queue)[3]
+                self._clock = max(self._clock, event.timestamp)
+                if self.over:
+                    continue
+                before = len(self.outcomes)
+                self._apply(event)
+                done += self.outcomes[before:]
+            if until is not None:
+                self._clock = max(self._clock, until)
+            return done
+
+    def _apply(self, event: Event) -> None:
+        seat, t = event.player, event.timestamp
+        if seat not in self.playing:
+            self.outcomes.append(Outcome(t, seat, "refused hit" if event.kind == "hit" else "false call",
+                                         "not playing this round"))
+            return
+        if event.kind == "hit":
+            if not self.centre_pile or len(self.cards[seat]) >= (3 if self.levels[seat] >= 3 else 99):
+                self.outcomes.append(Outcome(t, seat, "refused hit"))
+                return
+            card = self.centre_pile.pop()
+            self.cards[seat].append(card)
+            self.outcomes.append(Outcome(t, seat, "hit", KINDS[card]))
+            self._check_round_end(t)
+            return
+        zangle = event.zangle
+        assert zangle is not None
+        centre_use, own_use = zangle.uses(CENTRE), zangle.uses(OWN)
+        present = all(self.centre.count(k) >= n for k, n in centre_use.items()) and \
+            all(self.cards[seat].count(k) >= n for k, n in own_use.items())
+        valid = _valid(zangle)
+        if not present or (self.check == "each" and not valid):
+            if self.centre_pile:
+                self.piles[seat].insert(0, self.centre_pile.pop())  # face down, at the bottom
+            self.outcomes.append(Outcome(t, seat, "false call", str(zangle)))
+            self._check_round_end(t)
+            return
+        for kind, n in centre_use.items():
+            for _ in range(n):
+                self.centre.remove(kind)
+        for kind, n in own_use.items():
+            for _ in range(n):
+                self.cards[seat].remove(kind)
+        self.taken[seat] += zangle.cards
+        self.zangles[seat].append((zangle, valid))
+        self._refill_centre()
+        self._refill_own(seat)
+        self.outcomes.append(Outcome(t, seat, "zangle", str(zangle)))
+        self._check_round_end(t)
+
+    # -- views ------------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            return Snapshot(self.round, tuple(self.centre), tuple(tuple(c) for c in self.cards),
+                            tuple(len(p) for p in self.piles), len(self.centre_pile), tuple(self.levels),
+                            tuple(self.totals), self.over, tuple(self.playing))
+
+    def card_count(self) -> int:
+        with self._lock:
+            return (len(self.centre) + len(self.centre_pile) + sum(map(len, self.cards))
+                    + sum(map(len, self.piles)) + sum(self.taken))
+
+
+class SpeedsterBot:
+    """Calls its best Zangle, or else takes a hit, ``reaction`` seconds after it looks."""
+
+    def __init__(self, player: int, reaction: float = 0.5) -> None:
+        self.player, self.reaction = player, reaction
+
+    def act(self, table: SpeedsterTable, now: float) -> None:
+        from .cards import best_zangle
+
+        snap = table.snapshot()
+        if snap.over or self.player not in snap.playing:
+            return
+        best = best_zangle(list(snap.centre), list(snap.cards[self.player]))
+        if best is not None:
+            table.submit_call(self.player, best, now + self.reaction)
+        elif snap.centre_pile:
+            table.submit_hit(self.player, now + self.reaction)
+
+
+def run_speedster(table: SpeedsterTable, bots: list[SpeedsterBot], step: float = 0.1,
+                  max_time: float = 100_000.0) -> SpeedsterTable:
+    """Drive a table with bots in simulated time until the game ends."""
+    now = 0.0
+    while not table.over and now < max_time:
+        for bot in bots:
+            bot.act(table, now)
+        now += step
+        table.resolve(now)
+    return table
