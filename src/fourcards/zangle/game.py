@@ -137,6 +137,7 @@ class ZangleObservation:
     totals: tuple[int, ...]
     bonus: bool
     legal_actions: tuple[int, ...] = field(default=())
+    legal_zangles: tuple[Zangle, ...] = field(default=())
 
 
 class ZangleGame(Game["ZangleState"]):
@@ -447,12 +448,14 @@ class ZangleState(State[Zangle]):
     def observation(self, player: int) -> ZangleObservation:
         if not isinstance(player, int) or not 0 <= player < self._n:
             raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+        legal = tuple(self.legal_actions()) if player == self._current else ()
         return ZangleObservation(
             player=player, current_player=self._current, round=self._round, centre=self.centre,
             cards=tuple(self.face_up), piles=tuple(len(p) for p in self._piles),
             centre_pile=len(self._centre_pile), hits=tuple(self._hits), totals=tuple(self._totals),
             bonus=self._bonus,
-            legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+            legal_actions=legal,
+            legal_zangles=tuple(self.game.actions[a] for a in legal),
         )
 
     def observation_tensor(self, player: int,

@@ -1,0 +1,31 @@
+"""Zangle players for turn style and solitaire (Speedster: ``SpeedsterBot``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..gangoffour.bots import RandomBot
+from .game import ZangleObservation
+from .speedster import SpeedsterBot
+
+__all__ = ["RandomBot", "GreedyBot", "SpeedsterBot"]
+
+
+class GreedyBot:
+    """Makes the Zangle that uses the most of its own cards (ties: the most
+    cards, then the order of ``best_zangle``); a hit is dealt automatically,
+    and only when no Zangle is possible."""
+
+    def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
+        if not legal_actions:
+            raise ValueError("no legal action to choose from")
+        zangles = observation.legal_zangles
+        if len(zangles) != len(legal_actions):
+            return int(legal_actions[0])
+        best = min(range(len(zangles)), key=lambda i: (-zangles[i].own_cards, -zangles[i].cards,
+                                                       zangles[i].target, zangles[i].target_place,
+                                                       zangles[i].pieces))
+        return int(legal_actions[best])
+
+    def __repr__(self) -> str:
+        return "GreedyBot()"

@@ -1,0 +1,218 @@
+"""Zangle games: turn style, solitaire, bonus rounds, and Speedster from many threads."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fourcards import FourCardsError, IllegalMoveError, InvalidRulesError
+from fourcards.engine import play_match
+from fourcards.zangle.bots import GreedyBot, RandomBot
+from fourcards.zangle.cards import CENTRE, OWN, Zangle, find_zangles, kind_code
+from fourcards.zangle.game import GameEnd, Hit, Made, RoundEnd, Rules, ZangleGame, ZangleState
+from fourcards.zangle.speedster import SpeedsterBot, SpeedsterTable, run_speedster
+
+pytestmark = pytest.mark.engine
+
+
+def test_setup_and_refill_order() -> None:
+    s = ZangleGame(players=3).new_match(2)
+    assert len(s.centre) == 4 and all(len(c) == 4 for c in s.face_up)
+    assert s.card_count() == 120 and [len(p) for p in s._piles] == [6, 6, 6]
+    player = s.current_player
+    action = s.legal_actions()[0]
+    zangle = s.int_to_action(action)
+    centre_pile = len(s._centre_pile)
+    s.apply(action)
+    used_centre = sum(zangle.uses(CENTRE).values())
+    # the centre is refilled first, from the centre draw pile
+    assert len(s._centre_pile) == max(0, centre_pile - used_centre) or len(s.centre) == 4
+    assert isinstance(next(r for r in reversed(s.history) if isinstance(r, Made)), Made)
+    assert s.card_count() == 120 and player != s.current_player or s.is_terminal
+
+
+def test_hits_only_when_no_zangle_is_possible() -> None:
+    s = ZangleGame(players=2).new_match(1)
+    seat = s.current_player
+    s._centre = [kind_code("4b")] * 4
+    s._cards[seat] = [kind_code("5a")] * 4
+    before = len(s.history)
+    s._begin_turn()
+    hits = [r for r in s.history[before:] if isinstance(r, Hit)]
+    assert hits and hits[0].player == seat  # nothing fits: a hit was dealt automatically
+    t = ZangleGame(players=2).new_match(1)
+    seat = t.current_player
+    assert t.legal_actions()  # a player with a Zangle is never dealt a hit
+    before = len(t.history)
+    t._begin_turn()
+    assert not any(isinstance(r, Hit) for r in t.history[before:])
+
+
+@given(st.integers(0, 2**32), st.sampled_from([2, 3, 4]))
+@settings(max_examples=15, deadline=None)
+def test_random_games_keep_120_cards_and_end(seed: int, players: int) -> None:
+    game = ZangleGame(players=players)
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal:
+        assert state.card_count() == 120
+        legal = state.legal_actions()
+        assert legal and np.flatnonzero(state.legal_actions_mask()).tolist() == legal
+        state.apply(rng.choice(legal))
+        assert len(state.actions) <= game.max_game_length
+    ends = [r for r in state.history if isinstance(r, RoundEnd) and not r.bonus]
+    assert len(ends) == 3 and isinstance(state.history[-1], GameEnd)
+    assert state.winners and min(state.scores) == min(state.scores[w] for w in state.winners) or \
+        any(r.bonus for r in state.history if isinstance(r, RoundEnd))
+    again = game.from_json(state.to_json())
+    assert again == state and again.scores == state.scores
+
+
+def test_solitaire() -> None:
+    game = ZangleGame(mode="solitaire")
+    assert game.num_players == 1
+    state = play_match(game.new_match(3), [GreedyBot()])
+    end = next(r for r in state.history if isinstance(r, RoundEnd))
+    hits = sum(1 for r in state.history if isinstance(r, Hit))
+    assert state.is_terminal and end.points[0] == state.scores[0]
+    assert state.scores[0] == len(state._cards[0]) + len(state._piles[0]) + hits
+
+
+def test_bonus_round_for_a_tie() -> None:
+    s = ZangleGame(players=3, rounds=1).new_match(5)
+    s._totals = [0, 0, 0]
+    s._cards = [[], [], []]
+    s._piles = [[], [], []]
+    s._end_round()  # every total ties: a bonus round among all three
+    assert s._bonus
+    assert all(len(s._cards[p]) == 4 for p in range(3)) and not any(s._piles)
+    rng = random.Random(1)
+    while not s.is_terminal:
+        s.apply(rng.choice(s.legal_actions()))
+    assert s.winners
+
+
+def test_illegal_actions_change_nothing() -> None:
+    s = ZangleGame(players=2).new_match(7)
+    legal = set(s.legal_actions())
+    bad = next(a for a in range(s.game.num_distinct_actions) if a not in legal)
+    before = (s.summary(), s.face_up, s.centre)
+    with pytest.raises(IllegalMoveError, match="not on the table"):
+        s.apply(bad)
+    with pytest.raises(IllegalMoveError):
+        s.apply(10**6)
+    assert (s.summary(), s.face_up, s.centre) == before
+    with pytest.raises(InvalidRulesError):
+        Rules(players=9)
+    with pytest.raises(InvalidRulesError):
+        Rules(mode="speedy")
+
+
+def test_observations_and_greedy_bot() -> None:
+    s = ZangleGame(players=3).new_match(11)
+    obs = s.observation(s.current_player)
+    assert len(obs.legal_zangles) == len(obs.legal_actions) > 0
+    choice = GreedyBot().choose(obs, s.legal_actions())
+    best = max(obs.legal_zangles, key=lambda z: (z.own_cards, z.cards))
+    assert s.int_to_action(choice).own_cards == best.own_cards
+    tensor = s.observation_tensor(0)
+    assert tensor.shape == (s.game.observation_size,)
+    wins = 0.0
+    for seed in range(60):
+        seat = seed % 3
+        bots = [RandomBot(seed * 3 + p) for p in range(3)]
+        bots[seat] = GreedyBot()  # type: ignore[call-overload]
+        final = play_match(ZangleGame(players=3).new_match(seed), bots)
+        wins += (seat in final.winners) / len(final.winners)
+    assert wins / 60 > 0.4  # an even seat wins a third
+
+
+# -- Speedster ------------------------------------------------------------------------------
+
+def zangle_for(table: SpeedsterTable, seat: int) -> Zangle | None:
+    snap = table.snapshot()
+    found = find_zangles(list(snap.centre), list(snap.cards[seat]))
+    return found[0] if found else None
+
+
+def test_speedster_calls_hits_and_false_calls() -> None:
+    table = SpeedsterTable(players=2, seed=4)
+    assert table.card_count() == 120
+    seat = next(s for s in range(2) if zangle_for(table, s) is not None)
+    zangle = zangle_for(table, seat)
+    assert zangle is not None
+    table.submit_call(seat, zangle, 1.0)
+    table.submit_hit(1 - seat, 0.5)
+    outcomes = table.resolve(2.0)
+    assert [o.kind for o in outcomes][:2] == ["hit", "zangle"]  # arrival order by timestamp
+    bogus = Zangle(kind_code("5a"), CENTRE, ((kind_code("1"), OWN), (kind_code("1"), OWN)))
+    pile = len(table.piles[seat])
+    table.submit_call(seat, bogus, 3.0)
+    assert table.resolve(3.0)[-1].kind == "false call"
+    assert len(table.piles[seat]) == pile + 1  # the penalty card, at the bottom of their pile
+    assert table.card_count() == 120
+    with pytest.raises(FourCardsError, match="after the table resolved"):
+        table.submit_hit(0, 1.0)
+    with pytest.raises(FourCardsError):
+        table.submit(5, "hit", 9.0)
+
+
+def test_speedster_check_at_round_end_takes_zangles_on_trust() -> None:
+    trusting = SpeedsterTable(players=2, seed=4, check="at_round_end")
+    strict = SpeedsterTable(players=2, seed=4)
+    seat = 0
+    snap = trusting.snapshot()
+    # a call whose cards are present but whose shapes do not tile the target
+    centre, own = list(snap.centre), list(snap.cards[seat])
+    wrong = Zangle(centre[0], CENTRE, tuple(sorted([(own[0], OWN), (own[1], OWN)])))
+    if not any(find_zangles([centre[0]], own[:2]) for _ in [0]) and centre[0] != 0:
+        trusting.submit_call(seat, wrong, 1.0)
+        strict.submit_call(seat, wrong, 1.0)
+        assert trusting.resolve(1.0)[-1].kind == "zangle"
+        assert strict.resolve(1.0)[-1].kind == "false call"
+
+
+def test_speedster_from_many_threads_matches_one_thread() -> None:
+    def events(table: SpeedsterTable) -> list[tuple[int, float]]:
+        return [(p, 0.1 * k + 0.01 * p) for k in range(30) for p in range(3)]
+
+    def drive(threaded: bool) -> tuple[list[int], list[str]]:
+        table = SpeedsterTable(players=3, seed=9)
+        work = events(table)
+        if threaded:
+            chunks = [work[i::3] for i in range(3)]
+            def deliver(chunk: list[tuple[int, float]]) -> None:
+                for p, when in chunk:
+                    table.submit_hit(p, when)
+
+            threads = [threading.Thread(target=deliver, args=(c,)) for c in chunks]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        else:
+            for p, when in work:
+                table.submit_hit(p, when)
+        table.resolve()
+        return table.totals, [o.kind + str(o.player) for o in table.outcomes]
+
+    assert drive(True) == drive(False)
+
+
+def test_speedster_games_end_with_equalizers() -> None:
+    table = run_speedster(SpeedsterTable(players=3, seed=2), [SpeedsterBot(0, 0.2), SpeedsterBot(1, 0.4),
+                                                               SpeedsterBot(2, 0.6)])
+    ends = [o for o in table.outcomes if o.kind == "round end"]
+    assert table.over and len(ends) >= 5 and sum(table.levels) >= 5
+    assert table.winners
+    level4 = SpeedsterTable(players=2, seed=1)
+    level4.levels = [4, 0]
+    level4._start_round([0, 1], bonus=False)
+    assert len(level4.cards[0]) == 3 and len(level4.piles[0]) == 12  # 15 cards, 3 face up
+    with pytest.raises(InvalidRulesError):
+        SpeedsterTable(check="sometimes")
