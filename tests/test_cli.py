@@ -231,3 +231,22 @@ def test_play_four_color_in_a_terminal() -> None:
     term.send("quit")
     term.read_until("bye")
     assert term.close() == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_zangle_in_a_terminal() -> None:
+    term = Terminal("play", "zangle", "--seed", "3")
+    screen = term.read_until(PROMPT)
+    assert "Centre:" in screen and "Your cards:" in screen and "/\\" in screen
+    term.send("99")
+    assert "choose a Zangle by its number" in term.read_until(PROMPT)
+    term.send("0")
+    assert "You made" in term.read_until(PROMPT, timeout=60)
+    term.send("quit")
+    term.read_until("bye")
+    assert term.close() == 0
+    solo = Terminal("play", "zangle", "--solitaire", "--seed", "5")
+    assert "solitaire" in solo.read_until(PROMPT)
+    solo.send("quit")
+    solo.read_until("bye")
+    assert solo.close() == 0

@@ -47,6 +47,12 @@ def other_games(out: Path) -> None:
     files["fourcolor_4p.txt"] = (FourColor(players=4, rounds=1), 9,
                                  [ColourGreedy(), ColourRandom(1), ColourGreedy(), ColourRandom(3)])
     files["fourcolor_2p.txt"] = (FourColor(players=2, rounds=2), 10, [ColourGreedy(), ColourRandom(1)])
+    from fourcards.zangle.bots import GreedyBot as ZangleGreedy
+    from fourcards.zangle.bots import RandomBot as ZangleRandom
+    from fourcards.zangle.game import ZangleGame
+
+    files["zangle_3p.txt"] = (ZangleGame(players=3), 12, [ZangleGreedy(), ZangleRandom(1), ZangleGreedy()])
+    files["zangle_solitaire.txt"] = (ZangleGame(mode="solitaire"), 13, [ZangleGreedy()])
     for name, (game, seed, bots) in files.items():
         text = playthrough.record(game, seed, bots)
         (out / name).write_text(text)

@@ -494,6 +494,11 @@ def call_floor(uint64_t hand, int table=-1):
     return table
 
 
+def call_floor_pair(uint64_t first, uint64_t second):
+    """A trivial compiled function taking two 64-bit integers (packed Zangle cards)."""
+    return first
+
+
 def call_floor_object(object value, int option=-1):
     """A trivial compiled function taking any object (a packed Four Color hand)."""
     return option

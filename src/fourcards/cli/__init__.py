@@ -4,7 +4,7 @@
     fourcards demo [--seed S] [--players N] [--delay SECONDS]
     fourcards hand [--seed S] [--seat K]
     fourcards play gang-of-four [--players N] [--seed S] [--opponents greedy|search] [--resume FILE]
-    fourcards play four-pack | duelo | four-color [--players N] [--seed S]
+    fourcards play four-pack | duelo | four-color | zangle [--players N] [--seed S]
     fourcards simulate --bots greedy,random,random,random --matches N [--seed S] [--workers W] [--json]
                        [--backend local|dask --scheduler ADDRESS]
     fourcards tournament --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
@@ -35,6 +35,7 @@ def _register_games() -> None:
     PLAY_COMMANDS.setdefault("four-pack", (play_cards.add_four_pack_arguments, play_cards.run_four_pack))
     PLAY_COMMANDS.setdefault("duelo", (play_cards.add_duelo_arguments, play_cards.run_duelo))
     PLAY_COMMANDS.setdefault("four-color", (play_cards.add_four_color_arguments, play_cards.run_four_color))
+    PLAY_COMMANDS.setdefault("zangle", (play_cards.add_zangle_arguments, play_cards.run_zangle))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""``fourcards play four-pack``, ``duelo`` and ``four-color``: a person against bots."""
+"""``fourcards play four-pack``, ``duelo``, ``four-color`` and ``zangle``: a person against bots."""
 
 from __future__ import annotations
 
@@ -271,6 +271,96 @@ def run_four_color(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: 
                         state.apply(legal[int(word)], 0)
                     else:
                         raise FourCardsError(f"{line!r}: answer with an option's number, 'pass' or 'hu'")
+                break
+            except FourCardsError as error:
+                say(f"! {error}")
+
+
+def add_zangle_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=3, choices=range(2, 9))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--solitaire", action="store_true", help="one player, one 10-card pile")
+    parser.add_argument("--opponents", choices=("greedy", "random"), default="greedy")
+
+
+def run_zangle(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    from ..zangle.bots import GreedyBot, RandomBot
+    from ..zangle.cards import KINDS
+    from ..zangle.game import GameEnd, Hit, Made, RoundEnd, ZangleGame
+    from ..zangle.geometry import SHAPES, ascii_art
+
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    game = ZangleGame(mode="solitaire") if args.solitaire else ZangleGame(players=args.players)
+    state = game.new_match(seed)
+    bots: dict[int, Any] = {p: GreedyBot() if args.opponents == "greedy" else RandomBot(derive_seed(seed, p))
+                            for p in range(1, game.num_players)}
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    def who(p: int) -> str:
+        return "You" if p == 0 else f"P{p}"
+
+    def drawing(cards: tuple[str, ...]) -> list[str]:
+        """The cards side by side, each shape drawn with triangles."""
+        arts = [(ascii_art(SHAPES[c].cells) if c != "Z" else "Z").split("\n") for c in cards]
+        height = max((len(a) for a in arts), default=0)
+        width = [max(len(line) for line in a) for a in arts]
+        rows = []
+        for r in range(height):
+            parts = []
+            for a, w in zip(arts, width):
+                line = a[r - (height - len(a))] if r >= height - len(a) else ""
+                parts.append(line.ljust(w))
+            rows.append("   ".join(parts).rstrip())
+        rows.append("   ".join(c.ljust(w) for c, w in zip(cards, width)).rstrip())
+        return rows
+
+    say(f"Zangle, seed {seed}: {'solitaire' if args.solitaire else f'you are P0 against {game.num_players - 1} bots'}. "
+        "Pick a Zangle by its number; 'help', 'quit'.")
+    seen = 0
+    while True:
+        for record in state.history[seen:]:
+            if isinstance(record, Made):
+                say(f"   {who(record.player)} made {record.zangle}")
+            elif isinstance(record, Hit):
+                say(f"   {who(record.player)} took a hit: {record.card}")
+            elif isinstance(record, RoundEnd):
+                say(f"== Round {record.round} over: points {list(record.points)}, totals {list(record.totals)}")
+            elif isinstance(record, GameEnd):
+                say("Game over: " + " and ".join(who(w) for w in record.winners) + f" (totals {list(record.totals)})")
+        seen = len(state.history)
+        if state.is_terminal:
+            return 0
+        player = state.current_player
+        if player != 0:
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+            continue
+        obs = state.observation(0)
+        say("")
+        say("Centre:")
+        for row in drawing(obs.centre):
+            say("  " + row)
+        say("Your cards:")
+        for row in drawing(obs.cards[0]):
+            say("  " + row)
+        say(f"Your pile {obs.piles[0]} | centre pile {obs.centre_pile} | totals {list(obs.totals)}")
+        for i, zangle in enumerate(obs.legal_zangles):
+            say(f"  {i}. {zangle}")
+        while True:
+            line = _read(stdin, stdout)
+            if line is None or line.lower() in ("quit", "exit", "q"):
+                say("bye")
+                return 0
+            if line.lower() in ("help", "?"):
+                say("A Zangle: a target card whose shape the pieces cover exactly (each piece may be "
+                    "turned and flipped), at least 3 cards, from the centre and your own cards. Z cards "
+                    "join any Zangle. Shapes: " + ", ".join(k for k in KINDS))
+                continue
+            try:
+                if not line.isdigit() or int(line) >= len(obs.legal_actions):
+                    raise FourCardsError(f"{line!r}: choose a Zangle by its number (0..{len(obs.legal_actions) - 1})")
+                state.apply(obs.legal_actions[int(line)], 0)
                 break
             except FourCardsError as error:
                 say(f"! {error}")

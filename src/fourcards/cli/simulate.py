@@ -44,7 +44,7 @@ def add_commands(sub: Any) -> None:
     tour.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
     bench = sub.add_parser("bench", help="run the benchmarks and print their ratio tables")
     bench.add_argument("--quick", action="store_true", help="smaller workloads (seconds)")
-    bench.add_argument("--only", choices=("core", "engine", "search", "fourcolor"), action="append")
+    bench.add_argument("--only", choices=("core", "engine", "search", "fourcolor", "zangle"), action="append")
 
 
 def interval(values: np.ndarray[Any, Any]) -> dict[str, float]:
@@ -146,9 +146,9 @@ def run(args: argparse.Namespace) -> int:
         argv = ["--bots", args.bots, "--deals", str(args.deals), "--seed", str(args.seed),
                 "--workers", str(args.workers), "--target-score", str(args.target_score), "--game", args.game]
         return tournament_main(argv)
-    from ..benchmarks import core, engine, fourcolor, search
+    from ..benchmarks import core, engine, fourcolor, search, zangle
 
-    chosen = args.only or ["core", "engine", "fourcolor"]
+    chosen = args.only or ["core", "engine", "fourcolor", "zangle"]
     quick = ["--quick"] if args.quick else []
     for name in chosen:
         print(f"\n## fourcards.benchmarks.{name}\n", flush=True)
@@ -158,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
             engine.main(quick)
         elif name == "fourcolor":
             fourcolor.main(quick)
+        elif name == "zangle":
+            zangle.main(quick)
         else:
             search.main(["--deals", "2", "--budgets", "5"] if args.quick else [])
     return 0
