@@ -163,18 +163,22 @@ def test_speedster_calls_hits_and_false_calls() -> None:
 
 
 def test_speedster_check_at_round_end_takes_zangles_on_trust() -> None:
-    trusting = SpeedsterTable(players=2, seed=4, check="at_round_end")
-    strict = SpeedsterTable(players=2, seed=4)
-    seat = 0
-    snap = trusting.snapshot()
-    # a call whose cards are present but whose shapes do not tile the target
-    centre, own = list(snap.centre), list(snap.cards[seat])
-    wrong = Zangle(centre[0], CENTRE, tuple(sorted([(own[0], OWN), (own[1], OWN)])))
-    if not any(find_zangles([centre[0]], own[:2]) for _ in [0]) and centre[0] != 0:
-        trusting.submit_call(seat, wrong, 1.0)
-        strict.submit_call(seat, wrong, 1.0)
-        assert trusting.resolve(1.0)[-1].kind == "zangle"
-        assert strict.resolve(1.0)[-1].kind == "false call"
+    four_b, two = kind_code("4b"), kind_code("2")
+    # 2 + 2 does not cover the big triangle 4b: a wrong Zangle whose cards are on the table
+    wrong = Zangle(four_b, CENTRE, ((two, OWN), (two, OWN)))
+    outcomes = {}
+    for check in ("each", "at_round_end"):
+        table = SpeedsterTable(players=2, seed=4, check=check)
+        table.centre[0] = four_b
+        table.cards[0] = [two, two]
+        table.piles[0] = []
+        table.submit_call(0, wrong, 1.0)
+        outcomes[check] = [o.kind for o in table.resolve(1.0)]
+        if check == "at_round_end":
+            # seat 0 went out (round winner) with a wrong Zangle: it scores 5, everyone else 0
+            assert outcomes[check][:2] == ["zangle", "round end"]
+            assert table.totals == [5, 0] and table.levels[0] == 1
+    assert outcomes["each"][0] == "false call"
 
 
 def test_speedster_from_many_threads_matches_one_thread() -> None:
