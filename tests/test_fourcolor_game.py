@@ -30,7 +30,7 @@ def claim(*names: str) -> int:
 
 
 def position(hands: list[str], stock: str = "", **rules: object) -> FourColorState:
-    state = FourColor(players=len(hands), **rules).new_match(1)  # type: ignore[arg-type]
+    state = FourColor(players=len(hands), **rules).new_match(1)
     state._hands = [counts(h) for h in hands]
     state._exposed = [[] for _ in hands]
     state._stock = [_deck.CODE_OF[n] for n in stock.split()]

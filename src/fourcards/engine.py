@@ -81,14 +81,24 @@ def derive_seed(seed: int, stream: int) -> int:
 
 
 class Game(ABC, Generic[S]):
-    """Static facts of a game under one set of rules, and a factory of matches."""
+    """Static facts of a game under one set of rules, and a factory of matches.
+
+    A game is made from a frozen rules object (``rules_type``, with a
+    ``players`` field) or from the rules' options as keywords."""
 
     name: ClassVar[str]
+    rules_type: ClassVar[type]
+    rules: Any
+
+    def __init__(self, rules: Any = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a rules object or options, not both")
+        self.rules = rules if rules is not None else self.rules_type(**options)
 
     @property
-    @abstractmethod
     def num_players(self) -> int:
         """Seats at the table."""
+        return int(self.rules.players)
 
     @property
     @abstractmethod
@@ -113,6 +123,11 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def rules_dict(self) -> dict[str, Any]:
         """The rules as plain JSON data (what ``to_json`` records)."""
+
+    @staticmethod
+    def _no_setup(setup: dict[str, Any]) -> None:
+        if setup:
+            raise TypeError(f"unknown match setup {sorted(setup)}")
 
     def replay(self, seed: int, actions: Iterable[int], **setup: Any) -> S:
         """The match reached from ``seed`` (and ``setup``) by applying ``actions`` in order."""

@@ -34,6 +34,19 @@ def _read(stdin: TextIO, stdout: TextIO) -> str | None:
     return None if not line else line.strip()
 
 
+def _ask(stdin: TextIO, stdout: TextIO, help_text: str) -> str | None:
+    """The next command; ``help`` is answered here; ``None`` when the person quits."""
+    while True:
+        line = _read(stdin, stdout)
+        if line is None or line.lower() in ("quit", "exit", "q"):
+            print("bye", file=stdout, flush=True)
+            return None
+        if line.lower() in ("help", "?"):
+            print(help_text, file=stdout, flush=True)
+            continue
+        return line
+
+
 def run_four_pack(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     from ..fourpack import Ask, Asked, FourPack, GameEnd, LaidDown, MemoryBot, RandomBot
 
@@ -81,16 +94,13 @@ def run_four_pack(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: T
         say("")
         say(f"Cards: {sizes} | Families down: {downs}")
         say("Your hand: " + " ".join(f"{c}({deck.card(c).name})" for c in obs.hand))
-        while True:
-            line = _read(stdin, stdout)
-            if line is None or line.lower() in ("quit", "exit", "q"):
-                say("bye")
-                return 0
-            if line.lower() in ("help", "?"):
-                say("Ask a player for a card: 'P2 C3' (or '2 C3'). A hit lets you ask again; "
+        help_text = ("Ask a player for a card: 'P2 C3' (or '2 C3'). A hit lets you ask again; "
                     "a miss passes the turn to the player you asked. Four cards of a family are "
                     "laid down; the most families wins.")
-                continue
+        while True:
+            line = _ask(stdin, stdout, help_text)
+            if line is None:
+                return 0
             words = line.replace(",", " ").split()
             try:
                 if len(words) != 2:
@@ -153,15 +163,12 @@ def run_duelo(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextI
         for k, category in enumerate(deck.categories):
             say(f"  {k}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
                 + ("" if category.higher_wins else "  (lower wins)"))
-        while True:
-            line = _read(stdin, stdout)
-            if line is None or line.lower() in ("quit", "exit", "q"):
-                say("bye")
-                return 0
-            if line.lower() in ("help", "?"):
-                say("Call the category where your card is strongest; every player shows that value "
+        help_text = ("Call the category where your card is strongest; every player shows that value "
                     "on their top card and the best takes the cards. Ties go on the table.")
-                continue
+        while True:
+            line = _ask(stdin, stdout, help_text)
+            if line is None:
+                return 0
             try:
                 if line.isdigit():
                     state.apply(int(line), 0)
@@ -245,16 +252,13 @@ def run_four_color(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: 
                 text = "pass" if action == PASS else "hu" if action == HU else \
                     "claim " + " ".join(_deck.NAMES[k] for k in MELDS[action - CLAIM_BASE])
                 say(f"  {i}. {text}")
-        while True:
-            line = _read(stdin, stdout)
-            if line is None or line.lower() in ("quit", "exit", "q"):
-                say("bye")
-                return 0
-            if line.lower() in ("help", "?"):
-                say("Make melds of every card: lone Generals, pairs, triples, quads, command sets (G A E), "
+        help_text = ("Make melds of every card: lone Generals, pairs, triples, quads, command sets (G A E), "
                     "field sets (C H N) of one colour, and soldiers of three or four colours. When a card is "
                     "on offer, answer with its number, 'pass' or 'hu'.")
-                continue
+        while True:
+            line = _ask(stdin, stdout, help_text)
+            if line is None:
+                return 0
             try:
                 if obs.phase == "discard":
                     code = _deck.CODE_OF.get(line.upper().removeprefix("DISCARD ").strip())
@@ -347,16 +351,13 @@ def run_zangle(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: Text
         say(f"Your pile {obs.piles[0]} | centre pile {obs.centre_pile} | totals {list(obs.totals)}")
         for i, zangle in enumerate(obs.legal_zangles):
             say(f"  {i}. {zangle}")
-        while True:
-            line = _read(stdin, stdout)
-            if line is None or line.lower() in ("quit", "exit", "q"):
-                say("bye")
-                return 0
-            if line.lower() in ("help", "?"):
-                say("A Zangle: a target card whose shape the pieces cover exactly (each piece may be "
+        help_text = ("A Zangle: a target card whose shape the pieces cover exactly (each piece may be "
                     "turned and flipped), at least 3 cards, from the centre and your own cards. Z cards "
                     "join any Zangle. Shapes: " + ", ".join(k for k in KINDS))
-                continue
+        while True:
+            line = _ask(stdin, stdout, help_text)
+            if line is None:
+                return 0
             try:
                 if not line.isdigit() or int(line) >= len(obs.legal_actions):
                     raise FourCardsError(f"{line!r}: choose a Zangle by its number (0..{len(obs.legal_actions) - 1})")

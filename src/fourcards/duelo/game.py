@@ -131,15 +131,12 @@ class Duelo(Game["DueloState"]):
 
     name = "duelo"
 
-    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
-        if rules is not None and options:
-            raise TypeError("give either a Rules object or options, not both")
-        self.rules = rules if rules is not None else Rules(**options)
-        self.deck = deck if deck is not None else load_deck()
+    rules_type = Rules
+    rules: Rules
 
-    @property
-    def num_players(self) -> int:
-        return self.rules.players
+    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+        super().__init__(rules, **options)
+        self.deck = deck if deck is not None else load_deck()
 
     @property
     def num_distinct_actions(self) -> int:
@@ -157,8 +154,7 @@ class Duelo(Game["DueloState"]):
         return {**asdict(self.rules), "deck": self.deck.digest}
 
     def new_match(self, seed: int, **setup: Any) -> DueloState:
-        if setup:
-            raise TypeError(f"unknown setup {sorted(setup)}")
+        self._no_setup(setup)
         return DueloState(self, seed)
 
     def __repr__(self) -> str:

@@ -160,15 +160,8 @@ class FourColor(Game["FourColorState"]):
     """
 
     name = "four-color-cards"
-
-    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
-        if rules is not None and options:
-            raise TypeError("give either a Rules object or options, not both")
-        self.rules = rules if rules is not None else Rules(**options)
-
-    @property
-    def num_players(self) -> int:
-        return self.rules.players
+    rules_type = Rules
+    rules: Rules
 
     @property
     def num_distinct_actions(self) -> int:
@@ -187,8 +180,7 @@ class FourColor(Game["FourColorState"]):
         return asdict(self.rules)
 
     def new_match(self, seed: int, **setup: Any) -> FourColorState:
-        if setup:
-            raise TypeError(f"unknown setup {sorted(setup)}")
+        self._no_setup(setup)
         return FourColorState(self, seed)
 
 

@@ -105,15 +105,12 @@ class FourPack(Game["FourPackState"]):
 
     name = "four-pack"
 
-    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
-        if rules is not None and options:
-            raise TypeError("give either a Rules object or options, not both")
-        self.rules = rules if rules is not None else Rules(**options)
-        self.deck = deck if deck is not None else load_deck()
+    rules_type = Rules
+    rules: Rules
 
-    @property
-    def num_players(self) -> int:
-        return self.rules.players
+    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+        super().__init__(rules, **options)
+        self.deck = deck if deck is not None else load_deck()
 
     @property
     def num_distinct_actions(self) -> int:
@@ -131,8 +128,7 @@ class FourPack(Game["FourPackState"]):
         return {**asdict(self.rules), "deck": self.deck.digest}
 
     def new_match(self, seed: int, **setup: Any) -> FourPackState:
-        if setup:
-            raise TypeError(f"unknown setup {sorted(setup)}")
+        self._no_setup(setup)
         return FourPackState(self, seed)
 
     def __repr__(self) -> str:

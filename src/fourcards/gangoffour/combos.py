@@ -165,7 +165,7 @@ ComboLike = Union[Combo, CardsLike]
 _COMBOS: list[Combo | None] = [None] * NUM_ACTIONS
 
 
-def action_to_combo(action: int) -> Combo:
+def action_to_combo(action: int | np.integer[Any]) -> Combo:
     """The combination with this action index.
 
     >>> action_to_combo(0), action_to_combo(12351)

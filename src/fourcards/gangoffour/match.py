@@ -262,15 +262,8 @@ class GangOfFour(Game["MatchState"]):
     """
 
     name = "gang-of-four"
-
-    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
-        if rules is not None and options:
-            raise TypeError("give either a Rules object or options, not both")
-        self.rules = rules if rules is not None else Rules(**options)
-
-    @property
-    def num_players(self) -> int:
-        return self.rules.players
+    rules_type = Rules
+    rules: Rules
 
     @property
     def num_distinct_actions(self) -> int:

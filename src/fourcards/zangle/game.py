@@ -151,19 +151,16 @@ class ZangleGame(Game["ZangleState"]):
 
     name = "zangle"
 
+    rules_type = Rules
+    rules: Rules
+
     def __init__(self, rules: Rules | None = None, **options: Any) -> None:
-        if rules is not None and options:
-            raise TypeError("give either a Rules object or options, not both")
         if "deck" in options and isinstance(options["deck"], dict):
             options["deck"] = tuple(sorted(options["deck"].items()))
-        self.rules = rules if rules is not None else Rules(**options)
+        super().__init__(rules, **options)
         z_max = min(15, self.rules.deck_cards().count(0))
         self.actions = zangle_actions(z_max)
         self.index = {z: i for i, z in enumerate(self.actions)}
-
-    @property
-    def num_players(self) -> int:
-        return self.rules.players
 
     @property
     def num_distinct_actions(self) -> int:
@@ -184,8 +181,7 @@ class ZangleGame(Game["ZangleState"]):
         return data
 
     def new_match(self, seed: int, **setup: Any) -> ZangleState:
-        if setup:
-            raise TypeError(f"unknown setup {sorted(setup)}")
+        self._no_setup(setup)
         return ZangleState(self, seed)
 
 
