@@ -44,7 +44,7 @@ from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYour
 from .rng import MASK64, Rng
 
 __all__ = [
-    "Bot", "Game", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll",
+    "Bot", "Game", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll", "tensor_buffer",
     "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
 ]
 
@@ -65,6 +65,17 @@ def unroll(node: Any) -> tuple[Any, ...]:
         node = node[1]
     items.reverse()
     return tuple(items)
+
+
+def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray[np.float32]:
+    """A zeroed float32 buffer of ``size`` for an observation tensor: ``out``
+    itself (checked, then cleared) or a new array."""
+    if out is None:
+        return np.zeros(size, dtype=np.float32)
+    if out.shape != (size,) or out.dtype != np.float32:
+        raise ValueError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
+    out[:] = 0.0
+    return out
 
 
 def derive_seed(seed: int, stream: int) -> int:

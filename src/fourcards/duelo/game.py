@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..decks import CARD_IDS, Deck, load_deck
-from ..engine import Game, State, unroll
+from ..engine import Game, State, tensor_buffer, unroll
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 
@@ -398,12 +398,7 @@ class DueloState(State[Choose]):
         ==================  =========================================================
         """
         size = self.game.observation_size
-        if out is None:
-            out = np.zeros(size, dtype=np.float32)
-        elif out.shape != (size,) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape ({size},)")
-        else:
-            out[:] = 0.0
+        out = tensor_buffer(out, size)
         deck = self.game.deck
         categories = len(deck.categories)
         pile = self._piles[player]

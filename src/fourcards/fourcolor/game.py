@@ -29,7 +29,7 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, SimultaneousDecision, State
+from ..engine import Game, SimultaneousDecision, State, tensor_buffer
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 from . import _deck, _kernels, _reference
@@ -560,12 +560,7 @@ class FourColorState(State[int]):
         who offered it (4); the player to act (4); hand sizes / 21 (4);
         stock / 112; totals / 100 (4); round / rounds."""
         obs = self.observation(player)
-        if out is None:
-            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        elif out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
-        else:
-            out[:] = 0.0
+        out = tensor_buffer(out, OBSERVATION_SIZE)
         n = self._n
         out[:28] = obs.hand
         for p in range(n):

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..decks import CARD_IDS, FAMILIES, Deck, load_deck
-from ..engine import Game, State, unroll
+from ..engine import Game, State, tensor_buffer, unroll
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 
@@ -356,12 +356,7 @@ class FourPackState(State[Ask]):
         ======  ===============================================================
         """
         obs = self.observation(player)
-        if out is None:
-            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        elif out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
-        else:
-            out[:] = 0.0
+        out = tensor_buffer(out, OBSERVATION_SIZE)
         n = self._n
         for c in range(32):
             out[c] = self._hands[player] >> c & 1

@@ -30,7 +30,7 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State, unroll
+from ..engine import Game, State, tensor_buffer, unroll
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels
@@ -863,12 +863,7 @@ class MatchState(State[Action]):
         ========  ================================================================
         """
         self._check_seat(player)
-        if out is None:
-            out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        else:
-            if out.shape != (OBSERVATION_SIZE,) or out.dtype != np.float32:
-                raise ValueError(f"out must be a float32 array of shape ({OBSERVATION_SIZE},)")
-            out[:] = 0.0
+        out = tensor_buffer(out, OBSERVATION_SIZE)
         n = self._n
         for code in _deck.codes_of_mask(self._hands[player]):
             out[code] += 1.0

@@ -25,7 +25,7 @@ from typing import Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State
+from ..engine import Game, State, tensor_buffer
 from ..errors import IllegalMoveError, InvalidRulesError
 from ..rng import Rng
 from .cards import CENTRE, KINDS, OWN, TILING_COUNTS, Zangle, deck_cards, find_zangles
@@ -460,12 +460,7 @@ class ZangleState(State[Zangle]):
         then face-up counts of seats 0..7 relative to the observer (8 x 11);
         pile sizes / 10 (8); totals / 50 (8); centre pile / 120; round / rounds; bonus."""
         size = self.game.observation_size
-        if out is None:
-            out = np.zeros(size, dtype=np.float32)
-        elif out.shape != (size,) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape ({size},)")
-        else:
-            out[:] = 0.0
+        out = tensor_buffer(out, size)
         for k in self._centre:
             out[k] += 1
         for k in self._cards[player]:
