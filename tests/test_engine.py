@@ -87,3 +87,32 @@ def test_simultaneous_decision_hides_answers_until_all_are_in() -> None:
     assert copy.answered == 1 and not copy.complete
     with pytest.raises(ValueError):
         SimultaneousDecision((1, 1))
+
+
+def test_stale_action_is_refused_and_changes_nothing() -> None:
+    from fourcards.errors import StaleActionError
+    from fourcards.gangoffour.match import GangOfFour
+
+    state = GangOfFour(players=4).new_match(3)
+    state.apply(state.legal_actions()[0], expected_step=0)
+    before = state.to_json()
+    with pytest.raises(StaleActionError, match="step 0"):
+        state.apply(state.legal_actions()[0], expected_step=0)
+    with pytest.raises(TypeError):
+        state.apply(state.legal_actions()[0], expected_step=True)  # type: ignore[arg-type]
+    assert state.to_json() == before and state.step == 1
+
+
+def test_returns_share_the_win_and_sum_to_zero() -> None:
+    from fourcards.engine import play_match
+    from fourcards.gangoffour.bots import RandomBot
+    from fourcards.gangoffour.match import GangOfFour
+
+    state = GangOfFour(players=3, target_score=20).new_match(5)
+    assert state.returns() == (0.0, 0.0, 0.0)
+    play_match(state, [RandomBot(seed=i) for i in range(3)])
+    returns = state.returns()
+    assert abs(sum(returns)) < 1e-12
+    for seat in range(3):
+        expected = (1 / len(state.winners) if seat in state.winners else 0.0) - 1 / 3
+        assert returns[seat] == pytest.approx(expected)

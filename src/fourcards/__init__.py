@@ -15,11 +15,12 @@ from .errors import (
     InvalidRulesError,
     InvalidStateError,
     NotYourTurnError,
+    StaleActionError,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
-    "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "__version__",
+    "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError", "__version__",
 ]

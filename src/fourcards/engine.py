@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError
+from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError, StaleActionError
 from .rng import MASK64, Rng
 
 __all__ = [
@@ -237,13 +237,28 @@ class State(ABC, Generic[A]):
             return False
         return self._why_illegal(code) is None
 
-    def apply(self, action: A | int, player: int | None = None) -> Any:
+    @property
+    def step(self) -> int:
+        """How many actions have been applied: the state's version number."""
+        return len(self.actions)
+
+    def apply(self, action: A | int, player: int | None = None, expected_step: int | None = None) -> Any:
         """Apply ``action`` for ``current_player`` (checked against ``player``
         when given); returns the record appended to ``history``.
 
+        ``expected_step`` is the :attr:`step` the caller chose the action on:
+        when the state has moved on since, :class:`StaleActionError` is raised.
         Raises :class:`NotYourTurnError` / :class:`IllegalMoveError` and then
         changes nothing.
         """
+        if expected_step is not None:
+            if not isinstance(expected_step, int) or isinstance(expected_step, bool):
+                raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
+            if expected_step != self.step:
+                raise StaleActionError(
+                    f"action {action!r} was chosen at step {expected_step}, but the match is at step "
+                    f"{self.step} ({self.describe()})"
+                )
         code = self.action_to_int(action)
         if player is not None and player != self.current_player:
             raise NotYourTurnError(
@@ -268,6 +283,17 @@ class State(ABC, Generic[A]):
     @abstractmethod
     def winners(self) -> tuple[int, ...]:
         """The winning seats once terminal (several for a shared win), else ()."""
+
+    def returns(self) -> tuple[float, ...]:
+        """One number per seat with the same meaning in every game: at the end,
+        the seat's share of the win (1/k to each of k winners, 0 otherwise)
+        minus 1/n, so they sum to 0; all zeros before the end and for a draw."""
+        n = self.game.num_players
+        winners = self.winners if self.is_terminal else ()
+        if not winners:
+            return (0.0,) * n
+        share = 1.0 / len(winners)
+        return tuple((share if seat in winners else 0.0) - 1.0 / n for seat in range(n))
 
     # Subclasses keep ``_log`` (records) and ``_acts`` (integer actions) as
     # linked logs (see :func:`unroll`), shared by clones.

@@ -14,6 +14,7 @@ __all__ = [
     "InvalidComboError",
     "IllegalMoveError",
     "NotYourTurnError",
+    "StaleActionError",
     "InvalidStateError",
     "InvalidRulesError",
 ]
@@ -41,6 +42,10 @@ class IllegalMoveError(FourCardsError):
 
 class NotYourTurnError(IllegalMoveError):
     """An action made by a player who is not the one to act."""
+
+
+class StaleActionError(IllegalMoveError):
+    """An action chosen on an older version of the state (``expected_step`` is behind)."""
 
 
 class InvalidStateError(FourCardsError):

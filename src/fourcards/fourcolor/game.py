@@ -449,12 +449,12 @@ class FourColorState(State[int]):
             self._current = decision.current
         return None
 
-    def apply(self, action: int, player: int | None = None) -> Any:
+    def apply(self, action: int, player: int | None = None, expected_step: int | None = None) -> Any:
         # Copy the decision first: the contract keeps a failed apply from changing anything,
         # and answering mutates the shared decision object.
         if self._decision is not None:
             self._decision = self._decision.copy()
-        return super().apply(action, player)
+        return super().apply(action, player, expected_step)
 
     def action_to_int(self, action: int) -> int:
         if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
