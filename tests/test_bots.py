@@ -159,7 +159,7 @@ def test_tournament_statistics_by_deal() -> None:
 def test_tournament_bad_input() -> None:
     with pytest.raises(ValueError, match="4 seats need 4 entrants"):
         run_tournament([Entrant("greedy")] * 3, deals=1, players=4)
-    with pytest.raises(ValueError, match="unknown bot kind"):
+    with pytest.raises(ValueError, match="unknown bot .clever."):
         run_tournament([Entrant("clever")] * 4, deals=1)
     with pytest.raises(ValueError, match="deals"):
         run_tournament([Entrant("greedy")] * 4, deals=0)

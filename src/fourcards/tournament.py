@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import Bot, derive_seed
+from .games import GAMES as REGISTRY
+from .games import game_names, get_game
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
            "run_tournament", "play_deals", "make_bot"]
@@ -103,61 +105,20 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-GAMES = ("gang-of-four", "four-pack", "duelo", "four-color-cards")
-BOT_KINDS = {"gang-of-four": ("random", "greedy", "search"), "four-pack": ("random", "memory"),
-             "duelo": ("random", "category"), "four-color-cards": ("random", "greedy")}
+GAMES = game_names()
+BOT_KINDS = {name: entry.bot_kinds for name, entry in REGISTRY.items()}
 SCORE_NAMES = {"gang-of-four": "penalty per round", "four-pack": "families per game",
-               "duelo": "cards held at the end", "four-color-cards": "points per game"}
+               "duelo": "cards held at the end", "four-color": "points per game", "zangle": "points per game"}
 
 
 def make_bot(entrant: Entrant, seed: int, game: str = "gang-of-four") -> Bot:
-    """A seeded bot of the entrant's kind for ``game``."""
-    options = dict(entrant.options)
-    if game not in BOT_KINDS:
-        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-    if entrant.kind not in BOT_KINDS[game]:
-        raise ValueError(f"unknown bot kind {entrant.kind!r} for {game}; choose {', '.join(BOT_KINDS[game])}")
-    if entrant.kind == "random":
-        from .gangoffour.bots import RandomBot
-
-        return RandomBot(seed)
-    if entrant.kind == "greedy" and game == "four-color-cards":
-        from .fourcolor.bots import GreedyBot as FourColorGreedy
-
-        return FourColorGreedy()
-    if entrant.kind == "greedy":
-        from .gangoffour.bots import GreedyBot
-
-        return GreedyBot()
-    if entrant.kind == "search":
-        from .gangoffour.bots import SearchBot
-
-        return SearchBot(seed=seed, **options)
-    if entrant.kind == "memory":
-        from .fourpack import MemoryBot
-
-        return MemoryBot()
-    from .duelo import CategoryBot
-
-    return CategoryBot()
+    """A seeded bot of the entrant's kind for ``game`` (a name of :mod:`fourcards.games`)."""
+    entry = get_game(game)
+    return entry.new_bot(entrant.kind, _new_game(entry.name, {}), seed, **dict(entrant.options))
 
 
 def _new_game(game: str, rules: dict[str, Any]) -> Any:
-    if game == "gang-of-four":
-        from .gangoffour.match import GangOfFour
-
-        return GangOfFour(**rules)
-    if game == "four-pack":
-        from .fourpack import FourPack
-
-        return FourPack(**rules)
-    if game == "four-color-cards":
-        from .fourcolor.game import FourColor
-
-        return FourColor(**rules)
-    from .duelo import Duelo
-
-    return Duelo(**rules)
+    return get_game(game).new_game(**rules)
 
 
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
@@ -224,6 +185,7 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     ``duelo``; ``rules`` are that game's rule options.
     """
     entrants = tuple(entrants)
+    game = get_game(game).name
     rules.setdefault("players", len(entrants))
     if len(entrants) != rules["players"]:
         raise ValueError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")

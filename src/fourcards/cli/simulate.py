@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..games import game_names
 from ..gangoffour.match import Rules
 from ..gangoffour.simulate import POLICIES, SimulationResult, simulate_many
 
@@ -39,7 +40,7 @@ def add_commands(sub: Any) -> None:
     tour.add_argument("--deals", type=int, default=100)
     tour.add_argument("--seed", type=int, default=0)
     tour.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    tour.add_argument("--game", choices=("gang-of-four", "four-pack", "duelo", "four-color-cards"),
+    tour.add_argument("--game", choices=game_names(),
                       default="gang-of-four")
     tour.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
     bench = sub.add_parser("bench", help="run the benchmarks and print their ratio tables")

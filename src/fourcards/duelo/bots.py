@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..decks import CARD_IDS, Deck, load_deck
-from ..gangoffour.bots import RandomBot
+from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
 
 __all__ = ["RandomBot", "CategoryBot", "own_pile_cards"]

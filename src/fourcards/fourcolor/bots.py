@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..gangoffour.bots import RandomBot
+from ..bots import RandomBot
 from . import _deck, _kernels
 from .game import CLAIM_BASE, HU, MELDS, PASS, FourColorObservation
 

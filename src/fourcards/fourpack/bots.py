@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..decks import CARD_IDS
-from ..gangoffour.bots import RandomBot
+from ..bots import RandomBot
 from .game import FourPackObservation, card_knowledge
 
 __all__ = ["RandomBot", "MemoryBot"]

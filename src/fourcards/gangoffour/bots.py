@@ -18,27 +18,12 @@ import time
 from typing import Any
 
 from .._backend import core
+from ..bots import RandomBot
 from ..rng import Rng
 from . import _deck, _kernels
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
-
-
-class RandomBot:
-    """Picks uniformly among the legal actions with its own seeded
-    :class:`~fourcards.rng.Rng` (``legal[rng.below(len(legal))]``)."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self.rng = Rng(seed)
-
-    def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
-        return int(legal_actions[self.rng.below(len(legal_actions))])
-
-    def __repr__(self) -> str:
-        return f"RandomBot(state={self.rng.state:#x})"
 
 
 class GreedyBot:

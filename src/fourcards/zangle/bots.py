@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..gangoffour.bots import RandomBot
+from ..bots import RandomBot
 from .game import ZangleObservation
 from .speedster import SpeedsterBot
 

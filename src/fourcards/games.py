@@ -1,0 +1,136 @@
+"""Every game by its one name: the registry the command line, tournaments,
+the server and the RL adapters share.
+
+>>> from fourcards.games import GAMES, get_game
+>>> sorted(GAMES)
+['duelo', 'four-color', 'four-pack', 'gang-of-four', 'zangle']
+>>> entry = get_game("gang-of-four")
+>>> game = entry.new_game(players=3)
+>>> game.num_players, entry.bot_kinds
+(3, ('random', 'greedy', 'search'))
+>>> bot = entry.new_bot("greedy", game, seed=1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from .engine import Bot, Game
+from .errors import FourCardsError
+
+__all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names"]
+
+BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
+
+
+def _no_options(kind: str, options: dict[str, Any]) -> None:
+    if options:
+        raise TypeError(f"the {kind} bot takes no options, got {sorted(options)}")
+
+
+def _random(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+    from .bots import RandomBot
+
+    _no_options("random", options)
+    return RandomBot(seed)
+
+
+def _plain(path: str) -> BotFactory:
+    """A bot class (``module:Class``) whose constructor takes nothing."""
+
+    def make(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+        module, _, name = path.partition(":")
+        _no_options(name, options)
+        bot: Bot = getattr(import_module(module), name)()
+        return bot
+
+    return make
+
+
+def _search(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+    from .gangoffour.bots import SearchBot
+
+    return SearchBot(seed=seed, **options)
+
+
+def _duelo_category(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+    from .duelo.bots import CategoryBot
+
+    _no_options("category", options)
+    return CategoryBot(deck=getattr(game, "deck", None))
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game: its name, title, engine class (``module:Class``), bots by
+    kind (the best first after ``random``), and whether it is turn-based (every
+    game is, but for Zangle's real-time Speedster mode)."""
+
+    name: str
+    title: str
+    engine: str
+    bots: Mapping[str, BotFactory]
+    best_bot: str
+
+    @property
+    def bot_kinds(self) -> tuple[str, ...]:
+        return tuple(self.bots)
+
+    @property
+    def game_class(self) -> type[Game[Any]]:
+        module, _, name = self.engine.partition(":")
+        cls: type[Game[Any]] = getattr(import_module(module), name)
+        return cls
+
+    def new_game(self, **rules: Any) -> Game[Any]:
+        """The game under ``rules`` (the rules type's fields as keywords)."""
+        return self.game_class(**rules)
+
+    def new_bot(self, kind: str, game: Game[Any], seed: int = 0, **options: Any) -> Bot:
+        """A seeded bot of ``kind`` for ``game``; ``options`` go to its constructor."""
+        if kind not in self.bots:
+            raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from {', '.join(self.bots)}")
+        return self.bots[kind](game, seed, dict(options))
+
+
+GAMES: dict[str, GameEntry] = {
+    entry.name: entry
+    for entry in (
+        GameEntry("gang-of-four", "Gang of Four", "fourcards.gangoffour.match:GangOfFour",
+                  {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"),
+                   "search": _search}, best_bot="search"),
+        GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
+                  {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
+                  best_bot="greedy"),
+        GameEntry("zangle", "Zangle", "fourcards.zangle.game:ZangleGame",
+                  {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot")},
+                  best_bot="greedy"),
+        GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
+                  {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot")},
+                  best_bot="memory"),
+        GameEntry("duelo", "Duelo", "fourcards.duelo.game:Duelo",
+                  {"random": _random, "category": _duelo_category}, best_bot="category"),
+    )
+}
+
+#: Other names people use for the games.
+ALIASES = {"four-color-cards": "four-color", "gangoffour": "gang-of-four", "fourcolor": "four-color",
+           "fourpack": "four-pack"}
+
+
+def game_names() -> tuple[str, ...]:
+    """The games' names, in the registry's order."""
+    return tuple(GAMES)
+
+
+def get_game(name: str) -> GameEntry:
+    """The registry entry of ``name`` (or one of its :data:`ALIASES`)."""
+    if not isinstance(name, str):
+        raise TypeError(f"a game name is a str, not {type(name).__name__}")
+    key = ALIASES.get(name, name)
+    if key not in GAMES:
+        raise FourCardsError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
+    return GAMES[key]
