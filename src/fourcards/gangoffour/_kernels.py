@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._backend import core
-from . import _deck
+from .._backend import load
+from . import _deck, _reference
 
 #: One canonical card mask per action, in action order (generated data, see
 #: ``tools/generate_tables.py``).
@@ -16,6 +16,9 @@ COMBO_MASKS: np.ndarray = np.frombuffer(
     resources.files(__package__).joinpath("combos.bin").read_bytes(), dtype="<u8"
 ).astype(np.uint64)
 assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
+
+#: The compiled kernels (``fourcards.gangoffour._core``), or None for the twin.
+core = load("fourcards.gangoffour._core")
 
 if TYPE_CHECKING or core is None:
     from ._reference import (
@@ -31,10 +34,14 @@ else:
     legal_mask = core.legal_mask
     fast_mask = core.fast_mask
     fast_classify = core.fast_classify
-    set_card_type = core.set_card_type
+
+    def set_card_type(card_type: type) -> None:
+        """Register the ``Card`` class with the compiled kernels and the twin."""
+        core.set_card_type(card_type)
+        _reference.set_card_type(card_type)
     greedy_choose = core.greedy_choose
 
 __all__ = [
-    "COMBO_MASKS", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "COMBO_MASKS", "core", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._backend import core
 from ..engine import derive_seed
+from ._kernels import core
 from .bots import GreedyBot, RandomBot
 from .match import GangOfFour, Rules
 
