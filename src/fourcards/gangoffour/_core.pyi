@@ -19,7 +19,7 @@ def greedy_choose(
     hand: int, table: int, phase: int, player: int, sizes: Sequence[int], legal: npt.NDArray[np.int32] | Sequence[int]
 ) -> int: ...
 def gof_simulate(
-    seeds: npt.NDArray[np.uint64], policies: Sequence[int], rules: tuple[int, int, int, bool, bool, bool, bool], record: bool = False
+    seeds: npt.NDArray[np.uint64], policies: Sequence[int], rules: dict[str, int], record: bool = False
 ) -> tuple[
     npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.int64], list[npt.NDArray[np.int32]] | None
 ]: ...

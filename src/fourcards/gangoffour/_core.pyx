@@ -959,11 +959,23 @@ cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, 
                           m.rules.players, sizes, legal, n)
 
 
-def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint record=False):
+cdef GofRules _rules_of(dict rules) except *:
+    """The ``GofRules`` struct from ``fourcards.gangoffour._kernels.pack_rules``
+    (a dict by field name), checked."""
+    cdef GofRules r = rules
+    if not 2 <= r.players <= 4:
+        raise ValueError(f"players={r.players} is not 2..4")
+    if r.target < 1:
+        raise ValueError(f"target={r.target} must be positive")
+    if not 0 <= r.dealer < r.players:
+        raise ValueError(f"dealer={r.dealer} is not a seat of {r.players} players")
+    return r
+
+
+def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not None, bint record=False):
     """Play one match per seed between policies (0 random, 1 greedy), without the GIL.
 
-    ``rules`` is ``(players, target_score, dealer, pass_is_final,
-    manual_last_card, last_card_may_pass, chinese_dealing)``.  Seat ``p``'s
+    ``rules`` is ``pack_rules(Rules)``: the ``GofRules`` fields by name.  Seat ``p``'s
     random policy draws from ``Rng(derive_seed(seed, p + 1))``.  Returns
     ``(scores, winners, rounds, steps, actions)``: ``int32 (N, players)``,
     ``bool (N, players)``, ``int32 (N,)``, ``int64 (N,)`` and, with
@@ -979,8 +991,7 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint recor
     cdef int n, action
     if not _ready:
         raise RuntimeError("the Gang of Four tables are not loaded")
-    r.players, r.target, r.dealer = rules[0], rules[1], rules[2]
-    r.pass_is_final, r.manual, r.may_pass, r.chinese = rules[3], rules[4], rules[5], rules[6]
+    r = _rules_of(rules)
     players = r.players
     if not 2 <= players <= 4 or len(policies) != players:
         raise ValueError(f"need 2..4 players and a policy per seat, got {players} and {len(policies)}")
@@ -1090,7 +1101,7 @@ cdef class GofSearch:
     def __dealloc__(self):
         free(self.nodes)
 
-    def reset(self, rules, uint64_t hand, int me, sizes, int table, int table_player,
+    def reset(self, dict rules not None, uint64_t hand, int me, sizes, int table, int table_player,
               unsigned int passed, unsigned int announced, unsigned int out, bint must_lead_m1,
               int direction, uint64_t played, totals, known, uint64_t seed, double exploration):
         """Start a new tree for the player ``me`` to act, from what they observe.
@@ -1098,11 +1109,10 @@ cdef class GofSearch:
         ``played`` is the canonical mask of the cards played this round;
         ``known`` lists, per seat, a canonical mask of cards that seat is known
         to hold (the exchange's cards not yet seen played)."""
-        cdef int p, players = rules[0]
+        cdef int p, players
         cdef uint64_t seen
-        self.root.rules.players, self.root.rules.target, self.root.rules.dealer = rules[0], rules[1], rules[2]
-        self.root.rules.pass_is_final, self.root.rules.manual = rules[3], rules[4]
-        self.root.rules.may_pass, self.root.rules.chinese = rules[5], rules[6]
+        self.root.rules = _rules_of(rules)
+        players = self.root.rules.players
         self.root.rng = 0
         self.root.round = 1
         self.root.dealer = 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,7 +41,27 @@ else:
         _reference.set_card_type(card_type)
     greedy_choose = core.greedy_choose
 
+def pack_rules(rules: Any) -> dict[str, int]:
+    """A Gang of Four :class:`~fourcards.gangoffour.match.Rules` as the compiled
+    kernels take it: by name, the fields of their ``GofRules`` struct (Cython
+    converts the dict field by field, so no positional tuple crosses the boundary).
+
+    >>> from fourcards.gangoffour.match import Rules
+    >>> pack_rules(Rules(players=3))["players"]
+    3
+    """
+    return {
+        "players": int(rules.players),
+        "target": int(rules.target_score),
+        "dealer": int(rules.dealer),
+        "pass_is_final": int(bool(rules.pass_is_final)),
+        "manual": int(bool(rules.manual_last_card)),
+        "may_pass": int(bool(rules.last_card_may_pass)),
+        "chinese": int(bool(rules.chinese_dealing)),
+    }
+
+
 __all__ = [
-    "COMBO_MASKS", "core", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "COMBO_MASKS", "core", "pack_rules", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

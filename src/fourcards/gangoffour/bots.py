@@ -106,13 +106,12 @@ class SearchBot:
         if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
             return self._greedy.choose(observation, legal_actions)
         rules = observation.rules
-        rule_tuple = (rules.players, rules.target_score, rules.dealer, rules.pass_is_final,
-                      rules.manual_last_card, rules.last_card_may_pass, rules.chinese_dealing)
+        packed = _kernels.pack_rules(rules)
         bits = [sum(1 << p for p, flag in enumerate(flags) if flag)
                 for flags in (observation.passed, observation.announced, observation.out)]
         table = -1 if observation.table is None else observation.table.action
         search: Any = self._search
-        search.reset(rule_tuple, observation.hand_mask, observation.player, observation.hand_sizes,
+        search.reset(packed, observation.hand_mask, observation.player, observation.hand_sizes,
                      table, observation.table_player, bits[0], bits[1], bits[2],
                      observation.must_lead_m1, observation.direction, observation.played_mask,
                      observation.scores, known_cards(observation), self.rng.next_u64(),
