@@ -30,6 +30,13 @@ else:
     if DEBUG:
         compile_args = ["-O0", "-g"]
 
+# ``FOURCARDS_SANITIZE=1``: AddressSanitizer and UBSan, at -O1 (see tools/asan.sh).
+link_args = []
+if os.environ.get("FOURCARDS_SANITIZE", "") not in ("", "0"):
+    compile_args = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=undefined"]
+    link_args = ["-fsanitize=address,undefined"]
+
 # One extension per game, beside its twin and its switch (``_kernels.py``), and one
 # for what they share (``_native``: the RNG test vectors and the call floor).
 # The shared inline helpers are in ``fourcards/_common.pxd`` and ``_bits.h``.
@@ -47,6 +54,7 @@ extensions = [
         include_dirs=["src/fourcards", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
     )
     for name, source in MODULES.items()
 ]

@@ -185,7 +185,7 @@ def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exc
     table.submit_hit(0, 1.0)  # later events still resolve
     assert [o.kind for o in table.resolve(1.0)] == ["hit"]
     with pytest.raises(FourCardsError):
-        table.submit_hit(True, 2.0)  # type: ignore[arg-type]
+        table.submit_hit(True, 2.0)
 
 
 def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:
@@ -194,7 +194,8 @@ def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:
         table = SpeedsterTable(players=2, seed=4)
         seat = next(s for s in range(2) if find_zangles(table.centre, table.cards[s]))
         zangle = find_zangles(table.centre, table.cards[seat])[0]
-        events = [lambda: table.submit_call(seat, zangle, 1.0), lambda: table.submit_hit(seat, 1.0)]
+        events: list[Callable[[], None]] = [lambda: table.submit_call(seat, zangle, 1.0),
+                                            lambda: table.submit_hit(seat, 1.0)]
         for submit in events if calls_first else events[::-1]:
             submit()
         results.append([o.kind for o in table.resolve(1.0)])

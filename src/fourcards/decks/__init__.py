@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from ..errors import FourCardsError
 
-__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "FAMILIES", "CARD_IDS"]
+__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS"]
 
 FAMILIES: Final = "ABCDEFGH"
 CARD_IDS: Final[tuple[str, ...]] = tuple(f"{f}{n}" for f in FAMILIES for n in range(1, 5))
@@ -236,8 +236,15 @@ def load_deck(path: str | Path | None = None) -> Deck:
         except (OSError, ValueError) as error:  # ValueError: a NUL in the path
             raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
         source = str(path)
+    return load_deck_bytes(raw, source)
+
+
+def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
+    """Validate a deck file's content (UTF-8 JSON); :class:`DeckError` for anything else."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"raw must be bytes, not {type(raw).__name__}")
     try:
-        text = raw.decode("utf-8")
+        text = bytes(raw).decode("utf-8")
     except UnicodeDecodeError as error:
         raise DeckError(source, [f"not UTF-8 text: {error}"]) from None
     try:
