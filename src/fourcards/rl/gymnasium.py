@@ -42,7 +42,7 @@ __all__ = ["SeatEnv"]
 Observation = dict[str, npt.NDArray[Any]]
 
 
-class SeatEnv(gymnasium.Env[Observation, np.int64]):
+class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused-ignore]
     """One seat of ``game_name`` (rules as keywords) against bots."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -74,7 +74,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):
         self.render_mode = render_mode
         low, high = observation_bounds(self.game)
         size, actions = self.game.observation_size, self.game.num_distinct_actions
-        self.observation_space = gymnasium.spaces.Dict({
+        self.observation_space: gymnasium.spaces.Dict = gymnasium.spaces.Dict({  # type: ignore[assignment,unused-ignore]
             "observation": gymnasium.spaces.Box(low, high, (size,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (actions,), np.int8),
         })
@@ -130,7 +130,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):
         """The legal actions of the agent as a bool mask."""
         return self._observe()["action_mask"].astype(np.bool_)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:  # type: ignore[override,unused-ignore]
         """The new events and the table as text (``render_mode="ansi"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")

@@ -37,7 +37,7 @@ from .spaces import observation_bounds
 __all__ = ["FourCardsAEC", "env", "raw_env"]
 
 
-class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
+class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc,unused-ignore]
     """One fourcards game as a PettingZoo AEC environment.
 
     ``game_name``: a name of :mod:`fourcards.games` (``gang-of-four``,
@@ -109,7 +109,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = agent_name(self.state.current_player)
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
