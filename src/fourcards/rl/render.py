@@ -9,7 +9,7 @@ records are shown as their readable records.
 >>> state = GangOfFour(players=2).new_match(1)
 >>> text, seen = render_text(state, 0)
 >>> print(text.splitlines()[1])
-== Round 1 (dealer P1, play goes counter-clockwise; P1 leads)
+== Round 1 (dealer P1, play goes counter-clockwise; P0 leads)
 """
 
 from __future__ import annotations
