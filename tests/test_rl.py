@@ -3,7 +3,9 @@ checked with each framework's own test tools and against the engines."""
 
 from __future__ import annotations
 
+import runpy
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -370,3 +372,16 @@ def _codes(mask: int) -> list[int]:
     from fourcards.gangoffour import _deck
 
     return list(_deck.codes_of_mask(mask))
+
+
+# -- the examples ------------------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize(("script", "package"), [("rl_pettingzoo.py", "pettingzoo"), ("rl_gymnasium.py", "gymnasium"),
+                                                 ("rl_openspiel.py", "pyspiel")])
+def test_examples_run(script: str, package: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip(package)
+    runpy.run_path(str(EXAMPLES / script), run_name="__main__")
+    assert capsys.readouterr().out.startswith(("returns:", "reward:"))
