@@ -153,8 +153,7 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return self._engine.new_match(0).action_to_string(int(action)) if self.match is None \
-            else self.match.action_to_string(int(action))
+        return str(action) if self.match is None else self.match.action_to_string(int(action))
 
     def is_terminal(self) -> bool:
         return self.match is not None and self.match.is_terminal

@@ -74,7 +74,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
         }
         self.action_spaces = {agent: gymnasium.spaces.Discrete(actions) for agent in self.possible_agents}
         self._seeds: Rng | None = None
-        self.state: State[Any] | None = None
+        self._match: State[Any] | None = None
         self._shown = 0
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
@@ -89,9 +89,9 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
     @property
     def match(self) -> State[Any]:
         """The engine state of the match being played (after ``reset``)."""
-        if self.state is None:
+        if self._match is None:
             raise FourCardsError("call reset() before using the environment")
-        return self.state
+        return self._match
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new match: from ``seed`` when given (the same seed, the same
@@ -102,7 +102,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
             self._seeds = Rng(checked)
         elif self._seeds is None:
             self._seeds = Rng(secrets.randbits(64))
-        self.state = self.game.new_match(self._seeds.next_u64())
+        self._match = self.game.new_match(self._seeds.next_u64())
         self._shown = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -110,7 +110,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.agent_selection = agent_name(self.state.current_player)
+        self.agent_selection = agent_name(self._match.current_player)
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         return observation_with_mask(self.match, seat_of(agent), self.game.observation_size,
