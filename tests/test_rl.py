@@ -263,6 +263,22 @@ class TestGymnasium:
             strict.step(illegal)
         assert strict.match.to_json() == before
 
+    def test_a_match_over_before_the_agent_acts_is_skipped(self) -> None:
+        from fourcards.rl.gymnasium import SeatEnv
+        from fourcards.rng import Rng
+
+        table = SeatEnv("duelo", players=2, opponents="category", seat=1)
+        observation, _ = table.reset(seed=24)  # its first deal: the bot wins every hand it calls
+        seeds = Rng(24)
+        first = seeds.next_u64()
+        assert table.match.seed != first and table.match.seed == seeds.next_u64()
+        skipped = table.game.new_match(first)
+        bot = table.entry.new_bot("category", table.game, 0)
+        while not skipped.is_terminal:  # the deal skipped: seat 1 never has a turn
+            assert skipped.current_player == 0
+            skipped.apply(bot.choose(skipped.observation(0), skipped.legal_actions()), 0)
+        assert observation["action_mask"].any() and table.match.current_player == 1
+
     def test_bad_options_are_refused(self) -> None:
         from fourcards.rl.gymnasium import SeatEnv
 

@@ -40,6 +40,7 @@ from .spaces import observation_bounds
 __all__ = ["SeatEnv"]
 
 Observation = dict[str, npt.NDArray[Any]]
+_DEALS_TRIED = 1000
 
 
 class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused-ignore]
@@ -94,20 +95,27 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """Deal a new match (from ``seed`` when given) and let the bots play up
-        to the agent's first turn. ``options`` is not used."""
+        to the agent's first turn; a match that ends before it (a Duelo where
+        the bots call every hand) is skipped for the next one of the seed's
+        sequence. ``options`` is not used."""
         super().reset(seed=seed)
         checked = check_seed(seed)
         if checked is not None:
             self._seeds = Rng(checked)
         elif self._seeds is None:
             self._seeds = Rng(secrets.randbits(64))
-        match_seed = self._seeds.next_u64()
-        self._state = self.game.new_match(match_seed)
-        self._bots = {seat: self.entry.new_bot(kind, self.game, derive_seed(match_seed, seat + 1))
-                      for seat, kind in self.opponent_kinds.items()}
-        self._shown = 0
-        self._ended = False
-        self._play_bots()
+        for _ in range(_DEALS_TRIED):
+            match_seed = self._seeds.next_u64()
+            self._state = self.game.new_match(match_seed)
+            self._bots = {seat: self.entry.new_bot(kind, self.game, derive_seed(match_seed, seat + 1))
+                          for seat, kind in self.opponent_kinds.items()}
+            self._shown = 0
+            self._ended = False
+            self._play_bots()
+            if not self._state.is_terminal:
+                break
+        else:
+            raise FourCardsError(f"{_DEALS_TRIED} matches in a row ended before seat {self.seat} had a turn")
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
