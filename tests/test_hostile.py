@@ -156,7 +156,7 @@ def test_gof_simulate_with_a_negative_dealer_exits_cleanly() -> None:
         from fourcards.gangoffour import _kernels
         from fourcards.gangoffour.match import Rules
         packed = _kernels.pack_rules(Rules(players=3)); packed["dealer"] = -5
-        COMPILED.gof_simulate(np.arange(3, dtype=np.uint64), [1, 1, 1], packed)
+        _kernels.core.gof_simulate(np.arange(3, dtype=np.uint64), [1, 1, 1], packed)
     """, "ValueError")
 
 

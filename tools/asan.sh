@@ -44,7 +44,8 @@ python -m pip install --quiet "setuptools>=77" "Cython>=3.1" "numpy>=2" wheel
 (cd "$WORK/src" && FOURCARDS_SANITIZE=1 python -m pip install --quiet --no-build-isolation -e ".[test]")
 for module in _native gangoffour/_core fourcolor/_core zangle/_core; do
     so=$(ls "$WORK/src/src/fourcards/$module".*.so)
-    if ! ldd "$so" | grep -q libasan; then
+    deps=$(ldd "$so")
+    if [[ "$deps" != *libasan* ]]; then
         echo "asan: $so is not instrumented" >&2
         exit 1
     fi
