@@ -79,6 +79,14 @@ class Server:
         except (OSError, IndexError, ValueError):
             return float("nan")
 
+    def run_queue_seconds(self) -> float:
+        """Seconds the server was ready to run but waited for a CPU (Linux schedstat)."""
+        assert self.process is not None
+        try:
+            return int(Path(f"/proc/{self.process.pid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
     def kill9(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
@@ -112,6 +120,7 @@ class Run:
     reconnects: int = 0
     acks_before_crash: dict[str, dict[int, int]] | None = None
     server_cpu: float = 0.0
+    server_wait: float = 0.0
 
 
 async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Random, retry: float,
@@ -209,6 +218,19 @@ def check(db: Path, run: Run, tables: list[str], players: int, target: int) -> d
     return result
 
 
+def expected_length(players: int, target: int, matches: int = 20) -> int:
+    """The mean length of a match between random players (simulated here, in-process)."""
+    game = get_game("gang-of-four").new_game(players=players, target_score=target)
+    rng = random.Random(0)
+    total = 0
+    for seed in range(matches):
+        state = game.new_match(seed)
+        while not state.is_terminal:
+            state.apply(rng.choice(state.legal_actions()))
+        total += state.step
+    return total // matches
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -237,12 +259,14 @@ async def play(server: Server, tables: int, players: int, target: int, seed: int
              for table, tokens in made for token in tokens]
     if crash:
         # Kill the server once about half of the expected actions are acknowledged.
+        half = tables * expected_length(players, target) // 2
         while time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-            if sum(len(a) for a in run.acked.values()) >= tables * 100:
+            if sum(len(a) for a in run.acked.values()) >= half:
                 break
         run.acks_before_crash = {t: dict(a) for t, a in run.acked.items()}
         run.server_cpu += server.cpu_seconds()
+        run.server_wait += server.run_queue_seconds()
         await asyncio.to_thread(server.kill9)
         down = time.perf_counter()
         await asyncio.to_thread(server.start)
@@ -254,6 +278,7 @@ async def play(server: Server, tables: int, players: int, target: int, seed: int
         task.cancel()
     await asyncio.gather(*late, return_exceptions=True)
     run.server_cpu += server.cpu_seconds()
+    run.server_wait += server.run_queue_seconds()
     return run, [t for t, _ in made], time.perf_counter() - began
 
 
@@ -264,7 +289,8 @@ def report(title: str, run: Run, checked: dict[str, int], seconds: float, tables
         f"  tables ended            {checked['tables ended']} / {tables}",
         f"  clients connected at once {run.peak}",
         f"  actions acknowledged    {actions} in {seconds:.1f} s = {actions / seconds:.0f} actions/s",
-        f"  server CPU              {run.server_cpu:.1f} s = {1000 * run.server_cpu / max(1, actions):.2f} ms an action",
+        f"  server CPU              {run.server_cpu:.1f} s = {1000 * run.server_cpu / max(1, actions):.2f} ms an action; "
+        f"it waited {run.server_wait:.1f} s for a CPU (other processes' load)",
         f"  client retries sent     {run.retries} (each acknowledged, applied once)",
         f"  act -> ack latency      p50 {1000 * percentile(run.latencies, 0.5):.1f} ms, "
         f"p99 {1000 * percentile(run.latencies, 0.99):.1f} ms",
@@ -282,8 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--target-score", type=int, default=10,
-                        help="the rules' target score (10: about 200 actions a match with random players)")
+    parser.add_argument("--target-score", type=int, default=1,
+                        help="the rules' target score (1: one round, about 70 actions a match with random "
+                             "players; 10: about 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--think", type=float, default=0.25,
                         help="mean seconds a client waits before it acts (uniform 0..2x; 0: at once)")

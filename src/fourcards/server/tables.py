@@ -534,7 +534,9 @@ class SpeedsterMaster(Table):
                 for seat, kind in self.bot_kinds.items():
                     if self.now() - last_bot[seat] < self.reaction or bot_version[seat] == self.version:
                         continue
-                    text = self._bot_choice(seat, kind)
+                    # In the bots' thread pool: the event loop never waits for a bot.
+                    text = await asyncio.get_running_loop().run_in_executor(
+                        self.executor, self._bot_choice, seat, kind, self.version)
                     if text is None:
                         continue
                     last_bot[seat] = self.now()
@@ -544,7 +546,8 @@ class SpeedsterMaster(Table):
                     except ProtocolError:
                         continue
 
-    def _bot_choice(self, seat: int, kind: str | None) -> str | None:
+    def _bot_choice(self, seat: int, kind: str | None, version: int) -> str | None:
+        """What a Speedster bot does now: a Zangle's notation, ``hit``, or None (wait)."""
         from ..zangle.cards import best_zangle, find_zangles
 
         snapshot = self.table.snapshot()
@@ -552,7 +555,7 @@ class SpeedsterMaster(Table):
             return None
         if kind == "random":
             options = find_zangles(snapshot.centre, snapshot.cards[seat])
-            choice = options[self.version % len(options)] if options else None
+            choice = options[(version * 7919 + seat) % len(options)] if options else None
         else:
             choice = best_zangle(list(snapshot.centre), list(snapshot.cards[seat]))
         if choice is not None:
