@@ -347,6 +347,11 @@ cdef int _fc_meld_codes[FC_NUM_MELDS][4]
 cdef int _fc_meld_kind_of[FC_NUM_MELDS]
 cdef int _fc_meld_global[FC_KINDS][8]
 cdef int _fc_num_melds = 0
+# Per block state, which meld (position in the lowest kind's MELDS_WITH list)
+# the reconstruction takes first: colour blocks as colour 0 (the lists follow
+# the same pattern in every colour), the soldier block as is.
+cdef int8_t _fc_choice_colour[FC_COLOUR_STATES]
+cdef int8_t _fc_choice_soldier[FC_SOLDIER_STATES]
 
 
 cdef int _fc_init_melds(object melds, object melds_by_kind) except -1:
@@ -364,7 +369,53 @@ cdef int _fc_init_melds(object melds, object melds_by_kind) except -1:
             for i in range(len(codes)):
                 _fc_meld_codes[g][i] = codes[i]
     _fc_num_melds = FC_NUM_MELDS
+    _fc_init_choices()
     return 0
+
+
+cdef int _fc_choose(int block, int index, int kind) noexcept nogil:
+    """The first meld of MELDS_WITH[kind] that keeps the block's best split, or -1."""
+    cdef int m, g, i, shifted, sub, k, r, take, cur = _fc_table(block, index)
+    cdef int counts[6]
+    for r in range(6):
+        counts[r] = index // _fc_pow5[r] % 5 if (block < 4 or r < 4) else 0
+    for m in range(_fc_meld_count[kind]):
+        g = _fc_meld_global[kind][m]
+        shifted = index
+        for r in range(6):
+            take = _fc_meld_take[kind][m][r]
+            if take > counts[r]:
+                shifted = -1
+                break
+            shifted -= take * _fc_pow5[r]
+        if shifted < 0:
+            continue
+        sub = _fc_table(block, shifted)
+        if sub >= 0 and sub + _fc_concealed_points[_fc_meld_kind_of[g]] == cur:
+            return m
+    return -1
+
+
+cdef void _fc_init_choices() noexcept nogil:
+    cdef int s, r, first
+    _fc_choice_colour[0] = -1
+    _fc_choice_soldier[0] = -1
+    for s in range(1, FC_COLOUR_STATES):
+        _fc_choice_colour[s] = -1
+        if _fc_colour_best[s] < 0:
+            continue
+        first = 0
+        while s // _fc_pow5[first] % 5 == 0:
+            first += 1
+        _fc_choice_colour[s] = <int8_t>_fc_choose(0, s, first)
+    for s in range(1, FC_SOLDIER_STATES):
+        _fc_choice_soldier[s] = -1
+        if _fc_soldier_best[s] < 0:
+            continue
+        first = 0
+        while s // _fc_pow5[first] % 5 == 0:
+            first += 1
+        _fc_choice_soldier[s] = <int8_t>_fc_choose(4, s, 7 * first + 6)
 
 
 cdef inline int _fc_block_of(int code) noexcept nogil:
@@ -426,27 +477,16 @@ cdef int _fc_split(const uint8_t* counts, int exposed_code, int* out, int* n_out
         if first == FC_KINDS or count >= FC_MAX_SPLIT:
             break
         block = _fc_block_of(first)
-        cur = _fc_table(block, index[block])
-        for m in range(_fc_meld_count[first]):
-            g = _fc_meld_global[first][m]
-            shifted = index[block]
-            fits = True
-            for i in range(_fc_meld_len[g]):
-                k = _fc_meld_codes[g][i]
-                rest[k] -= 1
-                fits = fits and rest[k] >= 0
-                shifted -= _fc_digit(k)
-            if fits:
-                sub = _fc_table(block, shifted)
-                if sub >= 0 and sub + _fc_concealed_points[_fc_meld_kind_of[g]] == cur:
-                    index[block] = shifted
-                    out[count] = g
-                    count += 1
-                    break
-            for i in range(_fc_meld_len[g]):
-                rest[_fc_meld_codes[g][i]] += 1
-        else:  # cannot happen: the tables guarantee a way
+        m = _fc_choice_colour[index[block]] if block < 4 else _fc_choice_soldier[index[block]]
+        if m < 0:  # cannot happen: the tables guarantee a way
             return -3
+        g = _fc_meld_global[first][m]
+        for i in range(_fc_meld_len[g]):
+            k = _fc_meld_codes[g][i]
+            rest[k] -= 1
+            index[block] -= _fc_digit(k)
+        out[count] = g
+        count += 1
     n_out[0] = count
     return total
 
@@ -595,6 +635,7 @@ cdef extern from "Python.h":
     bint PyUnicode_CheckExact(PyObject*)
     long PyLong_AsLongAndOverflow(PyObject*, int*) except? -1
     PyObject* PyDict_GetItem(object, PyObject*)
+    int PyObject_GenericSetAttr(object, object, object) except -1
 
 cdef enum:
     FC_SLOTS = 128
@@ -727,7 +768,10 @@ def fc_best_split_hand(hand):
         meld = _fc_concealed[melds[i]]
         Py_INCREF(meld)
         PyTuple_SET_ITEM(result, i, meld)
-    return _fc_split_type(result, total)
+    split = _fc_split_type.__new__(_fc_split_type)
+    PyObject_GenericSetAttr(split, "melds", result)
+    PyObject_GenericSetAttr(split, "points", total)
+    return split
 
 
 def fc_waits_hand(hand, bint from_discard=False):
@@ -1293,15 +1337,15 @@ cdef void _sim_apply(FcGame* s, int action) noexcept nogil:
         s.current = s.order[s.answered]
 
 
-cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, int32_t* log,
-                       int64_t log_size) noexcept nogil:
+cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint64_t* bot_seeds,
+                       int32_t* log, int64_t log_size) noexcept nogil:
     """Play one game from ``seed``; the number of actions (-1: the log overflowed)."""
     cdef uint64_t bot_rng[4]
     cdef int legal[128]
     cdef int n_legal, p, action, offer
     cdef int64_t steps = 0
     for p in range(s.n):
-        bot_rng[p] = _seed_stream(seed, p + 1)
+        bot_rng[p] = bot_seeds[p] if bot_seeds != NULL else _seed_stream(seed, p + 1)
         s.totals[p] = 0
     s.rng = seed
     s.round = 0
@@ -1327,10 +1371,14 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, int32_t* l
 
 
 def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lucky_rank_only,
-                bint record=False):
+                bint record=False, bot_seeds=None):
     """Whole games in C, without the GIL: per seed ``(totals int64 (games, players),
-    winners bool, steps int64, actions or None)``; policies 0 random, 1 greedy."""
+    winners bool, steps int64, actions or None)``; policies 0 random, 1 greedy;
+    ``bot_seeds`` (games x players, uint64): the random players' seeds, else
+    ``derive_seed(game seed, seat + 1)``."""
     cdef const uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
+    cdef const uint64_t[:, ::1] bot_view
+    cdef const uint64_t* bot_row = NULL
     cdef Py_ssize_t i, games = seed_view.shape[0]
     cdef int pol[4]
     cdef int p
@@ -1347,6 +1395,10 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
         if policies[p] not in (0, 1):
             raise ValueError(f"policy {policies[p]!r} is not 0 (random) or 1 (greedy)")
         pol[p] = policies[p]
+    if bot_seeds is not None:
+        bot_view = np.ascontiguousarray(bot_seeds, dtype=np.uint64)
+        if bot_view.shape[0] != games or bot_view.shape[1] != players:
+            raise ValueError("bot_seeds must hold one seed a seat for every game")
     totals = np.zeros((games, players), dtype=np.int64)
     winners = np.zeros((games, players), dtype=np.bool_)
     step_counts = np.zeros(games, dtype=np.int64)
@@ -1367,8 +1419,10 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
                 buffer = np.empty(log_size, dtype=np.int32)
                 log_view = buffer
                 log = &log_view[0]
+            if bot_seeds is not None:
+                bot_row = &bot_view[i, 0]
             with nogil:
-                steps = _sim_play(state, seed_view[i], pol, log, log_size)
+                steps = _sim_play(state, seed_view[i], pol, bot_row, log, log_size)
             if steps < 0:
                 raise RuntimeError(f"game {i} (seed {seed_view[i]}) ran past its length bound")
             steps_view[i] = steps

@@ -71,11 +71,11 @@ def waits_batch(counts: Any, from_discard: bool = False) -> npt.NDArray[np.int16
 
 
 def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: int, threshold: int,
-                   rounds: int, lucky_rank_only: bool, record: bool) -> Any:
+                   rounds: int, lucky_rank_only: bool, record: bool, bot_seeds: Any = None) -> Any:
     """Whole games in C (the compiled core only)."""
     if core is None:
         raise RuntimeError("the compiled Four Color core is not available")
-    return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record)
+    return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
 
 
 __all__ = ["core", "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +26,7 @@ from . import _kernels
 from .bots import GreedyBot, RandomBot
 from .game import FourColor, Rules
 
-__all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds"]
+__all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_records"]
 
 POLICIES = {"random": 0, "greedy": 1}
 
@@ -81,6 +82,7 @@ def simulate(
     rules: Rules | None = None,
     record: bool = False,
     compiled: bool | None = None,
+    bot_seeds: npt.NDArray[np.uint64] | None = None,
 ) -> SimulationResult:
     """Play games between policies (``"random"`` or ``"greedy"``, one a seat).
 
@@ -88,6 +90,7 @@ def simulate(
     seeds themselves.  Seat ``p``'s random player draws from
     ``derive_seed(game_seed, p + 1)``.  ``record`` keeps every game's actions.
     ``compiled=False`` plays them with the Python engine (the reference).
+    ``bot_seeds`` (games x players) gives the random players' seeds instead.
     """
     rules = rules if rules is not None else Rules(players=len(policies))
     if not isinstance(rules, Rules):
@@ -99,6 +102,10 @@ def simulate(
     except (KeyError, TypeError):
         raise FourCardsError(f"unknown policy in {list(policies)!r}; choose from {sorted(POLICIES)}") from None
     seeds = _seeds(games, seed)
+    if bot_seeds is not None:
+        bot_seeds = np.asarray(bot_seeds)
+        if bot_seeds.dtype != np.uint64 or bot_seeds.shape != (len(seeds), rules.players):
+            raise FourCardsError(f"bot_seeds must be uint64 of shape {(len(seeds), rules.players)}")
     use_core = _kernels.core is not None if compiled is None else bool(compiled)
     if use_core:
         if _kernels.core is None:
@@ -108,7 +115,8 @@ def simulate(
                                     f"{MAX_ROUNDS:,}, got {rules.threshold} and {rules.rounds}; "
                                     "use compiled=False")
         scores, winners, steps, logs = _kernels.simulate_games(
-            seeds, codes, rules.players, rules.threshold, rules.rounds, rules.lucky_rank_only, bool(record))
+            seeds, codes, rules.players, rules.threshold, rules.rounds, rules.lucky_rank_only, bool(record),
+            bot_seeds)
         return SimulationResult(seeds, scores, winners, steps, logs)
     game = FourColor(rules)
     n = len(seeds)
@@ -118,8 +126,8 @@ def simulate(
     recorded: list[npt.NDArray[np.int32]] | None = [] if record else None
     for i, game_seed in enumerate(seeds.tolist()):
         state = game.new_match(game_seed)
-        bots = [RandomBot(derive_seed(game_seed, p + 1)) if code == 0 else GreedyBot()
-                for p, code in enumerate(codes)]
+        bots = [RandomBot(derive_seed(game_seed, p + 1) if bot_seeds is None else int(bot_seeds[i, p]))
+                if code == 0 else GreedyBot() for p, code in enumerate(codes)]
         while not state.is_terminal:
             player = state.current_player
             state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
@@ -130,3 +138,31 @@ def simulate(
         if recorded is not None:
             recorded.append(np.array(actions, dtype=np.int32))
     return SimulationResult(seeds, scores, winners, steps, recorded)
+
+
+def tournament_records(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: int,
+                       rules: dict[str, Any]) -> list[Any] | None:
+    """:func:`fourcards.tournament.play_deals` for Four Color in the compiled
+    simulator: the same deals, rotations and bot seeds, so the same records as
+    the Python engine; None when an entrant is not a plain random or greedy
+    player, or the compiled core is missing."""
+    from ..tournament import MatchRecord
+
+    if _kernels.core is None or any(e.kind not in POLICIES or e.options for e in entrants):
+        return None
+    game_rules = Rules(**rules)
+    if game_rules.threshold > MAX_THRESHOLD or game_rules.rounds > MAX_ROUNDS:
+        return None
+    n = game_rules.players
+    plan = [(deal, rotation, tuple((seat + rotation) % n for seat in range(n)))
+            for deal in deal_numbers for rotation in range(n)]
+    records = []
+    for deal, rotation, seating in plan:
+        game_seed = derive_seed(seed, deal)
+        bot_seeds = np.array([[derive_seed(game_seed, 1000 + e) for e in seating]], dtype=np.uint64)
+        result = simulate(np.array([game_seed], dtype=np.uint64), policies=[entrants[e].kind for e in seating],
+                          rules=game_rules, compiled=True, bot_seeds=bot_seeds)
+        winners = result.winners[0]
+        share = tuple(1 / int(winners.sum()) if winners[p] else 0.0 for p in range(n))
+        records.append(MatchRecord(deal, rotation, seating, share, tuple(int(v) for v in result.scores[0]), 1))
+    return records
