@@ -204,7 +204,7 @@ def test_public_functions_refuse_bad_hands_cleanly() -> None:
         with pytest.raises(TypeError):
             best_split(bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        waits([KINDS[0], None])  # type: ignore[list-item]
+        waits([KINDS[0], None])  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         is_complete([True] * 28)  # bools are not counts
     for code in (1.5, None, True):

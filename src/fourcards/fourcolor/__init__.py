@@ -178,7 +178,7 @@ def hand_counts(hand: HandLike) -> list[int]:
         if hand.ndim != 1 or hand.dtype.kind not in "iuO":
             raise TypeError(f"a hand given as an array is 28 integer counts, got dtype {hand.dtype} "
                             f"and shape {hand.shape} (floats are not truncated)")
-        counts = hand.tolist()
+        counts: list[int] = hand.tolist()
         bad = next((x for x in counts if not isinstance(x, int) or isinstance(x, bool)), None)
         if bad is not None:
             raise TypeError(f"a hand's counts must be ints, got {type(bad).__name__} {bad!r}")

@@ -134,7 +134,7 @@ def check_rows(counts: Any, what: str = "counts") -> npt.NDArray[np.uint8]:
         raise TypeError(f"{what} must be integer counts, got dtype {rows.dtype} (floats are not truncated)")
     if rows.ndim != 2 or rows.shape[1] != d.NUM_KINDS:
         raise FourCardsError(f"{what} must be rows of 28 counts, got shape {rows.shape}")
-    if rows.size and (int(rows.min()) < 0 or int(rows.max()) > 255):
+    if rows.dtype != np.uint8 and rows.size and (int(rows.min()) < 0 or int(rows.max()) > 255):
         row, col = np.argwhere((rows < 0) | (rows > 255))[0]
         raise ImpossibleCardsError(f"{what}[{row}, {col}] = {int(rows[row, col])}: a count is 0..4 "
                                    "(0..255 accepted, above 4 answers -2)")

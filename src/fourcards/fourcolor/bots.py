@@ -20,7 +20,7 @@ def hand_value(counts: Sequence[int], exposed_points: int = 0, threshold: int = 
     """The rule-based player's worth of a concealed hand (28 counts): completing
     cards (waits) that score the threshold first, then any waits and points,
     else how much hangs together."""
-    return float(_kernels.hand_value(list(counts), exposed_points, threshold))
+    return float(_kernels.hand_value(list(counts), exposed_points, min(threshold, 1 << 30)))
 
 
 class GreedyBot:
@@ -40,8 +40,8 @@ class GreedyBot:
         else:
             card = offer.card
             from_discard = offer.source != "turned" or offer.player != observation.player
-        return int(_kernels.greedy_choose(list(observation.hand), exposed_points, observation.rules.threshold,
-                                          card, from_discard, legal))
+        threshold = min(observation.rules.threshold, 1 << 30)  # no hand scores near it: the same choices
+        return int(_kernels.greedy_choose(list(observation.hand), exposed_points, threshold, card, from_discard, legal))
 
     def __repr__(self) -> str:
         return "GreedyBot()"
