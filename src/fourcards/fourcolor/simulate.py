@@ -26,7 +26,7 @@ from . import _kernels
 from .bots import GreedyBot, RandomBot
 from .game import FourColor, Rules
 
-__all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_records"]
+__all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_rows"]
 
 POLICIES = {"random": 0, "greedy": 1}
 
@@ -140,14 +140,16 @@ def simulate(
     return SimulationResult(seeds, scores, winners, steps, recorded)
 
 
-def tournament_records(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: int,
-                       rules: dict[str, Any]) -> list[Any] | None:
+TournamentRow = tuple[int, int, tuple[int, ...], tuple[float, ...], tuple[int, ...], int]
+
+
+def tournament_rows(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: int,
+                    rules: dict[str, Any]) -> list[TournamentRow] | None:
     """:func:`fourcards.tournament.play_deals` for Four Color in the compiled
     simulator: the same deals, rotations and bot seeds, so the same records as
-    the Python engine; None when an entrant is not a plain random or greedy
-    player, or the compiled core is missing."""
-    from ..tournament import MatchRecord
-
+    the Python engine (the fields of ``MatchRecord``: deal, rotation, seating,
+    win shares, scores, rounds); None when an entrant is not a plain random or
+    greedy player, or the compiled core is missing."""
     if _kernels.core is None or any(e.kind not in POLICIES or e.options for e in entrants):
         return None
     game_rules = Rules(**rules)
@@ -156,7 +158,7 @@ def tournament_records(entrants: Sequence[Any], deal_numbers: Sequence[int], see
     n = game_rules.players
     plan = [(deal, rotation, tuple((seat + rotation) % n for seat in range(n)))
             for deal in deal_numbers for rotation in range(n)]
-    records = []
+    records: list[TournamentRow] = []
     for deal, rotation, seating in plan:
         game_seed = derive_seed(seed, deal)
         bot_seeds = np.array([[derive_seed(game_seed, 1000 + e) for e in seating]], dtype=np.uint64)
@@ -164,5 +166,5 @@ def tournament_records(entrants: Sequence[Any], deal_numbers: Sequence[int], see
                           rules=game_rules, compiled=True, bot_seeds=bot_seeds)
         winners = result.winners[0]
         share = tuple(1 / int(winners.sum()) if winners[p] else 0.0 for p in range(n))
-        records.append(MatchRecord(deal, rotation, seating, share, tuple(int(v) for v in result.scores[0]), 1))
+        records.append((deal, rotation, seating, share, tuple(int(v) for v in result.scores[0]), 1))
     return records
