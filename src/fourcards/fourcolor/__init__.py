@@ -31,7 +31,8 @@ from ..errors import ImpossibleCardsError, InvalidCardError, InvalidComboError
 from . import _deck, _kernels, _reference
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
-           "best_points", "best_points_packed", "best_points_batch", "hand_counts", "pack"]
+           "best_points", "best_points_packed", "best_points_batch", "hand_counts", "pack",
+           "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
 
 
 @final
@@ -142,6 +143,10 @@ class Meld:
     def __str__(self) -> str:
         return _text(self.cards)
 
+    def __repr__(self) -> str:
+        shown = "exposed" if self.exposed else "concealed"
+        return f"<Meld {_text(self.cards)}: {self.kind.name.lower().replace('_', ' ')}, {shown}, {self.points} points>"
+
 
 @dataclass(frozen=True)
 class Split:
@@ -149,6 +154,12 @@ class Split:
 
     melds: tuple[Meld, ...]
     points: int
+
+    def __str__(self) -> str:
+        return " | ".join(str(m) for m in self.melds)
+
+    def __repr__(self) -> str:
+        return f"<Split {self.points} points: {self}>"
 
 
 def _text(cards: Iterable[Card]) -> str:
@@ -308,3 +319,8 @@ best_points_packed = _kernels.best_points_packed
 
 best_points_batch = _kernels.best_points_batch
 """Batch: best points (int16) of rows of 28 counts (``uint8``), without the GIL."""
+
+
+# The game and its bots, at the top like the other games (imported last: they use the names above).
+from .bots import GreedyBot, RandomBot  # noqa: E402
+from .game import FourColor, FourColorObservation, FourColorState, Rules  # noqa: E402

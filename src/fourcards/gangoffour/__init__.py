@@ -5,6 +5,9 @@
 'Y7 G6 R5 Y4 G3'
 >>> len(legal_plays("G1 G1 Y1 R1 M1 RD"))
 24
+>>> from fourcards.gangoffour import GangOfFour
+>>> GangOfFour(players=3).num_players
+3
 """
 
 from ._deck import PAD
@@ -33,4 +36,10 @@ __all__ = [
     "NUM_ACTIONS", "PAD", "action_to_combo", "all_combos", "beats", "classify",
     "classify_batch", "classify_mask", "combo_to_action", "format_cards", "hand_mask",
     "legal_actions", "legal_mask", "legal_plays", "mask_cards", "parse_cards", "penalty",
+    "GangOfFour", "MatchState", "Rules", "GreedyBot", "RandomBot", "SearchBot", "simulate", "simulate_many",
 ]
+
+# The game, its bots and the simulator, at the top like the other games (imported last: they use the names above).
+from .bots import GreedyBot, RandomBot, SearchBot  # noqa: E402
+from .match import GangOfFour, MatchState, Rules  # noqa: E402
+from .simulate import simulate, simulate_many  # noqa: E402
