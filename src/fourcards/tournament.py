@@ -99,7 +99,8 @@ def wilson_interval(mean: float, count: int) -> Interval:
     z2 = Z95 * Z95 / count
     centre = (mean + z2 / 2) / (1 + z2)
     half = Z95 / (1 + z2) * math.sqrt(max(mean * (1 - mean), 0.0) / count + z2 / (4 * count))
-    return Interval(mean, max(0.0, centre - half), min(1.0, centre + half))
+    # it always holds the mean (rounding aside) and stays inside [0, 1]
+    return Interval(mean, max(0.0, min(centre - half, mean)), min(1.0, max(centre + half, mean)))
 
 
 def t_quantile(df: int) -> float:
@@ -326,7 +327,7 @@ def add_arguments(parser: Any) -> None:
     kinds = "; ".join(f"{name}: {', '.join(kinds)}" for name, kinds in BOT_KINDS.items())
     parser.add_argument("--bots", required=True,
                         help="one entrant a seat, comma-separated, a bot kind with options after a colon "
-                             f"(e.g. search:time_per_move=0.02,greedy,greedy,greedy). Kinds by game: {kinds}")
+                             f"(e.g. search:time_per_move=0.02,greedy,greedy,greedy). Kinds by game: {kinds} (required)")
     parser.add_argument("--game", type=game_name, default="gang-of-four", metavar="GAME",
                         help=f"the game: {', '.join(GAMES)} (default: gang-of-four)")
     parser.add_argument("--deals", type=int_in(1), default=100,
@@ -383,7 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .cli.session import CommandLineError
 
-    parser = argparse.ArgumentParser(prog="python -m fourcards.tournament", description=DESCRIPTION)
+    from .cli import Parser
+
+    parser = Parser(prog="python -m fourcards.tournament", description=DESCRIPTION)
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from .. import __version__
 
@@ -50,11 +51,18 @@ def _register_games() -> None:
     PLAY_COMMANDS.setdefault("zangle", (play_cards.add_zangle_arguments, play_cards.run_zangle))
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``fourcards play zangle: error: argument --players: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import demo, simulate
 
     _register_games()
-    parser = argparse.ArgumentParser(prog="fourcards", description=DESCRIPTION,
+    parser = Parser(prog="fourcards", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"fourcards {__version__}")
     demo.add_top_level_arguments(parser)
@@ -87,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return simulate.run(args)
         return demo.run(args)
     except CommandLineError as error:
-        print(f"fourcards: error: {error}", file=sys.stderr)
+        prog = " ".join(["fourcards", *(w for w in (args.command, getattr(args, "game", None)) if w)])
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. piped into head
         sys.stderr.close()

@@ -49,7 +49,8 @@ def _load_deck(path: str | None) -> Deck:
     try:
         return load_deck(path)
     except FourCardsError as error:
-        raise CommandLineError(str(error)) from None
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        raise CommandLineError(" ".join(lines[:1]) + (" " + "; ".join(lines[1:]) if lines[1:] else "")) from None
 
 
 # -- Four Pack ------------------------------------------------------------------------------------

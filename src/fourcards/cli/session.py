@@ -86,9 +86,9 @@ def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], i
         if low is not None and high is not None and not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
         if low is not None and value < low:
-            raise argparse.ArgumentTypeError(f"{value} is below {low}" if low != 1 else f"{value}: must be at least 1")
+            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
         if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"{value} is above {high}")
+            raise argparse.ArgumentTypeError(f"{value} is too large (at most {high})")
         return value
 
     parse.__name__ = "number"
@@ -368,7 +368,7 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
     parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
     parser.add_argument("--opponents", choices=entry.bot_kinds, default=default,
                         help=f"the bots you play against: {', '.join(entry.bot_kinds)} (default: {default})")
-    parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE'")
+    parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
     parser.add_argument("--save", metavar="FILE",
                         help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
     parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
