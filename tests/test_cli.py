@@ -139,6 +139,7 @@ def test_result_objects_print_readably() -> None:
     from fourcards.zangle import best_zangle, check_zangle
 
     split = best_split("RG RA RE RC RH RN RS RS RS GA GA GA YC YC WG WN WN WN GS YS WS")
+    assert split is not None
     assert repr(split).startswith("<Split 16 points: RG RA RE | RC RH RN | ")
     assert repr(split.melds[0]) == "<Meld RG RA RE: command, concealed, 2 points>"
     assert repr(best_zangle("4b 2 Z 3", "1 5a 1")) == "<Zangle 5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)>"
@@ -149,9 +150,9 @@ def test_simulate_refuses_a_policy_string() -> None:
     from fourcards.gangoffour import simulate, simulate_many
 
     with pytest.raises(TypeError, match="one name a seat"):
-        simulate(2, 0, "greedy,random,random,random")  # type: ignore[arg-type]
+        simulate(2, 0, "greedy,random,random,random")  # a str is a Sequence[str] to a type checker
     with pytest.raises(TypeError, match="one name a seat"):
-        simulate_many(2, 0, "greedy,random")  # type: ignore[arg-type]
+        simulate_many(2, 0, "greedy,random")
 
 
 def test_dask_backend_gives_the_local_results(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,6 +76,8 @@ def test_a_whole_game_through_the_session_reads_well(game: str) -> None:
     if game in ("gang-of-four", "four-color", "zangle"):
         rounds = {int(n) for n in re.findall(r"== Round (\d+)", text)}
         assert rounds == set(range(1, max(rounds) + 1)) and len(rounds) >= 2
+        for r in range(1, max(rounds)):  # each round's header comes after the last round's end
+            assert text.index(f"== Round {r} over") < text.index(f"== Round {r + 1} ")
 
 
 def test_pause_waits_for_enter_between_bots() -> None:

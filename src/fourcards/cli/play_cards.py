@@ -366,8 +366,9 @@ The highest total after the last round wins."""
         return [f"Four Color Cards, seed {self.state.seed}: you are P0 against {plural(n - 1, 'bot')}; "
                 f"{plural(rules.rounds, 'round')}, a hu needs {rules.threshold} points. 'help' explains, "
                 "'quit' stops.",
-                "Cards: colour R red, G green, Y yellow, W white + rank G General, A Advisor, E Elephant, "
-                "C Chariot, H Horse, N Cannon, S Soldier (RC: red Chariot)."]
+                "Cards: colour R red, G green, Y yellow, W white + rank G General, A Advisor, E Elephant,",
+                "       C Chariot, H Horse, N Cannon, S Soldier (RC: red Chariot). A card you cannot claim",
+                "       passes by itself."]
 
     def show(self, record: Any) -> list[str]:
         from ..fourcolor.game import Claimed, Dealt, Discarded, GameEnd, RoundEnd, TurnedUp
@@ -457,6 +458,13 @@ The highest total after the last round wins."""
                 "claim " + self.cards(MELDS[action - CLAIM_BASE])
             lines.append(f"  {i}. {text}")
         return lines
+
+    def automatic(self) -> int | None:
+        """A card on offer that the person can only pass on passes by itself."""
+        from ..fourcolor.game import PASS
+
+        legal = self.state.legal_actions()
+        return PASS if legal == [PASS] else None
 
     def false_win(self) -> str | None:
         """Why a hu now would be a false win (None: it would not)."""
@@ -568,7 +576,7 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
 
     def __init__(self, state: Any, colour: bool = False) -> None:
         super().__init__(state, colour)
-        self.round_shown = 0
+        self.next_header: str | None = self.round_title(1, False)
 
     def shape(self, card: str) -> str:
         from ..zangle import SHAPES
@@ -599,9 +607,24 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
         rows.append("   ".join(self.shape(c) + " " * (w - len(c)) for c, w in zip(cards, width)).rstrip())
         return rows
 
+    def round_title(self, number: int, bonus: bool) -> str:
+        if bonus or number > self.state.game.rules.rounds:
+            return "Bonus round"
+        return f"Round {number} of {self.state.game.rules.rounds}" if self.state.game.num_players > 1 else \
+            "Solitaire"
+
+    def header(self) -> list[str]:
+        """``== Round N of M`` before the first line of a round."""
+        if self.next_header is None:
+            return []
+        title, self.next_header = self.next_header, None
+        return ["", self.paint(f"== {title}", "1")]
+
     def show(self, record: Any) -> list[str]:
         from ..zangle.game import GameEnd, Hit, Made, RoundEnd, TurnEnded
 
+        if isinstance(record, GameEnd):
+            self.next_header = None
         lines = self.header()
         if isinstance(record, Made):
             lines.append(f"   {self.verb(record.player, 'make')} {record.zangle}")
@@ -614,24 +637,13 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
             totals = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.totals))
             lines += [self.paint(f"== {'Bonus round' if record.bonus else f'Round {record.round}'} over: "
                                  f"points {points}", "1"), f"   totals: {totals}"]
+            self.next_header = self.round_title(record.round + 1, record.bonus)
         elif isinstance(record, GameEnd):
             names = " and ".join(self.who(w) for w in record.winners)
             verb = "win" if len(record.winners) > 1 or record.winners == (self.you,) else "wins"
             totals = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.totals))
             lines += ["", self.paint(f"Game over: {names} {verb} (totals: {totals}; lowest wins)", "1")]
         return lines
-
-    def header(self) -> list[str]:
-        """``== Round N`` when a new round has begun."""
-        if self.state.is_terminal:
-            return []
-        obs = self.state.observation(self.you)
-        if obs.round == self.round_shown:
-            return []
-        self.round_shown = obs.round
-        rounds = self.state.game.rules.rounds
-        title = "Bonus round" if obs.bonus else f"Round {obs.round}" + ("" if obs.bonus else f" of {rounds}")
-        return ["", self.paint(f"== {title}", "1")]
 
     def status(self) -> list[str]:
         obs = self.state.observation(self.you)

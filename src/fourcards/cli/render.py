@@ -42,7 +42,7 @@ def describe(record: object, colour: bool, you: int = -1) -> list[str]:
     if isinstance(record, RoundStart):
         way = "counter-clockwise" if record.direction == 1 else "clockwise"
         return ["", f"== Round {record.round} (dealer P{record.dealer}, play goes {way}; "
-                    f"{who(record.leader)} lead{'' if record.leader == you else 's'})"]
+                    f"{'you lead' if record.leader == you else f'P{record.leader} leads'})"]
     if isinstance(record, CardGiven):
         you_give = record.giver == you
         if record.automatic:

@@ -154,6 +154,10 @@ class Table:
         """Turn the person's line into an action and apply it (raise :class:`FourCardsError` if it is none)."""
         raise NotImplementedError
 
+    def automatic(self) -> int | None:
+        """An action to take for the person without asking (their only choice, e.g. a pass), or None."""
+        return None
+
     def typed(self, action: int) -> str:
         """What the person would type for ``action`` (the ``hint``)."""
         return str(self.state.action_to_string(action))
@@ -238,6 +242,10 @@ class Session:
                 bot_moved = True
                 continue
             bot_moved = False
+            forced = self.table.automatic()
+            if forced is not None:
+                state.apply(forced, player)
+                continue
             status = self.table.status()
             if status and status[0]:
                 self.say()
