@@ -314,7 +314,7 @@ DESCRIPTION = ("Seeded matches between bots, every deal played once a rotation o
 
 def add_arguments(parser: Any) -> None:
     """The tournament's command-line arguments (``fourcards tournament`` and ``python -m fourcards.tournament``)."""
-    from .cli.session import SEED, int_in
+    from .cli.args import SEED, int_in
 
     def game_name(text: str) -> str:
         import argparse
@@ -342,12 +342,11 @@ def add_arguments(parser: Any) -> None:
 
 def run_command(args: Any) -> int:
     """Run a tournament from parsed arguments; print the table.  Bad values raise
-    :class:`~fourcards.cli.session.CommandLineError`."""
+    :class:`~fourcards.cli.args.CommandLineError`."""
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from .cli.session import CommandLineError
-    from .cli.simulate import ProgressBar
+    from .cli.args import CommandLineError, ProgressBar
 
     if args.target_score is not None and args.game != "gang-of-four":
         raise CommandLineError(f"--target-score is a Gang of Four rule; {args.game} has none")
@@ -379,12 +378,7 @@ def run_command(args: Any) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m fourcards.tournament --bots search:time_per_move=0.02,greedy,greedy,greedy``"""
-    import argparse
-    import sys
-
-    from .cli.session import CommandLineError
-
-    from .cli import Parser
+    from .cli.args import CommandLineError, Parser
 
     parser = Parser(prog="python -m fourcards.tournament", description=DESCRIPTION)
     add_arguments(parser)

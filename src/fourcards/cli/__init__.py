@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
 
 from .. import __version__
+from .args import Parser
 
-__all__ = ["main", "PLAY_COMMANDS"]
+__all__ = ["main", "PLAY_COMMANDS", "Parser", "build_parser"]
 
 DESCRIPTION = """\
 Play, check and score five card games.
@@ -51,13 +51,6 @@ def _register_games() -> None:
     PLAY_COMMANDS.setdefault("zangle", (play_cards.add_zangle_arguments, play_cards.run_zangle))
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``fourcards play zangle: error: argument --players: ...``."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     from . import demo, simulate
 
@@ -84,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from . import demo, simulate
 
-    from .session import CommandLineError
+    from .args import CommandLineError
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -14,7 +14,7 @@ from ..gangoffour.bots import GreedyBot
 from ..gangoffour.deal import deal
 from ..gangoffour.match import GangOfFour
 from .render import colour_enabled, describe, paint
-from .session import SEED, int_in, quote
+from .args import SEED, int_in, quote
 
 
 def show_hand(seed: int, seat: int = 0, colour: bool = False) -> str:

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
 from ..games import get_game
+from .args import SEED, CommandLineError, int_in, quote
 
 __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
            "add_session_arguments", "open_match", "resume_conflicts", "in_player_words", "make_bots"]
@@ -30,22 +31,12 @@ __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural",
 MAX_LINE = 200
 
 
-class CommandLineError(FourCardsError):
-    """A bad value on the command line (or in a file it names): exit code 2, one line on stderr."""
-
-
 class Confirm(Exception):
     """Raised by :meth:`Table.act`: ask ``question`` (yes/no) before ``then`` acts."""
 
     def __init__(self, question: str, then: Callable[[], None]) -> None:
         super().__init__(question)
         self.question, self.then = question, then
-
-
-def quote(text: str, limit: int = 40) -> str:
-    """A person's input as shown back to them: quoted, cut when long."""
-    text = " ".join(text.split())
-    return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
 
 
 _CONTEXT = re.compile(r" \((?:round|hands?|piles) [^()]*\)$")
@@ -73,29 +64,6 @@ def in_player_words(message: str, verb: str = "play") -> str:
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``1 bot``, ``2 bots``."""
     return f"{count} {word if count == 1 else (many or word + 's')}"
-
-
-def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in ``low..high`` (either end open)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{quote(text)} is not a whole number") from None
-        if low is not None and high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        if low is not None and value < low:
-            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
-        if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"{value} is too large (at most {high})")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
-SEED = int_in(0, 2**64 - 1)
 
 
 class Table:

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -17,7 +16,9 @@ import numpy as np
 from ..gangoffour.match import Rules
 from ..gangoffour.simulate import POLICIES, SimulationResult, simulate_many
 from ..tournament import t_interval, wilson_interval
-from .session import SEED, CommandLineError, int_in, quote
+from .args import SEED, CommandLineError, ProgressBar, int_in, quote
+
+__all__ = ["add_commands", "run", "ProgressBar", "summary", "format_summary", "interval", "executor_for"]
 
 BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle")
 
@@ -101,25 +102,6 @@ def format_summary(data: dict[str, Any]) -> str:
         lines.append(f"| {seat['seat']} | {seat['bot']} | {_cell(seat['win_rate'], 3)} | "
                      f"{_cell(seat['penalty_per_round'], 2)} |")
     return "\n".join(lines)
-
-
-class ProgressBar:
-    """A one-line text progress bar on a stream (stderr)."""
-
-    def __init__(self, stream: Any = None, width: int = 30, unit: str = "matches") -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.width, self.unit, self.start = width, unit, time.perf_counter()
-
-    def __call__(self, done: int, total: int) -> None:
-        filled = self.width * done // max(total, 1)
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} "
-                          f"({rate:,.1f}/s)" if rate < 10 else
-                          f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} "
-                          f"({rate:,.0f}/s)")
-        if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 @contextmanager
