@@ -304,8 +304,10 @@ def check_entrant(entrant: Entrant, game: str) -> None:
         options = ", ".join(f"{k}={v}" for k, v in entrant.options)
         detail = str(error).split("got an ")[-1]
         raise FourCardsError(f"the {entrant.kind} bot does not take {options or 'those options'} ({detail})") from None
-    except (ValueError, RuntimeError) as error:
+    except ValueError as error:
         raise FourCardsError(f"the {entrant.kind} bot refuses its options: {error}") from None
+    except RuntimeError as error:
+        raise FourCardsError(f"the {entrant.kind} bot cannot run here: {error}") from None
 
 
 DESCRIPTION = ("Seeded matches between bots, every deal played once a rotation of the seats, in parallel, "
