@@ -399,11 +399,19 @@ def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, A
 
 
 def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bot], Bot]:
-    """The opponents (every seat but 0) and the adviser for ``hint`` (the game's best bot)."""
+    """The opponents (every seat but 0) and the adviser for ``hint`` (the game's
+    best bot; its rule-based bot where the best cannot run, e.g. without the compiled core)."""
     entry = get_game(game)
     options: dict[str, Any] = {"time_per_move": 0.05} if kind == "search" else {}
-    bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
-            for p in range(1, state.game.num_players)}
+    try:
+        bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
+                for p in range(1, state.game.num_players)}
+    except RuntimeError as error:
+        raise CommandLineError(f"--opponents {kind}: {error}") from None
     hint_options: dict[str, Any] = {"iterations": 400} if entry.best_bot == "search" else {}
-    adviser = entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options)
+    try:
+        adviser = entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options)
+    except RuntimeError:
+        fallback = next(k for k in entry.bot_kinds if k not in ("random", entry.best_bot))
+        adviser = entry.new_bot(fallback, state.game, derive_seed(seed, 99))
     return bots, adviser
