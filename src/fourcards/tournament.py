@@ -328,8 +328,9 @@ def add_arguments(parser: Any) -> None:
 
     kinds = "; ".join(f"{name}: {', '.join(kinds)}" for name, kinds in BOT_KINDS.items())
     parser.add_argument("--bots", required=True,
-                        help="one entrant a seat, comma-separated, a bot kind with options after a colon "
-                             f"(e.g. search:time_per_move=0.02,greedy,greedy,greedy). Kinds by game: {kinds} (required)")
+                        help="one entrant a seat, comma-separated, a bot kind with options after a colon, "
+                             "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
+                             f"Kinds by game: {kinds} (required)")
     parser.add_argument("--game", type=game_name, default="gang-of-four", metavar="GAME",
                         help=f"the game: {', '.join(GAMES)} (default: gang-of-four)")
     parser.add_argument("--deals", type=int_in(1), default=100,

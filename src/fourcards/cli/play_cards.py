@@ -35,10 +35,7 @@ def _play(args: argparse.Namespace, game: str, table_type: Callable[..., Table],
     out = stdout if stdout is not None else sys.stdout
     table = table_type(state, colour_enabled(args.colour, out), **table_options)
     bots, adviser = make_bots(game, state, args.opponents, state.seed)
-    from ..games import get_game
-
-    session = Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause,
-                      adviser_name=get_game(game).best_bot)
+    session = Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause)
     if args.resume:
         session.say(f"Resumed {args.resume}: {table.title}, seed {state.seed}, {plural(len(state.actions), 'move')} "
                     "so far.")
@@ -139,7 +136,7 @@ Four Pack (3 or more players), with a deck of 8 families A..H of 4 cards (A1..A4
         if len(words) != 2:
             raise FourCardsError(f"{quote(line)}: ask as 'P2 C3' (a player and a card)")
         seat = words[0].upper().removeprefix("P")
-        if not seat.isdigit() or not 1 <= int(seat) <= last:
+        if not seat.isdecimal() or not 1 <= int(seat) <= last:
             raise FourCardsError(f"{quote(words[0])} is not another player: P1..P{last}")
         card = words[1].upper()
         try:
@@ -257,7 +254,7 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
 
         text = line.strip().lower()
         categories = self.deck.categories
-        if text.isdigit():
+        if text.isdecimal():
             if int(text) >= len(categories):
                 raise FourCardsError(f"{quote(line)} is not a category: 0..{len(categories) - 1} or a name")
             self.state.apply(int(text), self.you)
@@ -498,14 +495,14 @@ The highest total after the last round wins."""
             return
         if word == "pass":
             self.state.apply(PASS, self.you)
-        elif word == "hu" or (word.isdigit() and int(word) < len(legal) and legal[int(word)] == HU):
+        elif word == "hu" or (word.isdecimal() and int(word) < len(legal) and legal[int(word)] == HU):
             if HU not in legal:
                 raise FourCardsError("you cannot call hu: that card does not complete your hand")
             why = self.false_win()
             if why is not None:
                 raise Confirm(f"A hu now: {why}. Call hu anyway?", lambda: self.state.apply(HU, self.you))
             self.state.apply(HU, self.you)
-        elif word.isdigit() and int(word) < len(legal):
+        elif word.isdecimal() and int(word) < len(legal):
             self.state.apply(legal[int(word)], self.you)
         else:
             raise FourCardsError(f"{quote(line)}: answer with an option's number (0..{len(legal) - 1}), "
@@ -672,7 +669,7 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
                 return
             raise FourCardsError("you have a Zangle, so you make one: a turn without a Zangle (and its hit) "
                                  "only comes when you have none. Type 'hint' for a suggestion")
-        if not word.isdigit() or int(word) >= len(legal):
+        if not word.isdecimal() or int(word) >= len(legal):
             raise FourCardsError(f"{quote(line)}: choose a Zangle by its number (0..{len(legal) - 1})")
         self.state.apply(legal[int(word)], self.you)
 

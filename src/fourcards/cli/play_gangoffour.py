@@ -157,7 +157,7 @@ class Session(_Session):
                  colour: bool, save: str | None, pause: bool = False) -> None:
         bots, adviser = make_bots("gang-of-four", state, opponents, state.seed)
         super().__init__(GangOfFourTable(state, colour), bots, adviser, stdin=stdin, stdout=stdout,
-                         save_path=save, pause=pause, adviser_name="search")
+                         save_path=save, pause=pause)
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -171,8 +171,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     table = GangOfFourTable(state, colour_enabled(args.colour, out))
     bots: dict[int, Bot]
     bots, adviser = make_bots("gang-of-four", state, args.opponents, state.seed)
-    session = _Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause,
-                       adviser_name="search")
+    session = _Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause)
     if args.resume:
         session.say(f"Resumed {args.resume}: Gang of Four, seed {state.seed}, "
                     f"{plural(len(state.actions), 'move')} so far.")

@@ -25,7 +25,7 @@ from ..games import get_game
 from .args import SEED, CommandLineError, int_in, quote
 
 __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
-           "add_session_arguments", "open_match", "resume_conflicts", "in_player_words", "make_bots"]
+           "add_session_arguments", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser"]
 
 #: The longest line a person's input may be; longer lines are refused without echoing them whole.
 MAX_LINE = 200
@@ -148,10 +148,12 @@ class Session:
 
     def __init__(self, table: Table, bots: dict[int, Bot], adviser: Bot | None = None, *,
                  stdin: TextIO | None = None, stdout: TextIO | None = None, save_path: str | None = None,
-                 pause: bool = False, adviser_name: str = "best") -> None:
+                 pause: bool = False, adviser_name: str | None = None) -> None:
         self.table, self.state, self.bots, self.adviser = table, table.state, bots, adviser
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
+        if adviser_name is None:
+            adviser_name = make_adviser(table.game, table.state, table.state.seed)[1] if table.game else "best"
         self.save_path, self.pause, self.adviser_name = save_path, pause, adviser_name
         self.seen = 0
         self.interactive = (self.stdin is sys.stdin and self.stdout is sys.stdout and _isatty(self.stdin))
@@ -288,11 +290,11 @@ class Session:
                     try:
                         question.then()
                         return True
-                    except FourCardsError as error:
+                    except ValueError as error:  # FourCardsError is a ValueError
                         self.say(f"! {in_player_words(str(error), self.table.action_verb)}")
                 else:
                     self.say("(not done)")
-            except FourCardsError as error:
+            except ValueError as error:  # FourCardsError is a ValueError: nothing typed ends the session
                 self.say(f"! {in_player_words(str(error), self.table.action_verb)}")
 
     def hint(self) -> None:
@@ -408,10 +410,16 @@ def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bo
                 for p in range(1, state.game.num_players)}
     except RuntimeError as error:
         raise CommandLineError(f"--opponents {kind}: {error}") from None
+    return bots, make_adviser(game, state, seed)[0]
+
+
+def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
+    """The bot behind ``hint`` and its kind: the game's best bot, or its rule-based
+    bot where the best cannot run (the search without the compiled core)."""
+    entry = get_game(game)
     hint_options: dict[str, Any] = {"iterations": 400} if entry.best_bot == "search" else {}
     try:
-        adviser = entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options)
+        return entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options), entry.best_bot
     except RuntimeError:
         fallback = next(k for k in entry.bot_kinds if k not in ("random", entry.best_bot))
-        adviser = entry.new_bot(fallback, state.game, derive_seed(seed, 99))
-    return bots, adviser
+        return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback
