@@ -117,9 +117,18 @@ def test_each_game_package_exports_its_game_and_main_functions() -> None:
         assert entry.game_class.__name__ in module.__all__
     for module, names in ((fourcards.zangle, ["find_zangles", "best_zangle", "check_zangle", "GreedyBot"]),
                           (fourcards.fourcolor, ["best_split", "waits", "GreedyBot", "Rules"]),
-                          (fourcards.gangoffour, ["GangOfFour", "SearchBot", "simulate", "legal_plays"])):
+                          (fourcards.gangoffour, ["GangOfFour", "SearchBot", "simulate_many", "legal_plays"])):
         for name in names:
             assert name in module.__all__ and hasattr(module, name), (module.__name__, name)
+
+
+def test_the_exported_games_load_on_first_use() -> None:
+    code = ("import sys, fourcards.gangoffour, fourcards.fourcolor, fourcards.zangle\n"
+            "heavy = ('fourcards.gangoffour.match', 'fourcards.fourcolor.game', 'fourcards.zangle.game')\n"
+            "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
+            "from fourcards.fourcolor import FourColor\n"
+            "assert fourcards.fourcolor.FourColor is FourColor and 'fourcards.fourcolor.game' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_text_is_accepted_the_same_way_in_every_game() -> None:
@@ -147,7 +156,8 @@ def test_result_objects_print_readably() -> None:
 
 
 def test_simulate_refuses_a_policy_string() -> None:
-    from fourcards.gangoffour import simulate, simulate_many
+    from fourcards.gangoffour import simulate_many
+    from fourcards.gangoffour.simulate import simulate
 
     with pytest.raises(TypeError, match="one name a seat"):
         simulate(2, 0, "greedy,random,random,random")  # a str is a Sequence[str] to a type checker

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Final, Union, final
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -321,6 +322,19 @@ best_points_batch = _kernels.best_points_batch
 """Batch: best points (int16) of rows of 28 counts (``uint8``), without the GIL."""
 
 
-# The game and its bots, at the top like the other games (imported last: they use the names above).
-from .bots import GreedyBot, RandomBot  # noqa: E402
-from .game import FourColor, FourColorObservation, FourColorState, Rules  # noqa: E402
+# The game and its bots, at the top like the other games (loaded on first use).
+_LAZY = {"FourColor": ".game", "FourColorObservation": ".game", "FourColorState": ".game", "Rules": ".game",
+         "GreedyBot": ".bots", "RandomBot": ".bots"}
+if TYPE_CHECKING:
+    from .bots import GreedyBot, RandomBot
+    from .game import FourColor, FourColorObservation, FourColorState, Rules
+
+
+def __getattr__(name: str) -> Any:
+    """The game and its bots load on first use, so that importing the cards stays quick."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -12,9 +12,10 @@ the games build on these.
 0
 """
 
-from .bots import GreedyBot, RandomBot, SpeedsterBot
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .cards import KINDS, Check, Zangle, best_zangle, check_zangle, find_zangles
-from .game import Rules, ZangleGame, ZangleObservation, ZangleState
 from .geometry import SHAPES, Shape, ascii_art, canonical, free_shapes, one_sided_shapes, svg
 from .tiling import TILINGS, all_tilings, tiles
 
@@ -22,3 +23,20 @@ __all__ = ["Check", "GreedyBot", "KINDS", "RandomBot", "Rules", "SHAPES", "Shape
            "Zangle", "ZangleGame", "ZangleObservation", "ZangleState", "all_tilings", "ascii_art",
            "best_zangle", "canonical", "check_zangle", "find_zangles", "free_shapes", "one_sided_shapes",
            "svg", "tiles"]
+
+# The game and its bots load on first use.
+_LAZY = {"Rules": ".game", "ZangleGame": ".game", "ZangleObservation": ".game", "ZangleState": ".game",
+         "GreedyBot": ".bots", "RandomBot": ".bots", "SpeedsterBot": ".bots"}
+if TYPE_CHECKING:
+    from .bots import GreedyBot, RandomBot, SpeedsterBot
+    from .game import Rules, ZangleGame, ZangleObservation, ZangleState
+
+
+def __getattr__(name: str) -> Any:
+    """The game and its bots load on first use, so that importing the cards stays quick."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
