@@ -94,6 +94,13 @@ def test_tournament_for_every_game_with_a_progress_bar(game: str, bots: str,
     assert 0 <= low <= high <= 1
 
 
+def test_bench_shows_its_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--only", "zangle"]) == 0
+    captured = capsys.readouterr()
+    assert "[1/1] zangle (.)" in captured.err and "[1/1] done (#)" in captured.err
+    assert "find_zangles" in captured.out
+
+
 def test_the_alias_names_one_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "--game", "four-color-cards", "--bots", "greedy,greedy", "--deals", "1",
                  "--workers", "1", "--no-progress"]) == 0

@@ -152,11 +152,10 @@ def run_bench(args: argparse.Namespace) -> int:
 
     chosen = list(dict.fromkeys(args.only or ["core", "engine", "fourcolor", "zangle"]))
     quick = ["--quick"] if args.quick else []
-    progress = None if args.no_progress else ProgressBar(unit="benchmarks")
     for done, name in enumerate(chosen):
-        if progress:
-            progress(done, len(chosen))
-            sys.stderr.write(f"  {name}...\n")
+        if not args.no_progress:  # a step counter: the benchmarks print their tables in between
+            sys.stderr.write(f"[{done + 1}/{len(chosen)}] {name} ({'#' * done}{'.' * (len(chosen) - done)})\n")
+            sys.stderr.flush()
         print(f"\n## fourcards.benchmarks.{name}\n", flush=True)
         if name == "core":
             core.main(quick)
@@ -168,8 +167,8 @@ def run_bench(args: argparse.Namespace) -> int:
             zangle.main(quick)
         else:
             search.main(["--deals", "2", "--budgets", "5"] if args.quick else [])
-    if progress:
-        progress(len(chosen), len(chosen))
+    if not args.no_progress:
+        sys.stderr.write(f"[{len(chosen)}/{len(chosen)}] done ({'#' * len(chosen)})\n")
     return 0
 
 
