@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Final, Union, final
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +33,8 @@ from . import _deck, _kernels, _reference
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
            "best_points", "best_points_packed", "best_points_batch", "best_split_batch", "waits_batch",
-           "hand_counts", "pack"]
+           "hand_counts", "pack",
+           "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
 
 
 @final
@@ -143,6 +145,10 @@ class Meld:
     def __str__(self) -> str:
         return _text(self.cards)
 
+    def __repr__(self) -> str:
+        shown = "exposed" if self.exposed else "concealed"
+        return f"<Meld {_text(self.cards)}: {self.kind.name.lower().replace('_', ' ')}, {shown}, {self.points} points>"
+
 
 @dataclass(frozen=True)
 class Split:
@@ -150,6 +156,12 @@ class Split:
 
     melds: tuple[Meld, ...]
     points: int
+
+    def __str__(self) -> str:
+        return " | ".join(str(m) for m in self.melds)
+
+    def __repr__(self) -> str:
+        return f"<Split {self.points} points: {self}>"
 
 
 def _text(cards: Iterable[Card]) -> str:
@@ -309,3 +321,21 @@ _CONCEALED_MELDS: Final[tuple[Meld, ...]] = tuple(
 _EXPOSED_MELDS: Final[tuple[Meld, ...]] = tuple(
     Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), True) for m in _reference.MELDS)
 _kernels.register(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
+
+
+# The game and its bots, at the top like the other games (loaded on first use).
+_LAZY = {"FourColor": ".game", "FourColorObservation": ".game", "FourColorState": ".game", "Rules": ".game",
+         "GreedyBot": ".bots", "RandomBot": ".bots"}
+if TYPE_CHECKING:
+    from .bots import GreedyBot, RandomBot
+    from .game import FourColor, FourColorObservation, FourColorState, Rules
+
+
+def __getattr__(name: str) -> Any:
+    """The game and its bots load on first use, so that importing the cards stays quick."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
