@@ -26,7 +26,7 @@ FIND_PACKED = [pytest.param(find_zangles_packed, id="fast path"), pytest.param(_
 
 @pytest.mark.parametrize("cards, error", [
     ([-1], InvalidCardError), ([11], InvalidCardError), ([1.5], TypeError), ([True], TypeError),
-    (["Q"], InvalidCardError), ("123", TypeError), ([None], TypeError),
+    (["Q"], InvalidCardError), ("1 2 13", InvalidCardError), (b"12", TypeError), ([None], TypeError),
 ])
 def test_card_codes_are_checked(cards: Any, error: type[Exception]) -> None:
     with pytest.raises(error):
