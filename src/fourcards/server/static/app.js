@@ -79,6 +79,16 @@ let rerender = () => route();
 
 // -- lobby -----------------------------------------------------------------------
 
+/** The rules a form can set: ints, booleans and fixed choices (not decks). */
+function formRules(game) {
+  const rules = {};
+  for (const rule of game.rules || []) {
+    if (rule.type === "object") continue;
+    rules[rule.name] = rule;
+  }
+  return rules;
+}
+
 function ruleInput(game, name, spec, values) {
   const id = `rule-${name}`;
   const value = values[name] ?? spec.default;
@@ -103,6 +113,7 @@ function readRules(form, spec) {
     if (field.type === "bool") rules[name] = input.checked;
     else if (field.type === "int") rules[name] = Number(input.value);
     else rules[name] = input.value;
+    if (rules[name] === field.default) delete rules[name];
   }
   return rules;
 }
@@ -112,8 +123,12 @@ async function showLobby() {
   root.append(h("p", { class: "loading" }, t("lobby.loading")));
   let tables = [];
   try {
-    games = games.length ? games : await api.listGames();
-    tables = await api.listTables();
+    if (!games.length) {
+      const listed = await api.listGames();
+      games = (Array.isArray(listed) ? listed : listed.games).filter((g) => g.name in GAMES);
+    }
+    const listed = await api.listTables();
+    tables = Array.isArray(listed) ? listed : listed.tables;
   } catch (error) {
     clear(root).append(banner(errorText(error)));
     return;
@@ -123,10 +138,13 @@ async function showLobby() {
   const createBox = h("section", { class: "panel", id: "create" });
   const draw = () => {
     const game = games.find((g) => g.name === state.game);
-    const players = Number(state.values.players ?? game.rules.players?.default ?? game.players?.[0] ?? 2);
+    const spec = formRules(game);
+    if (spec.players && game.players) Object.assign(spec.players, { min: game.players[0], max: game.players[1] });
+    const players = Number(state.values.players ?? spec.players?.default ?? game.players?.[0] ?? 2);
     const form = h("form", { id: "create-form", onsubmit: async (event) => {
       event.preventDefault();
-      const rules = readRules(form, game.rules);
+      const rules = readRules(form, spec);
+      if (spec.players) rules.players = players;
       const seats = [{ kind: "human" }];
       for (let s = 1; s < players; s++) {
         const choice = form.querySelector(`[name="seat-${s}"]`).value;
@@ -135,9 +153,9 @@ async function showLobby() {
       submit.disabled = true;
       try {
         const created = await api.createTable(game.name, rules, seats);
-        const claimed = await api.claimSeat(created.table, 0);
-        storeSeat(created.table, claimed.seat, claimed.token);
-        location.hash = `#/table/${created.table}`;
+        const claimed = await api.claimSeat(created.id, 0);
+        storeSeat(created.id, claimed.seat, claimed.token);
+        location.hash = `#/table/${created.id}`;
       } catch (error) {
         submit.disabled = false;
         form.append(banner(errorText(error)));
@@ -149,7 +167,7 @@ async function showLobby() {
         state.values = {};
         draw();
       } else if (event.target.name === "players") {
-        Object.assign(state.values, readRules(form, game.rules));
+        Object.assign(state.values, readRules(form, spec), { players: Number(event.target.value) });
         draw();
       }
     });
@@ -158,7 +176,7 @@ async function showLobby() {
       seatRows.push(h("div", { class: "field" },
         h("label", { for: `seat-${s}` }, t("seat.name", { n: num(s + 1) })),
         h("select", { id: `seat-${s}`, name: `seat-${s}` },
-          game.bots.map((bot) => h("option", { value: bot, selected: bot === game.best_bot }, t("lobby.bot", { kind: t(`bot.${bot}`) }))),
+          game.bots.map((bot) => h("option", { value: bot, selected: bot === (game.best_bot || game.bots[game.bots.length - 1]) }, t("lobby.bot", { kind: t(`bot.${bot}`) }))),
           h("option", { value: "human" }, t("lobby.human")))));
     }
     const submit = h("button", { type: "submit", class: "primary" }, t("lobby.create"));
@@ -166,19 +184,21 @@ async function showLobby() {
       h("div", { class: "field" }, h("label", { for: "game" }, t("lobby.game")),
         h("select", { id: "game", name: "game" }, games.map((g) => h("option", { value: g.name, selected: g.name === state.game }, gameTitle(g.name))))),
       h("p", { class: "note" }, t(`game.${game.name}.about`)),
-      h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(game.rules).map(([name, spec]) => ruleInput(game, name, spec, state.values))),
+      h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(spec).map(([name, rule]) => ruleInput(game, name, rule, state.values))),
       h("fieldset", {}, h("legend", {}, t("lobby.seats")),
         h("p", { class: "note" }, t("lobby.you", { n: num(1) })), seatRows),
       submit);
     clear(createBox).append(h("h2", {}, t("lobby.new")), form);
   };
   draw();
-  const open = tables.filter((table) => !table.over);
+  const open = tables.filter((table) => !table.terminal && table.game in GAMES
+    && (seatOf(table.id) || table.seats.some((s) => s.kind === "human" && !s.taken)));
   const tableList = h("section", { class: "panel", id: "tables" }, h("h2", {}, t("lobby.tables")),
     open.length
       ? h("ul", { class: "tables" }, open.map((table) => h("li", {},
-        h("span", {}, gameTitle(table.game), " · ", t("lobby.table.seats", { free: num(table.free_seats ?? 0), total: num(table.players ?? 0) })),
-        h("a", { href: `#/join/${table.table}`, class: "button" }, seatOf(table.table) ? t("lobby.return") : t("lobby.join")))))
+        h("span", {}, gameTitle(table.game), " · ", t("lobby.table.seats", {
+          free: num(table.seats.filter((s) => s.kind === "human" && !s.taken).length), total: num(table.seats.length) })),
+        h("a", { href: `#/join/${table.id}`, class: "button" }, seatOf(table.id) ? t("lobby.return") : t("lobby.join")))))
       : h("p", { class: "empty" }, t("lobby.tables.none")));
   root.append(createBox, tableList);
   rerender = () => showLobby();
@@ -196,7 +216,7 @@ async function showJoin(tableId) {
     root.append(banner(errorText(error)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
     return;
   }
-  const free = info.seats.filter((s) => s.kind === "human" && !s.taken);
+  const free = info.seats.map((s, seat) => ({ ...s, seat })).filter((s) => s.kind === "human" && !s.taken);
   root.append(h("section", { class: "panel" },
     h("h2", {}, t("join.title", { game: gameTitle(info.game) })),
     free.length
@@ -228,7 +248,7 @@ class Connection {
 
   open() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(this.table)}?token=${encodeURIComponent(this.token)}`);
+    const socket = new WebSocket(`${scheme}://${location.host}/ws`);
     this.socket = socket;
     this.onStatus("connecting");
     socket.addEventListener("open", () => {
@@ -291,6 +311,9 @@ function showTable(tableId) {
       case "state":
         if (view.state && message.version !== undefined && view.state.version !== undefined && message.version < view.state.version) return;
         view.state = message;
+        // For tests and tools: the state version and seat on screen.
+        window.fourcardsVersion = message.version;
+        window.fourcardsSeat = view.seat;
         view.sent = false;
         view.hint = null;
         view.error = null;
@@ -328,7 +351,7 @@ function showTable(tableId) {
 }
 
 function observationOf(state) {
-  return state.observation || state.view || {};
+  return state.view || {};
 }
 
 function drawTable(board, view) {
@@ -358,8 +381,8 @@ function drawTable(board, view) {
   }
   const game = GAMES[gameName];
   const obs = observationOf(state);
-  const players = state.players || welcome.players || (state.scores ? state.scores.length : 0);
-  const seats = state.seats || welcome.seats || [];
+  const seats = welcome.seats || [];
+  const players = seats.length || (state.scores ? state.scores.length : 0);
   const ctx = {
     game: gameName,
     seat: view.seat,
@@ -367,10 +390,11 @@ function drawTable(board, view) {
       if (seat === view.seat) return t("seat.you");
       const info = seats[seat];
       if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: t(`bot.${info.bot}`) });
+      if (info && info.name) return t("seat.named", { n: num(seat + 1), name: info.name });
       return t("seat.name", { n: num(seat + 1) });
     },
     selectable(cardEl, name) {
-      if (!game.cardsOf || !(state.legal && state.legal.length)) return cardEl;
+      if (!(state.legal_actions && state.legal_actions.length)) return cardEl;
       const pressed = view.selected.has(name);
       return h("button", { type: "button", class: `card-button${pressed ? " selected" : ""}`, "aria-pressed": String(pressed),
         onclick: () => {
@@ -387,12 +411,12 @@ function drawTable(board, view) {
       "aria-current": seat === current ? "true" : null },
       h("strong", {}, ctx.seatName(seat)),
       seat === current && !state.terminal ? h("span", { class: "turn" }, t("seat.turn")) : null,
-      h("span", { class: "score" }, t("seat.score", { score: num(scores[seat] ?? 0) })),
+      h("span", { class: "score" }, t(`score.${gameName}`, { score: num(scores[seat] ?? 0) })),
       game.seatFacts(obs, seat).map((fact) => h("span", { class: "fact" }, fact))))));
   board.append(h("div", { class: "board" }, game.board(obs, ctx)));
 
   // The legal actions, the hint, the end.
-  const legal = state.legal || [];
+  const legal = state.legal_actions || [];
   const panel = h("section", { class: "panel actions-panel", "aria-label": t("table.actions") });
   if (state.terminal) {
     panel.append(drawEnd(state, view, ctx));
@@ -401,9 +425,25 @@ function drawTable(board, view) {
     const matching = selected.length
       ? legal.filter((a) => selected.every((card) => game.cardsOf(a.text).includes(card)))
       : legal;
-    const shown = matching.slice(0, 40);
     panel.append(h("h3", {}, t("table.your.turn")));
     if (view.error) panel.append(banner(t(`error.${view.error.code}`)));
+    let grouped = matching;
+    if (game.group) {
+      // Some games' moves come in groups (Four Pack: whom to ask): pick the group first.
+      const groups = new Map();
+      for (const a of matching) {
+        const g = game.group(a.text, ctx);
+        if (g && !groups.has(g.key)) groups.set(g.key, g);
+      }
+      if (groups.size) {
+        if (!groups.has(view.group)) view.group = groups.keys().next().value;
+        panel.append(h("div", { class: "groups", role: "group" }, [...groups.values()].map((g) => h("button", {
+          type: "button", class: "group", "aria-pressed": String(g.key === view.group), dataset: { group: g.key },
+          onclick: () => { view.group = g.key; drawTable(board, view); } }, g.label))));
+        grouped = matching.filter((a) => (game.group(a.text, ctx) || {}).key === view.group);
+      }
+    }
+    const shown = grouped.slice(0, 40);
     panel.append(h("div", { class: "actions", id: "actions" }, shown.map((a) => h("button", {
       type: "button", class: `action${view.hint && view.hint.action === a.action ? " hinted" : ""}`,
       dataset: { action: a.action }, disabled: view.sent,
@@ -414,7 +454,7 @@ function drawTable(board, view) {
           drawTable(board, view);
         }
       } }, game.action(a.text, ctx)))));
-    if (matching.length > shown.length) panel.append(h("p", { class: "note" }, t("table.more", { count: num(matching.length - shown.length) })));
+    if (grouped.length > shown.length) panel.append(h("p", { class: "note" }, t("table.more", { count: num(grouped.length - shown.length) })));
     if (selected.length && !matching.length) panel.append(h("p", { class: "note" }, t("table.no.match")));
     panel.append(h("div", { class: "tools" },
       h("button", { type: "button", id: "hint", onclick: () => connection.send({ type: "hint", id: `h${Date.now().toString(36)}` }) }, t("table.hint")),

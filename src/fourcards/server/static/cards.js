@@ -43,7 +43,7 @@ export function gofCard(code) {
     face = [h("span", { class: "rank" }, rest)];
   }
   return h("span", { class: `card gof gof-${colour}`, role: "img", "aria-label": label, title: label, dataset: { card: code } },
-    face, h("span", { class: "suit" }, colourName));
+    h("span", { class: "index", "aria-hidden": "true" }, t(`colour.short.${GOF_COLOURS[colour] || "multi"}`)), face);
 }
 
 function emblem(kind) {
@@ -84,7 +84,7 @@ export function fcCard(card) {
   const label = t("fc.card", { colour: t(`colour.${colour}`), rank: t(`fc.rank.${rank}`) });
   return h("span", { class: `card fc fc-${colour}`, role: "img", "aria-label": label, title: label, dataset: { card: name } },
     h("span", { class: "glyph", lang: "zh-Hant" }, fcCharacter(name)),
-    h("span", { class: "suit" }, t(`colour.${colour}`)));
+    h("span", { class: "suit" }, t(`colour.short.${colour}`)));
 }
 
 // -- Zangle: the polyiamond drawn from the geometry --------------------------------
@@ -112,7 +112,7 @@ export function zangleCard(kind, place) {
   return h("span", { class: `card zangle ${shape ? `size-${shape.size}` : "zangle-blank"}`, role: "img", "aria-label": label, title: label,
     dataset: { card: kind } },
     zangleShape(kind),
-    h("span", { class: "suit" }, shape ? kind : "Z"),
+    shape ? h("span", { class: "suit" }, kind) : null,
     place ? h("span", { class: `place place-${place}` }, t(`zangle.place.${place}`)) : null);
 }
 

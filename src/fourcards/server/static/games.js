@@ -203,10 +203,14 @@ const fourPack = {
   seatFacts(obs, seat) {
     return obs.hand_sizes ? [t("seat.cards", { count: num(obs.hand_sizes[seat]) })] : [];
   },
-  action(text, ctx) {
+  action(text) {
     const m = /^ask P(\d+) for (\w+)$/.exec(String(text).trim());
-    if (!m) return [text];
-    return [t("fp.ask", { seat: seatName(Number(m[1]), ctx) }), " ", elementCard(m[2])];
+    return m ? [elementCard(m[2])] : [text];
+  },
+  group(text, ctx) {
+    // Moves are grouped by whom they ask: choose the player, then the card.
+    const m = /^ask P(\d+) for/.exec(String(text).trim());
+    return m ? { key: m[1], label: t("fp.ask", { seat: seatName(Number(m[1]), ctx) }) } : null;
   },
   history(r, ctx) {
     switch (r.kind) {
