@@ -192,8 +192,8 @@ def _free_port() -> int:
 class Server:
     """``python -m fourcards serve`` on 127.0.0.1 and a free port."""
 
-    def __init__(self, db: Path) -> None:
-        self.port = _free_port()
+    def __init__(self, db: Path, port: int | None = None) -> None:
+        self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
@@ -362,3 +362,188 @@ def test_a_whole_match_by_clicking_with_a_reload_in_the_middle(browser: Any, ser
         assert (tab.page.inner_text("#end .result") == catalog("en")["end.won"]) == won
     finally:
         tab.close()
+
+
+def test_the_lobby_creates_a_table_and_the_link_lets_a_second_person_join(browser: Any, server: Server) -> None:
+    host = Page(browser, server)
+    guest = Page(browser, server)
+    try:
+        host.open()
+        host.page.wait_for_selector("#create-form")
+        host.page.select_option("#game", "duelo")
+        host.page.fill("#rule-hand_limit", "6")
+        host.page.select_option("#seat-1", "human")
+        host.page.click("#create-form button[type=submit]")
+        host.page.wait_for_selector(".seat.mine")
+        table = host.page.evaluate("location.hash").split("/")[-1]
+        summary = server.get(f"/api/tables/{table}")
+        assert summary["game"] == "duelo" and summary["rules"]["hand_limit"] == 6
+        assert [(s["kind"], s["taken"]) for s in summary["seats"]] == [("human", True), ("human", False)]
+        # The open table is listed in the lobby; its link takes the free seat.
+        guest.open()
+        guest.page.wait_for_selector(f"#tables a[href='#/join/{table}']")
+        guest.open(f"#/join/{table}")
+        guest.page.click("text=" + catalog("en")["join.seat"].replace("{n}", "2"))
+        guest.page.wait_for_selector(".seat.mine")
+        assert guest.page.evaluate("window.fourcardsSeat") == 1
+        assert server.get(f"/api/tables/{table}")["seats"][1]["taken"] is True
+        # Two people play the match out, each clicking in their own tab.
+        for _ in range(200):
+            if host.page.query_selector("#end") and guest.page.query_selector("#end"):
+                break
+            for tab in (host, guest):
+                if tab.page.query_selector("#actions button.action:not([disabled])"):
+                    tab.play(moves=1)
+            host.page.wait_for_timeout(20)
+        assert host.page.query_selector("#end") and guest.page.query_selector("#end")
+    finally:
+        host.close()
+        guest.close()
+
+
+def test_the_hint_names_a_legal_move_and_marks_its_button(browser: Any, server: Server) -> None:
+    table = server.table("four-color", {"players": 2}, ["greedy"])
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.wait_for_turn_or_end()
+        tab.page.click("#hint")
+        tab.page.wait_for_selector(".hint")
+        hinted = tab.page.query_selector_all("#actions button.action.hinted")
+        assert len(hinted) == 1
+        assert tab.page.inner_text(".hint").startswith(catalog("en")["table.hint.says"])
+        hinted[0].click()
+        tab.page.wait_for_function("() => !document.querySelector('.hint')")
+    finally:
+        tab.close()
+
+
+def test_a_table_at_phone_width(browser: Any, server: Server) -> None:
+    table = server.table("gang-of-four", {"players": 4}, ["greedy", "greedy", "greedy"])
+    tab = Page(browser, server, width=375, height=740)
+    try:
+        tab.take_seat(table)
+        tab.play(moves=2)
+        tab.wait_for_turn_or_end()
+        # Nothing is wider than the screen, and the moves are big enough to touch.
+        assert tab.page.evaluate("document.documentElement.scrollWidth") <= 375
+        wide = tab.page.evaluate("""() => [...document.querySelectorAll('main *')]
+            .filter(e => e.getBoundingClientRect().right > 375.5 && e.getClientRects().length)
+            .map(e => e.className || e.tagName)""")
+        assert not wide, wide
+        sizes = tab.page.eval_on_selector_all(
+            "#actions button.action, #hint", "bs => bs.map(b => [b.offsetWidth, b.offsetHeight])")
+        assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+        tab.screenshot("table-phone.png")
+    finally:
+        tab.close()
+
+
+VISIBLE_TEXT = """() => {
+  const texts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const text = node.textContent.trim();
+    if (text && node.parentElement.checkVisibility()) texts.push(text);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title]')) {
+    if (el.checkVisibility()) texts.push(el.getAttribute('aria-label') || el.getAttribute('title'));
+  }
+  for (const option of document.querySelectorAll('option')) texts.push(option.textContent.trim());
+  return texts;
+}"""
+
+
+def _english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    """A pattern for each English message that ``lang`` says differently."""
+    english, other = catalog("en"), catalog(lang)
+    patterns = []
+    for key, text in english.items():
+        if other[key] == text or len(words_of(text)) < 3:
+            continue
+        body = re.escape(text)
+        body = re.sub(r"\\\{\w+\\\}", ".+?", body)
+        patterns.append((key, re.compile(f"^{body}$")))
+    return patterns
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Server, lang: str) -> None:
+    english_patterns = _english_patterns(lang)
+    keys = set(catalog("en"))
+    messages = catalog(lang)
+
+    def check(tab: Page, where: str) -> None:
+        texts: list[str] = tab.page.evaluate(VISIBLE_TEXT)
+        assert texts, where
+        raw = [text for text in texts if text in keys]
+        english = [(text, key) for text in texts for key, pattern in english_patterns if pattern.match(text)]
+        assert not raw, (where, raw)
+        assert not english, (where, english)
+
+    tab = Page(browser, server)
+    try:
+        tab.open()
+        tab.page.wait_for_selector("#create-form")
+        with pytest.raises(AssertionError):  # the check sees English: the browser asked for it
+            check(tab, "lobby in English")
+        tab.page.select_option("#language", lang)
+        tab.page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
+        assert tab.page.inner_text("#create h2") == messages["lobby.new"]
+        for game in GAME_SETUPS:
+            tab.page.select_option("#game", game)
+            tab.page.wait_for_selector(f"#create-form p.note >> text={catalog(lang)[f'game.{game}.about']}")
+            check(tab, f"lobby {game}")
+        # Every game's table, part-way through.
+        for game, (rules, bots) in GAME_SETUPS.items():
+            table = server.table(game, rules, bots)
+            claimed = server.post(f"/api/tables/{table}/seats/0", {})
+            tab.page.evaluate("([table, seat, token]) => localStorage.setItem('fourcards.seats',"
+                              " JSON.stringify({[table]: {seat, token}}))", [table, 0, claimed["token"]])
+            tab.open(f"#/table/{table}")
+            tab.page.wait_for_selector(".board")
+            tab.play(moves=2)
+            tab.wait_for_turn_or_end()
+            check(tab, game)
+        # The choice is kept across a reload.
+        tab.page.reload()
+        tab.page.wait_for_selector(".board")
+        assert tab.page.evaluate("document.documentElement.lang") == lang
+    finally:
+        tab.close()
+
+
+def test_the_browser_language_chooses_the_catalog(browser: Any, server: Server) -> None:
+    for locale, lang in (("es-ES", "es"), ("fr-CA", "fr"), ("it", "it"), ("zh-TW", "zh-Hant"), ("de-DE", "en")):
+        tab = Page(browser, server, locale=locale)
+        try:
+            tab.open()
+            tab.page.wait_for_selector("#create-form")
+            assert tab.page.evaluate("document.documentElement.lang") == lang
+            assert tab.page.inner_text("#create h2") == catalog(lang)["lobby.new"]
+        finally:
+            tab.close()
+
+
+def test_the_page_reconnects_when_the_server_comes_back(browser: Any, tmp_path: Path) -> None:
+    first = Server(tmp_path / "tables.db")
+    table = first.table("zangle", {"players": 2}, ["greedy"])
+    tab = Page(browser, first)
+    second = None
+    try:
+        tab.take_seat(table)
+        tab.play(moves=1)
+        tab.wait_for_turn_or_end()
+        before = tab.version()
+        first.stop()
+        tab.page.wait_for_selector(".status-reconnecting")
+        second = Server(tmp_path / "tables.db", port=first.port)  # the same address, the stored tables
+        tab.page.wait_for_selector(".status-connected")
+        tab.page.wait_for_function("v => (window.fourcardsVersion ?? -1) >= v", arg=before)
+        assert tab.play(moves=1) == 1
+    finally:
+        tab.errors = [e for e in tab.errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
+        tab.close()
+        if second is not None:
+            second.stop()
