@@ -77,14 +77,15 @@ def test_every_translation_keeps_the_placeholders() -> None:
 #: Messages that are the same word as in English in that language (checked by a person).
 SAME_AS_ENGLISH = {
     "es": {"lobby.bot", "fc.rank.general", "fc.reason.hu"},
-    "fr": {"rule.mode", "rule.mode.solitaire", "score.four-color", "score.zangle", "end.score", "gof.dragon",
+    "fr": {"rule.mode", "rule.mode.solitaire", "score.four-color", "score.zangle", "score.zangle-speedster",
+           "end.score", "gof.dragon",
            "zangle.place.centre", "zangle.centre"},
     "it": {"lobby.bot"},
     "zh-Hant": set(),
 }
 #: Names and symbols, the same in every language.
 NAMES = re.compile(r"^(app\.title|language\..*|element\..*|unit\..*|colour\.short\..*"
-                   r"|game\.(gang-of-four|zangle|four-pack|duelo))$")
+                   r"|game\.(gang-of-four|zangle|zangle-speedster|four-pack|duelo))$")
 
 
 def words_of(text: str) -> str:
@@ -111,6 +112,11 @@ def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
     assert not used - set(english), sorted(used - set(english))
 
 
+#: The codes of the HTTP API's errors (docs/server.md).
+HTTP_ERRORS = ("bad_deck", "bad_json", "bad_request", "bad_rules", "bad_seats", "unknown_game", "unknown_seat",
+               "unknown_table", "seat_taken", "too_large", "too_many_tables", "not_found")
+
+
 def _data_keys() -> set[str]:
     """The keys the page builds from data: games, rules, bots, errors, cards."""
     keys = {f"language.{lang}" for lang in LANGUAGES}
@@ -121,8 +127,9 @@ def _data_keys() -> set[str]:
         keys |= {f"bot.{kind}" for kind in entry.bot_kinds}
         rules = entry.game_class.rules_type
         keys |= {f"rule.{f.name}" for f in dataclasses.fields(rules) if f.name != "deck"}
-    keys |= {"rule.mode.turn", "rule.mode.solitaire"}
-    keys |= {f"error.{code}" for code in ERROR_CODES}
+    keys |= {"rule.mode.turn", "rule.mode.solitaire", "rule.check", "rule.check.each", "rule.check.at_round_end",
+             "rule.bot_reaction", "game.zangle-speedster", "game.zangle-speedster.about", "score.zangle-speedster"}
+    keys |= {f"error.{code}" for code in (*ERROR_CODES, *HTTP_ERRORS)}
     keys |= {f"status.{s}" for s in ("connecting", "connected", "reconnecting")}
     colours = ("green", "yellow", "red", "white", "multi")
     keys |= {f"colour.{c}" for c in colours} | {f"colour.short.{c}" for c in colours}
@@ -491,7 +498,7 @@ def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Se
         tab.page.select_option("#language", lang)
         tab.page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
         assert tab.page.inner_text("#create h2") == messages["lobby.new"]
-        for game in GAME_SETUPS:
+        for game in [*GAME_SETUPS, "zangle-speedster"]:
             tab.page.select_option("#game", game)
             tab.page.wait_for_selector(f"#create-form p.note >> text={catalog(lang)[f'game.{game}.about']}")
             check(tab, f"lobby {game}")
@@ -547,3 +554,39 @@ def test_the_page_reconnects_when_the_server_comes_back(browser: Any, tmp_path: 
         tab.close()
         if second is not None:
             second.stop()
+
+
+def test_a_whole_speedster_match_in_real_time(browser: Any, server: Server) -> None:
+    created = server.post("/api/tables", {"game": "zangle-speedster", "rules": {"players": 2, "rounds": 1,
+                                                                              "bot_reaction": 0.5},
+                                          "seats": [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}]})
+    table = created["id"]
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.page.wait_for_selector("#actions, #end")
+        calls = 0
+        for _ in range(400):
+            tab.page.wait_for_selector("#actions button.action:not([disabled]), #end")
+            if tab.page.query_selector("#end"):
+                break
+            # A Zangle when there is one (the first listed), else a hit.
+            button = tab.page.query_selector("#actions button.action:not(.hit):not([disabled])") \
+                or tab.page.query_selector("#hit:not([disabled])")
+            if button is None:
+                continue
+            try:
+                button.click(timeout=1000)
+            except Exception:  # the table moved on: look again
+                continue
+            calls += 1
+            tab.page.wait_for_timeout(50)
+        tab.page.wait_for_selector("#end")
+        assert calls > 0
+        summary = server.get(f"/api/tables/{table}")
+        assert summary["terminal"] is True
+        cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+        tab.screenshot("table-zangle-speedster.png")
+    finally:
+        tab.close()

@@ -2,7 +2,7 @@
 // every game, over the server's HTTP API and one WebSocket per seat.
 
 import { h, clear } from "./dom.js";
-import { t, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
+import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { loadCardData } from "./cards.js";
 import { GAMES, commonHistory } from "./games.js";
 import * as api from "./api.js";
@@ -51,7 +51,7 @@ function gameTitle(name) {
 }
 
 function errorText(error) {
-  if (error && error.code) return t(`error.${error.code}`, {});
+  if (error && error.code) return has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.http");
   return t("error.network");
 }
 
@@ -100,7 +100,9 @@ function ruleInput(game, name, spec, values) {
     input = h("input", { id, name, type: "checkbox", checked: Boolean(value) });
     return h("div", { class: "field check" }, input, label);
   } else {
-    input = h("input", { id, name, type: "number", value, min: spec.min, max: spec.max, step: 1, inputmode: "numeric" });
+    const float = spec.type === "float";
+    input = h("input", { id, name, type: "number", value, min: spec.min ?? (float ? 0 : undefined), max: spec.max,
+      step: float ? "any" : 1, inputmode: float ? "decimal" : "numeric" });
   }
   return h("div", { class: "field" }, label, input);
 }
@@ -111,7 +113,7 @@ function readRules(form, spec) {
     const input = form.querySelector(`[name="${name}"]`);
     if (!input) continue;
     if (field.type === "bool") rules[name] = input.checked;
-    else if (field.type === "int") rules[name] = Number(input.value);
+    else if (field.type === "int" || field.type === "float") rules[name] = Number(input.value);
     else rules[name] = input.value;
     if (rules[name] === field.default) delete rules[name];
   }
@@ -282,8 +284,12 @@ class Connection {
     return false;
   }
 
+  nextId() {
+    return `c${Date.now().toString(36)}${(this.counter++).toString(36)}`;
+  }
+
   act(version, action) {
-    return this.send({ type: "act", id: `a${Date.now().toString(36)}${(this.counter++).toString(36)}`, version, action });
+    return this.send({ type: "act", id: this.nextId(), version, action });
   }
 
   close() {
@@ -360,7 +366,7 @@ function drawTable(board, view) {
   const welcome = view.welcome || {};
   const gameName = (state && state.game) || welcome.game;
   if (view.fatal) {
-    board.append(banner(t(`error.${view.fatal.code}`)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
+    board.append(banner(errorText(view.fatal)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
     return;
   }
   const link = `${location.origin}${location.pathname}#/join/${view.table}`;
@@ -420,13 +426,33 @@ function drawTable(board, view) {
   const panel = h("section", { class: "panel actions-panel", "aria-label": t("table.actions") });
   if (state.terminal) {
     panel.append(drawEnd(state, view, ctx));
+  } else if (game.realtime) {
+    // Speedster: call any Zangle you see, or take a hit, at any moment.
+    const playing = (obs.playing || []).includes(view.seat);
+    panel.append(h("h3", {}, playing ? t("sp.now") : t("sp.watching")));
+    if (view.error) panel.append(banner(errorText(view.error)));
+    if (playing) {
+      const send = (message) => {
+        if (view.sent) return;
+        if (connection.send({ ...message, id: connection.nextId(), version: state.version })) {
+          view.sent = true;
+          drawTable(board, view);
+        }
+      };
+      panel.append(h("div", { class: "actions", id: "actions" },
+        (obs.zangles || []).slice(0, 40).map((text) => h("button", { type: "button", class: "action", disabled: view.sent,
+          onclick: () => send({ type: "call", zangle: text }) }, game.action(text, ctx))),
+        h("button", { type: "button", class: "action hit", id: "hit", disabled: view.sent,
+          onclick: () => send({ type: "hit" }) }, t("sp.hit"))));
+      if (!(obs.zangles || []).length) panel.append(h("p", { class: "note" }, t("sp.none")));
+    }
   } else if (legal.length) {
     const selected = [...view.selected];
     const matching = selected.length
       ? legal.filter((a) => selected.every((card) => game.cardsOf(a.text).includes(card)))
       : legal;
     panel.append(h("h3", {}, t("table.your.turn")));
-    if (view.error) panel.append(banner(t(`error.${view.error.code}`)));
+    if (view.error) panel.append(banner(errorText(view.error)));
     let grouped = matching;
     if (game.group) {
       // Some games' moves come in groups (Four Pack: whom to ask): pick the group first.

@@ -265,6 +265,41 @@ const duelo = {
   },
 };
 
+// -- Zangle Speedster (real time: call a Zangle or hit, whenever you like) -----------------
+
+const speedster = {
+  realtime: true,
+  board(obs, ctx) {
+    const parts = zangle.board(obs, ctx);
+    if (list(obs.playing).length && !list(obs.playing).includes(ctx.seat)) parts.unshift(h("p", { class: "note" }, t("sp.watching")));
+    return parts;
+  },
+  seatFacts(obs, seat) {
+    const facts = [];
+    if (obs.piles) facts.push(t("zangle.pile", { count: num(obs.piles[seat]) }));
+    if (obs.levels) facts.push(t("sp.level", { level: num(obs.levels[seat]) }));
+    return facts;
+  },
+  action(text) {
+    return zangle.action(text);
+  },
+  history(r, ctx) {
+    const who = seatName(r.player, ctx);
+    switch (r.kind) {
+      case "zangle": return [t("zangle.h.made", { seat: who }), " ", zangle.action(r.detail)];
+      case "hit": return [t("zangle.h.hit", { seat: who }), " ", zangleCard(r.detail)];
+      case "false call": return [t("sp.h.false", { seat: who })];
+      case "refused hit": return [t("sp.h.refused", { seat: who })];
+      case "round end": return [t("sp.h.round.end", { seat: who })];
+      case "game end": return [t("end.title")];
+      default: return null;
+    }
+  },
+  cardsOf() {
+    return [];
+  },
+};
+
 /** A history record any game may have (its game's history() gave nothing). */
 export function commonHistory(r, ctx) {
   switch (r.kind) {
@@ -281,4 +316,5 @@ export const GAMES = {
   zangle,
   "four-pack": fourPack,
   duelo,
+  "zangle-speedster": speedster,
 };
