@@ -3,7 +3,7 @@
 
 import { h, clear } from "./dom.js";
 import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
-import { loadCardData } from "./cards.js";
+import { loadCardData, useDeck } from "./cards.js";
 import { GAMES, commonHistory } from "./games.js";
 import * as api from "./api.js";
 
@@ -31,6 +31,12 @@ export function storeSeat(table, seat, token) {
 
 function seatOf(table) {
   return storedSeats()[table] || null;
+}
+
+function forgetSeat(table) {
+  const seats = storedSeats();
+  delete seats[table];
+  localStorage.setItem(SEATS, JSON.stringify(seats));
 }
 
 // -- routing ---------------------------------------------------------------------
@@ -269,8 +275,8 @@ class Connection {
     });
     socket.addEventListener("close", () => {
       if (this.closed) return;
-      // Reconnect with backoff: 0.5 s, 1 s, 2 s ... up to 10 s.
-      const delay = Math.min(10000, 500 * 2 ** this.retry++);
+      // Reconnect with backoff: 0.5 s, 1 s, 2 s, 4 s, then every 5 s.
+      const delay = Math.min(5000, 500 * 2 ** this.retry++);
       this.onStatus("reconnecting");
       this.timer = setTimeout(() => this.open(), delay);
     });
@@ -312,6 +318,7 @@ function showTable(tableId) {
     switch (message.type) {
       case "welcome":
         view.welcome = message;
+        useDeck(message.deck);
         if (message.seat !== undefined) view.seat = message.seat;
         break;
       case "state":
@@ -328,6 +335,7 @@ function showTable(tableId) {
       case "ack":
         break;
       case "hint":
+        if (view.state && message.version !== undefined && message.version !== view.state.version) return;
         view.hint = message;
         break;
       case "end":
@@ -336,8 +344,10 @@ function showTable(tableId) {
       case "error":
         view.sent = false;
         if (message.code === "bad_token" || message.code === "unknown_table") {
+          // The stored seat is no good any more (the table is gone): forget it.
           view.fatal = message;
           connection.closed = true;
+          forgetSeat(tableId);
         }
         if (message.code !== "replaced") view.error = message;
         else {
@@ -361,6 +371,22 @@ function observationOf(state) {
 }
 
 function drawTable(board, view) {
+  // Keep the keyboard focus across a redraw: on the same control, or on the first move.
+  const active = document.activeElement;
+  const focus = active && board.contains(active) && active !== board
+    ? (active.id ? `#${active.id}` : active.classList.contains("action") ? "#actions button.action"
+      : active.dataset.group ? `[data-group="${CSS.escape(active.dataset.group)}"]`
+        : active.dataset.pick ? `[data-pick="${CSS.escape(active.dataset.pick)}"]` : null)
+    : null;
+  render(board, view);
+  if (focus) {
+    const target = board.querySelector(`${focus}:not([disabled])`) || board.querySelector("#actions button.action:not([disabled])")
+      || board.querySelector("#hint");
+    if (target) target.focus();
+  }
+}
+
+function render(board, view) {
   clear(board);
   const state = view.state;
   const welcome = view.welcome || {};
@@ -402,7 +428,7 @@ function drawTable(board, view) {
     selectable(cardEl, name) {
       if (!(state.legal_actions && state.legal_actions.length)) return cardEl;
       const pressed = view.selected.has(name);
-      return h("button", { type: "button", class: `card-button${pressed ? " selected" : ""}`, "aria-pressed": String(pressed),
+      return h("button", { type: "button", class: `card-button${pressed ? " selected" : ""}`, "aria-pressed": String(pressed), dataset: { pick: name },
         onclick: () => {
           if (view.selected.has(name)) view.selected.delete(name);
           else view.selected.add(name);

@@ -17,8 +17,32 @@ export async function loadCardData() {
   elementsDeck = deck;
 }
 
+let defaultDeck = null;
+
 export function deck() {
   return elementsDeck;
+}
+
+/** Use the table's deck (Four Pack, Duelo: the server's welcome.deck). The
+ * chemical-elements deck keeps its translated names; another deck's names are
+ * shown as the deck gives them. */
+export function useDeck(tableDeck) {
+  defaultDeck = defaultDeck || elementsDeck;
+  if (!tableDeck || tableDeck.name === defaultDeck.name) {
+    elementsDeck = defaultDeck;
+    return;
+  }
+  elementsDeck = {
+    custom: true,
+    name: tableDeck.name,
+    families: tableDeck.families || {},
+    categories: tableDeck.categories || [],
+    cards: Object.fromEntries((tableDeck.cards || []).map((card) => [card.id, { symbol: card.id, name: card.name, values: card.values }])),
+  };
+}
+
+function translated(key) {
+  return !elementsDeck.custom && has(key);
 }
 
 // -- Gang of Four: G/Y/R 1-10, M1, phoenixes GP YP, dragon RD ----------------------
@@ -121,16 +145,16 @@ export function zangleCard(kind, place) {
 export function elementName(id) {
   const card = elementsDeck.cards[id];
   if (!card) return id;
-  return has(`element.${card.symbol}`) ? t(`element.${card.symbol}`) : card.name;
+  return translated(`element.${card.symbol}`) ? t(`element.${card.symbol}`) : card.name;
 }
 
 export function familyName(letter) {
-  return has(`family.${letter}`) ? t(`family.${letter}`) : elementsDeck.families[letter] || letter;
+  return translated(`family.${letter}`) ? t(`family.${letter}`) : elementsDeck.families[letter] || letter;
 }
 
 export function categoryName(id) {
   const category = elementsDeck.categories.find((c) => c.id === id);
-  return has(`category.${id}`) ? t(`category.${id}`) : category ? category.name : id;
+  return translated(`category.${id}`) ? t(`category.${id}`) : category ? category.name : id;
 }
 
 export function categoryUnit(id) {
