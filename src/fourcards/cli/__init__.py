@@ -9,6 +9,7 @@
                        [--backend local|dask --scheduler ADDRESS]
     fourcards tournament --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
     fourcards bench [--quick]
+    fourcards serve [--host 127.0.0.1] [--port 8000] [--db PATH]
 
 Each game adds its own ``play`` subcommand through :data:`PLAY_COMMANDS`.
 """
@@ -39,7 +40,7 @@ def _register_games() -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, simulate
+    from . import demo, serve, simulate
 
     _register_games()
     parser = argparse.ArgumentParser(prog="fourcards", description=__doc__,
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (add_arguments, _run) in PLAY_COMMANDS.items():
         add_arguments(games.add_parser(name, help=f"play {name}"))
     simulate.add_commands(sub)
+    serve.add_commands(sub)
     return parser
 
 
@@ -64,6 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "play":
             return PLAY_COMMANDS[args.game][1](args)
+        if args.command == "serve":
+            from . import serve
+
+            return serve.run(args)
         if args.command in ("simulate", "tournament", "bench"):
             return simulate.run(args)
         return demo.run(args)
