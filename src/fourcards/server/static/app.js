@@ -105,6 +105,8 @@ function ruleInput(game, name, spec, values) {
   } else if (spec.type === "bool") {
     input = h("input", { id, name, type: "checkbox", checked: Boolean(value) });
     return h("div", { class: "field check" }, input, label);
+  } else if (spec.type === "str") {
+    input = h("input", { id, name, type: "text", value });
   } else {
     const float = spec.type === "float";
     input = h("input", { id, name, type: "number", value, min: spec.min ?? (float ? 0 : undefined), max: spec.max,
@@ -176,6 +178,12 @@ async function showLobby() {
         draw();
       } else if (event.target.name === "players") {
         Object.assign(state.values, readRules(form, spec), { players: Number(event.target.value) });
+        draw();
+      } else if (event.target.name === "mode") {
+        // Solitaire is one player; taking turns, two or more.
+        const players = Number(form.querySelector('[name="players"]')?.value || 1);
+        const wanted = event.target.value === "solitaire" ? 1 : Math.max(2, players);
+        Object.assign(state.values, readRules(form, spec), { mode: event.target.value, players: wanted });
         draw();
       }
     });
