@@ -30,14 +30,25 @@ else:
     if DEBUG:
         compile_args = ["-O0", "-g"]
 
+# One extension per game, beside its twin and its switch (``_kernels.py``), and one
+# for what they share (``_native``: the RNG test vectors and the call floor).
+# The shared inline helpers are in ``fourcards/_common.pxd`` and ``_bits.h``.
+MODULES = {
+    "fourcards._native": "src/fourcards/_native.pyx",
+    "fourcards.gangoffour._core": "src/fourcards/gangoffour/_core.pyx",
+    "fourcards.fourcolor._core": "src/fourcards/fourcolor/_core.pyx",
+    "fourcards.zangle._core": "src/fourcards/zangle/_core.pyx",
+}
+
 extensions = [
     Extension(
-        "fourcards._core",
-        ["src/fourcards/_core.pyx"],
+        name,
+        [source],
         include_dirs=["src/fourcards", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
     )
+    for name, source in MODULES.items()
 ]
 
 # Regenerate the C code whenever the build mode changes (Cython itself only
@@ -49,4 +60,5 @@ os.makedirs("build", exist_ok=True)
 with open(STAMP, "w") as stamp:
     stamp.write(mode)
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives, force=previous != mode))
+setup(ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["src"],
+                            force=previous != mode))

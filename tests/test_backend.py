@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import fourcards
+from fourcards._backend import EXTENSIONS, load
 
 CODE = "import fourcards; print(fourcards.COMPILED)"
 
@@ -28,7 +29,8 @@ def test_mode_follows_the_environment() -> None:
     expected = os.environ.get("FOURCARDS_NO_EXTENSIONS", "") in ("", "0")
     if expected:
         try:
-            importlib.import_module("fourcards._core")
+            for name in EXTENSIONS:
+                importlib.import_module(name)
         except ImportError:
             expected = False
     assert fourcards.COMPILED is expected
@@ -38,8 +40,32 @@ def test_mode_follows_the_environment() -> None:
 
 def test_compiled_core_is_used_when_built() -> None:
     try:
-        importlib.import_module("fourcards._core")
+        for name in EXTENSIONS:
+            importlib.import_module(name)
     except ImportError:
         pytest.skip("compiled core not built")
     assert run({}) == "True"
     assert run({"FOURCARDS_REQUIRE_EXTENSIONS": "1"}) == "True"
+
+
+@pytest.mark.parametrize("game", ["gangoffour", "fourcolor", "zangle"])
+def test_each_game_uses_its_own_kernels(game: str) -> None:
+    """Each game loads the extension in its own folder, or its twin when told to."""
+    code = f"import fourcards.{game}._kernels as k; print(k.core.__name__ if k.core else None)" \
+        if game != "zangle" else "from fourcards.zangle import cards; print(cards._CORE.__name__ if cards._CORE else None)"
+    full = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_")}
+    out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, check=True).stdout
+    try:
+        importlib.import_module(f"fourcards.{game}._core")
+        built = True
+    except ImportError:
+        built = False
+    assert out.strip() == (f"fourcards.{game}._core" if built else "None")
+    full["FOURCARDS_NO_EXTENSIONS"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "None"
+
+
+def test_load_refuses_unknown_modules() -> None:
+    with pytest.raises(ValueError, match="not one of"):
+        load("fourcards.nothing._core")

@@ -15,11 +15,12 @@ from fourcards.gangoffour import _reference as ref
 
 from .strategies import hand_codes, mask_of, small_sets
 
-core = pytest.importorskip("fourcards._core", reason="compiled core not built")
+core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
 import fourcards.gangoffour  # noqa: E402,F401  (loads the table into the core)
 
 core.gof_init(fourcards.gangoffour._kernels.COMBO_MASKS)
 core.set_card_type(fourcards.gangoffour.Card)
+ref.set_card_type(fourcards.gangoffour.Card)  # the twin, imported here beside the core
 actions = st.integers(-1, _deck.NUM_ACTIONS - 1)
 
 

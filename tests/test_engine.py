@@ -45,7 +45,7 @@ def test_rng_state_round_trips() -> None:
 
 
 try:
-    core: ModuleType | None = importlib.import_module("fourcards._core")
+    core: ModuleType | None = importlib.import_module("fourcards._native")
 except ImportError:  # pragma: no cover
     core = None
 
@@ -99,7 +99,7 @@ def test_stale_action_is_refused_and_changes_nothing() -> None:
     with pytest.raises(StaleActionError, match="step 0"):
         state.apply(state.legal_actions()[0], expected_step=0)
     with pytest.raises(TypeError):
-        state.apply(state.legal_actions()[0], expected_step=True)  # type: ignore[arg-type]
+        state.apply(state.legal_actions()[0], expected_step=True)
     assert state.to_json() == before and state.step == 1
 
 

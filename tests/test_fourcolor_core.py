@@ -137,7 +137,7 @@ def meldy_hands(draw: st.DrawFn) -> list[int]:
     return counts
 
 
-core = pytest.importorskip("fourcards._core")
+core = pytest.importorskip("fourcards.fourcolor._core")
 from fourcards.fourcolor import _deck  # noqa: E402
 
 # Load the tables into the core even when the package runs on the twin.

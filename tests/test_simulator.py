@@ -15,7 +15,7 @@ from fourcards.gangoffour.match import GangOfFour, Rules
 from fourcards.gangoffour.simulate import match_seeds, simulate
 
 pytestmark = pytest.mark.engine
-core = pytest.importorskip("fourcards._core", reason="compiled core not built")
+core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
 
 rules_strategy = st.builds(
     Rules,

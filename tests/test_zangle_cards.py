@@ -79,7 +79,7 @@ def test_every_zangle_found_is_valid_and_rows_round_trip(centre: list[str], own:
         assert all(n <= own.count(KINDS[k]) for k, n in z.uses(OWN).items())
 
 
-core = pytest.importorskip("fourcards._core")
+core = pytest.importorskip("fourcards.zangle._core")
 from fourcards.zangle.cards import TILING_COUNTS  # noqa: E402
 
 core.zangle_init(TILING_COUNTS)

@@ -111,8 +111,13 @@ required = {
     "setup.py": "setup.py",
     "LICENSE": "LICENSE",
     "README.md": "README.md",
-    "src/fourcards/_core.pyx": "the Cython core source",
-    "src/fourcards/_bits.h": "the C header the core includes",
+    "src/fourcards/_native.pyx": "the shared compiled module's source",
+    "src/fourcards/_common.pxd": "the kernels' shared inline helpers",
+    "src/fourcards/gangoffour/_core.pyx": "the Gang of Four kernels' source",
+    "src/fourcards/gangoffour/_core.pxd": "the Gang of Four kernels' C declarations",
+    "src/fourcards/fourcolor/_core.pyx": "the Four Color kernels' source",
+    "src/fourcards/zangle/_core.pyx": "the Zangle kernel's source",
+    "src/fourcards/_bits.h": "the C header the kernels include",
     "src/fourcards/gangoffour/combos.bin": "the combination table",
 }
 problems = [f"missing {path} ({why})" for path, why in required.items() if path not in names]
@@ -155,8 +160,9 @@ with zipfile.ZipFile(sys.argv[1]) as whl:
     names = whl.namelist()
 
 problems = []
-if not any(re.fullmatch(r"fourcards/_core\.[^/]*(\.so|\.pyd)", n) for n in names):
-    problems.append("missing the compiled extension fourcards/_core.*.so|.pyd")
+for module in ("_native", "gangoffour/_core", "fourcolor/_core", "zangle/_core"):
+    if not any(re.fullmatch(rf"fourcards/{module}\.[^/]*(\.so|\.pyd)", n) for n in names):
+        problems.append(f"missing the compiled extension fourcards/{module}.*.so|.pyd")
 for path in ("fourcards/py.typed", "fourcards/gangoffour/combos.bin"):
     if path not in names:
         problems.append(f"missing {path}")
@@ -200,11 +206,13 @@ step "the installed wheel is the one imported"
 import os
 import sys
 
+import importlib
+
 import fourcards
-import fourcards._core
+from fourcards._backend import EXTENSIONS
 
 env = os.path.realpath(sys.argv[1])
-for module in (fourcards, fourcards._core):
+for module in (fourcards, *map(importlib.import_module, EXTENSIONS)):
     where = os.path.realpath(module.__file__)
     if not where.startswith(env + os.sep):
         sys.exit(f"{module.__name__} imported from {where}, not from the test venv {env}")

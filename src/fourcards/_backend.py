@@ -1,35 +1,55 @@
-"""Choose between the compiled core and its pure-Python twin.
+"""Choose between the compiled kernels and their pure-Python twins.
 
-``FOURCARDS_NO_EXTENSIONS=1`` selects the pure-Python kernels.  Otherwise the
-compiled core is used when it imports; ``FOURCARDS_REQUIRE_EXTENSIONS=1``
-turns a failed import into an error instead of a silent fallback (the wheel
-tests set it, so a wheel whose extension did not build cannot pass).
+Each game's compiled kernels are an extension in that game's folder
+(``fourcards.gangoffour._core``, ``fourcards.fourcolor._core``,
+``fourcards.zangle._core``); what they share is ``fourcards._native``.
+``FOURCARDS_NO_EXTENSIONS=1`` selects the pure-Python twins.  Otherwise a
+game's compiled kernels are used when they import;
+``FOURCARDS_REQUIRE_EXTENSIONS=1`` turns a failed import into an error
+instead of a silent fallback (the wheel tests set it, so a wheel whose
+extensions did not build cannot pass).
 """
 
 from __future__ import annotations
 
 import os
+from importlib import import_module
+from importlib.machinery import EXTENSION_SUFFIXES
 from types import ModuleType
 
-__all__ = ["COMPILED", "core"]
+__all__ = ["COMPILED", "EXTENSIONS", "load", "native"]
+
+#: Every compiled module the package ships.
+EXTENSIONS = ("fourcards._native", "fourcards.gangoffour._core", "fourcards.fourcolor._core",
+              "fourcards.zangle._core")
 
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
 
 
-def _load() -> ModuleType | None:
+def load(name: str) -> ModuleType | None:
+    """The compiled module ``name`` (one of :data:`EXTENSIONS`), or None when
+    the twins are selected or it did not build."""
+    if name not in EXTENSIONS:
+        raise ValueError(f"{name!r} is not one of fourcards' compiled modules")
     if _flag("FOURCARDS_NO_EXTENSIONS"):
         return None
     try:
-        from . import _core
+        return import_module(name)
     except ImportError:
         if _flag("FOURCARDS_REQUIRE_EXTENSIONS"):
             raise
         return None
-    return _core
 
 
-core: ModuleType | None = _load()
-COMPILED: bool = core is not None
-"""Whether the compiled core is in use."""
+def _built(name: str) -> bool:
+    """Whether the extension's file is there (without importing the game's package)."""
+    *folders, module = name.split(".")[1:]
+    where = os.path.join(os.path.dirname(__file__), *folders)
+    return any(os.path.exists(os.path.join(where, module + suffix)) for suffix in EXTENSION_SUFFIXES)
+
+
+native: ModuleType | None = load("fourcards._native")
+COMPILED: bool = native is not None and all(_built(name) for name in EXTENSIONS)
+"""Whether the compiled kernels are in use (each game imports its own when it is imported)."""

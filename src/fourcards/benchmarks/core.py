@@ -3,7 +3,7 @@
 
 Absolute times on a shared machine drift from run to run; ratios measured in
 the same run do not.  So every measurement is reported as a multiple of the
-*call floor*: the time of ``fourcards._core.call_floor``, a compiled function
+*call floor*: the time of ``fourcards._native.call_floor``, a compiled function
 that does nothing but take the kernels' arguments, called through the same
 kind of Python loop with the same argument shapes.  A ratio of 1.0 means "as
 cheap as calling a compiled function at all"; below 1.0 (batch kernels) means
@@ -362,7 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not fourcards.COMPILED:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return 1
-    from fourcards import _core
+    from fourcards import _native
+    from fourcards.gangoffour import _core
 
     quick = args.quick
     rounds = args.rounds or (7 if quick else 15)
@@ -394,8 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     identical = (np.array_equal(np.concatenate([part[0] for part in split]), kinds)
                  and np.array_equal(np.concatenate([part[1] for part in split]), actions))
 
-    floor1 = Bench("floor1", _core.call_floor, data.masks, loop1)
-    floor2 = Bench("floor2", _core.call_floor, legal.follow, loop2)
+    floor1 = Bench("floor1", _native.call_floor, data.masks, loop1)
+    floor2 = Bench("floor2", _native.call_floor, legal.follow, loop2)
     raw = Bench("raw", _core.classify_mask, data.masks, loop1)
     public = Bench("public", classify_mask, data.masks, loop1)
     from_cards = Bench("cards", classify, data.cards, loop1)

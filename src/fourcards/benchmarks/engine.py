@@ -16,7 +16,7 @@ What it measures:
 - the memory of one state, its history excluded.
 
 As in ``bench_gangoffour_core.py``, every time is reported as a multiple of
-the *call floor*: the time of ``fourcards._core.call_floor(hand, table)``, a
+the *call floor*: the time of ``fourcards._native.call_floor(hand, table)``, a
 compiled function that does nothing, called through the same kind of Python
 loop.  Ratios measured in one run barely move when the machine's speed does.
 
@@ -498,7 +498,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not fourcards.COMPILED:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return 1
-    from fourcards import _core
+    from fourcards import _native
+    from fourcards.gangoffour import _core
 
     quick = args.quick
     seed = args.seed
@@ -527,8 +528,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     random4 = ("random",) * 4
     greedy1 = ("greedy", "random", "random", "random")
-    floor = Subject("floor", loop2(_core.call_floor, floor_args), inner)
-    floor1 = Subject("floor, one argument", loop1(_core.call_floor, [hand for hand, _ in floor_args]), inner)
+    floor = Subject("floor", loop2(_native.call_floor, floor_args), inner)
+    floor1 = Subject("floor, one argument", loop1(_native.call_floor, [hand for hand, _ in floor_args]), inner)
     sim_random = Subject("sim random", simulator_pass(sim_matches, seed, random4), inner)
     sim_greedy = Subject("sim greedy", simulator_pass(greedy_matches, seed, greedy1), inner)
     step = Subject("step", step_loop, inner)

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 import fourcards
-from fourcards import _core
+from fourcards import _native
+from fourcards.fourcolor import _core
 from fourcards.fourcolor import _reference, best_points_batch, best_points_packed
 
 Loop = Callable[[], None]
@@ -105,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     packed = [sum(c << (3 * k) for k, c in enumerate(h)) for h in sample]
     rows = np.array(hands(rng, 200_000 if args.quick else 1_000_000), dtype=np.uint8)
     mj = mahjong_hands(rng, n // 4)
-    floor_fn: Any = _core.call_floor_object
+    floor_fn: Any = _native.call_floor_object
 
     def floor() -> None:
         for p in packed:

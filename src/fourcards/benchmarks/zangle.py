@@ -18,7 +18,8 @@ from time import perf_counter_ns
 from typing import Any
 
 import fourcards
-from fourcards import _core
+from fourcards import _native
+from fourcards.zangle import _core
 from fourcards.zangle.cards import deck_cards, find_zangles, pack_counts
 
 
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for _ in range(1000 if args.quick else 5000):
         cards = rng.sample(deck, 4 + rng.randint(4, 8))
         tables.append((pack_counts(cards[:4]), pack_counts(cards[4:]), cards[:4], cards[4:]))
-    floor_fn: Any = _core.call_floor_pair
+    floor_fn: Any = _native.call_floor_pair
     fast_fn: Any = _core.zangle_find_packed
 
     def floor() -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._backend import core
+from .._backend import load
 from . import _deck
 
 #: One canonical card mask per action, in action order (generated data, see
@@ -16,6 +16,9 @@ COMBO_MASKS: np.ndarray = np.frombuffer(
     resources.files(__package__).joinpath("combos.bin").read_bytes(), dtype="<u8"
 ).astype(np.uint64)
 assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
+
+#: The compiled kernels (``fourcards.gangoffour._core``), or None for the twin.
+core = load("fourcards.gangoffour._core")
 
 if TYPE_CHECKING or core is None:
     from ._reference import (
@@ -34,7 +37,27 @@ else:
     set_card_type = core.set_card_type
     greedy_choose = core.greedy_choose
 
+def pack_rules(rules: Any) -> dict[str, int]:
+    """A Gang of Four :class:`~fourcards.gangoffour.match.Rules` as the compiled
+    kernels take it: by name, the fields of their ``GofRules`` struct (Cython
+    converts the dict field by field, so no positional tuple crosses the boundary).
+
+    >>> from fourcards.gangoffour.match import Rules
+    >>> pack_rules(Rules(players=3))["players"]
+    3
+    """
+    return {
+        "players": int(rules.players),
+        "target": int(rules.target_score),
+        "dealer": int(rules.dealer),
+        "pass_is_final": int(bool(rules.pass_is_final)),
+        "manual": int(bool(rules.manual_last_card)),
+        "may_pass": int(bool(rules.last_card_may_pass)),
+        "chinese": int(bool(rules.chinese_dealing)),
+    }
+
+
 __all__ = [
-    "COMBO_MASKS", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "COMBO_MASKS", "core", "pack_rules", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

@@ -280,18 +280,25 @@ def table_masks() -> bytes:
     return np.array(masks, dtype="<u8").tobytes()
 
 
-def fast_mask(cards: Any) -> int:
-    """The canonical mask of text or a tuple/list of ``Card``; -1 when the
-    input needs the careful (error-reporting) path."""
-    from .cards import Card, parse_cards
+_card_type: type | None = None
 
-    if type(cards) is not str and type(cards) is not tuple and type(cards) is not list:
-        return -1
-    if type(cards) is not str and any(type(c) is not Card for c in cards):
-        return -1
-    try:
-        codes = [c.code for c in parse_cards(cards)]
-    except (ValueError, TypeError):
+
+def fast_mask(cards: Any) -> int:
+    """The canonical mask of text or a tuple/list of ``Card`` (the type given to
+    :func:`set_card_type`); -1 when the input needs the careful (error-reporting)
+    path: bad text, impossible sets, other types."""
+    if type(cards) is str:
+        codes = []
+        for token in cards.replace(",", " ").split():
+            code = d.CODE_OF.get(token.upper())
+            if code is None:
+                return -1
+            codes.append(code)
+    elif type(cards) is tuple or type(cards) is list:
+        if _card_type is None or any(type(c) is not _card_type for c in cards):
+            return -1
+        codes = [c.code for c in cards]
+    else:
         return -1
     mask = d.canonical_from_sum(sum(d.BIT[c] for c in codes))
     return mask if mask.bit_count() == len(codes) else -1
@@ -305,7 +312,9 @@ def fast_classify(cards: Any) -> int:
 
 
 def set_card_type(card_type: type) -> None:
-    """The compiled core needs the Card class; the twin imports it directly."""
+    """Register the ``Card`` class (``fast_mask`` accepts its instances)."""
+    global _card_type
+    _card_type = card_type
 
 
 # -- the rule-based (greedy) policy --------------------------------------------------

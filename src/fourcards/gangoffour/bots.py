@@ -17,10 +17,10 @@ import numpy as np
 import time
 from typing import Any
 
-from .._backend import core
 from ..bots import RandomBot
 from ..rng import Rng
 from . import _deck, _kernels
+from ._kernels import core
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
@@ -30,7 +30,7 @@ class GreedyBot:
     """The rule-based player: sheds low cards first, keeps gangs and phoenixes
     for when they matter, plays hard-to-beat leads when an opponent is about to
     go out, and gives back a lone low card.  It calls the same policy code as
-    the compiled simulator (``fourcards._core.greedy_choose``; see
+    the compiled simulator (``fourcards.gangoffour._core.greedy_choose``; see
     ``_reference.greedy_choose`` for the rules it follows)."""
 
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
@@ -75,7 +75,7 @@ class SearchBot:
     with availability counts over the actions legal in that deal), and plays
     the round out with the rule-based policy; rewards are round penalties
     relative to the other seats.  Determinization, playouts and the tree live
-    in C (``fourcards._core.GofSearch``), without the GIL.
+    in C (``fourcards.gangoffour._core.GofSearch``), without the GIL.
 
     The budget is ``iterations`` per move, or ``time_per_move`` seconds.
     The give-back uses the rule-based choice.
@@ -106,13 +106,12 @@ class SearchBot:
         if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
             return self._greedy.choose(observation, legal_actions)
         rules = observation.rules
-        rule_tuple = (rules.players, rules.target_score, rules.dealer, rules.pass_is_final,
-                      rules.manual_last_card, rules.last_card_may_pass, rules.chinese_dealing)
+        packed = _kernels.pack_rules(rules)
         bits = [sum(1 << p for p, flag in enumerate(flags) if flag)
                 for flags in (observation.passed, observation.announced, observation.out)]
         table = -1 if observation.table is None else observation.table.action
         search: Any = self._search
-        search.reset(rule_tuple, observation.hand_mask, observation.player, observation.hand_sizes,
+        search.reset(packed, observation.hand_mask, observation.player, observation.hand_sizes,
                      table, observation.table_player, bits[0], bits[1], bits[2],
                      observation.must_lead_m1, observation.direction, observation.played_mask,
                      observation.scores, known_cards(observation), self.rng.next_u64(),

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._backend import core
 from ..engine import derive_seed
+from . import _kernels
+from ._kernels import core
 from .bots import GreedyBot, RandomBot
 from .match import GangOfFour, Rules
 
@@ -85,10 +86,9 @@ def simulate(
     if use_core:
         if core is None:
             raise RuntimeError("the compiled core is not available")
-        rule_tuple = (rules.players, rules.target_score, rules.dealer, rules.pass_is_final,
-                      rules.manual_last_card, rules.last_card_may_pass, rules.chinese_dealing)
+        packed = _kernels.pack_rules(rules)
         scores, winners, rounds, steps, logs = core.gof_simulate(
-            np.ascontiguousarray(seeds), codes, rule_tuple, record)
+            np.ascontiguousarray(seeds), codes, packed, record)
         return SimulationResult(seeds, scores, winners, rounds, steps, logs)
     game = GangOfFour(rules)
     n = len(seeds)

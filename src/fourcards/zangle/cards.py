@@ -230,8 +230,9 @@ def _find_packed_reference(centre: int, own: int) -> list[tuple[int, ...]]:
 
 
 def _load_core() -> object:
-    from .._backend import core
+    from .._backend import load
 
+    core = load("fourcards.zangle._core")
     if core is None:
         return None
     core.zangle_init(TILING_COUNTS)

@@ -1,13 +1,14 @@
 # cython: language_level=3
-"""The compiled core of fourcards.
+"""The compiled Gang of Four kernels.
 
 Kernels take integers (card masks, action indices) and numpy arrays, run
 unchecked C after a cheap check at the boundary, and release the GIL in batch
 loops.  Each kernel has a pure-Python twin (``fourcards.gangoffour._reference``)
 with the same names and behaviour; the tests check that they agree.
 
-Gang of Four: a card set is a canonical 64-bit mask over the sorted deck (see
+A card set is a canonical 64-bit mask over the sorted deck (see
 ``fourcards.gangoffour._deck``); a combination is an action index 0..12351.
+This module also holds the match simulator and the search (SO-ISMCTS).
 """
 
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
@@ -18,11 +19,9 @@ from libc.stdlib cimport malloc, free, realloc
 import numpy as np
 cimport numpy as cnp
 
-cnp.import_array()
+from fourcards._common cimport fc_popcount64, fc_ctz64, _splitmix_next, _below, _seed_stream
 
-cdef extern from "_bits.h":
-    int fc_popcount64(uint64_t x) noexcept nogil
-    int fc_ctz64(uint64_t x) noexcept nogil
+cnp.import_array()
 
 cdef enum:
     N_KINDS = 34
@@ -489,21 +488,6 @@ def fast_classify(cards):
     return _lookup(<uint64_t>mask)
 
 
-def call_floor(uint64_t hand, int table=-1):
-    """A trivial compiled function with the kernels' arguments: the benchmark yardstick."""
-    return table
-
-
-def call_floor_pair(uint64_t first, uint64_t second):
-    """A trivial compiled function taking two 64-bit integers (packed Zangle cards)."""
-    return first
-
-
-def call_floor_object(object value, int option=-1):
-    """A trivial compiled function taking any object (a packed Four Color hand)."""
-    return option
-
-
 # =============================================================================
 # Gang of Four matches in C: the same rules as fourcards.gangoffour.match
 # (the readable engine, which the tests compare move for move), for fast
@@ -523,56 +507,6 @@ cdef enum:
     M1_CODE = 3
     GP_CODE = 31
     RD_CODE = 33
-
-cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
-
-
-cdef inline uint64_t _splitmix_next(uint64_t* state) noexcept nogil:
-    cdef uint64_t z
-    state[0] += GOLDEN
-    z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline uint64_t _below(uint64_t* state, uint64_t n) noexcept nogil:
-    """Uniform in 0..n-1: rejection below (2**64 - n) % n, as fourcards.rng.Rng.below."""
-    cdef uint64_t threshold = (<uint64_t>0 - n) % n
-    cdef uint64_t r
-    while True:
-        r = _splitmix_next(state)
-        if r >= threshold:
-            return r % n
-
-
-def rng_outputs(uint64_t seed, int count, uint64_t bound=0):
-    """The first ``count`` outputs of the C SplitMix64 seeded with ``seed``
-    (``bound > 0``: of ``below(bound)``): test vectors against fourcards.rng."""
-    cdef uint64_t state = seed
-    cdef int i
-    result = []
-    for i in range(count):
-        result.append(_below(&state, bound) if bound else _splitmix_next(&state))
-    return result
-
-
-def rng_shuffle(uint64_t seed, int count):
-    """``list(range(count))`` shuffled by the C Fisher-Yates (test vectors)."""
-    cdef uint64_t state = seed
-    cdef int i, j
-    items = list(range(count))
-    for i in range(count - 1, 0, -1):
-        j = <int>_below(&state, i + 1)
-        items[i], items[j] = items[j], items[i]
-    return items
-
-
-cdef inline uint64_t _seed_stream(uint64_t seed, uint64_t stream) noexcept nogil:
-    """fourcards.engine.derive_seed."""
-    cdef uint64_t state = seed + stream * 0xD1B54A32D192ED03ULL
-    return _splitmix_next(&state)
-
 
 ctypedef struct GofRules:
     int players
@@ -1025,11 +959,23 @@ cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, 
                           m.rules.players, sizes, legal, n)
 
 
-def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint record=False):
+cdef GofRules _rules_of(dict rules) except *:
+    """The ``GofRules`` struct from ``fourcards.gangoffour._kernels.pack_rules``
+    (a dict by field name), checked."""
+    cdef GofRules r = rules
+    if not 2 <= r.players <= 4:
+        raise ValueError(f"players={r.players} is not 2..4")
+    if r.target < 1:
+        raise ValueError(f"target={r.target} must be positive")
+    if not 0 <= r.dealer < r.players:
+        raise ValueError(f"dealer={r.dealer} is not a seat of {r.players} players")
+    return r
+
+
+def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not None, bint record=False):
     """Play one match per seed between policies (0 random, 1 greedy), without the GIL.
 
-    ``rules`` is ``(players, target_score, dealer, pass_is_final,
-    manual_last_card, last_card_may_pass, chinese_dealing)``.  Seat ``p``'s
+    ``rules`` is ``pack_rules(Rules)``: the ``GofRules`` fields by name.  Seat ``p``'s
     random policy draws from ``Rng(derive_seed(seed, p + 1))``.  Returns
     ``(scores, winners, rounds, steps, actions)``: ``int32 (N, players)``,
     ``bool (N, players)``, ``int32 (N,)``, ``int64 (N,)`` and, with
@@ -1045,8 +991,7 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, rules, bint recor
     cdef int n, action
     if not _ready:
         raise RuntimeError("the Gang of Four tables are not loaded")
-    r.players, r.target, r.dealer = rules[0], rules[1], rules[2]
-    r.pass_is_final, r.manual, r.may_pass, r.chinese = rules[3], rules[4], rules[5], rules[6]
+    r = _rules_of(rules)
     players = r.players
     if not 2 <= players <= 4 or len(policies) != players:
         raise ValueError(f"need 2..4 players and a policy per seat, got {players} and {len(policies)}")
@@ -1156,7 +1101,7 @@ cdef class GofSearch:
     def __dealloc__(self):
         free(self.nodes)
 
-    def reset(self, rules, uint64_t hand, int me, sizes, int table, int table_player,
+    def reset(self, dict rules not None, uint64_t hand, int me, sizes, int table, int table_player,
               unsigned int passed, unsigned int announced, unsigned int out, bint must_lead_m1,
               int direction, uint64_t played, totals, known, uint64_t seed, double exploration):
         """Start a new tree for the player ``me`` to act, from what they observe.
@@ -1164,11 +1109,10 @@ cdef class GofSearch:
         ``played`` is the canonical mask of the cards played this round;
         ``known`` lists, per seat, a canonical mask of cards that seat is known
         to hold (the exchange's cards not yet seen played)."""
-        cdef int p, players = rules[0]
+        cdef int p, players
         cdef uint64_t seen
-        self.root.rules.players, self.root.rules.target, self.root.rules.dealer = rules[0], rules[1], rules[2]
-        self.root.rules.pass_is_final, self.root.rules.manual = rules[3], rules[4]
-        self.root.rules.may_pass, self.root.rules.chinese = rules[5], rules[6]
+        self.root.rules = _rules_of(rules)
+        players = self.root.rules.players
         self.root.rng = 0
         self.root.round = 1
         self.root.dealer = 0
@@ -1376,473 +1320,3 @@ cdef class GofSearch:
         """Nodes in the tree."""
         return self.count
 
-
-# =============================================================================
-# Four Color Cards: the best split of a hand into melds, by block tables.
-# A colour block (ranks General..Cannon of one colour, counts 0..4) has 5**6
-# states; the soldier block (soldiers by colour) 5**4.  Each table holds the
-# best concealed points of a complete split of that block (-1: none).
-# =============================================================================
-
-cdef enum:
-    FC_KINDS = 28
-    FC_COLOUR_STATES = 15625
-    FC_SOLDIER_STATES = 625
-
-cdef int8_t _fc_colour_best[FC_COLOUR_STATES]
-cdef int8_t _fc_soldier_best[FC_SOLDIER_STATES]
-cdef int _fc_pow5[8]
-cdef bint _fc_ready = False
-# (exposed, concealed) points by meld kind, as fourcolor._deck.POINTS
-cdef int _fc_exposed_points[9]
-cdef int _fc_concealed_points[9]
-# The melds holding each kind, within its block: kind, and the count taken of
-# each rank (colour blocks: ranks 0..5; soldier block: colours 0..3).
-cdef int _fc_meld_count[FC_KINDS]
-cdef int _fc_meld_kind[FC_KINDS][8]
-cdef int _fc_meld_take[FC_KINDS][8][6]
-
-
-cdef int _fc_colour(int index) noexcept nogil:
-    """Best concealed points of a colour block state (memoised in the table)."""
-    cdef int counts[6]
-    cdef int r, best = -1, sub, first = -1, rest
-    if index == 0:
-        return 0
-    if _fc_colour_best[index] != -2:
-        return _fc_colour_best[index]
-    for r in range(6):
-        counts[r] = index // _fc_pow5[r] % 5
-        if first < 0 and counts[r]:
-            first = r
-    # every meld holding one card of the lowest rank present
-    if first == 0:  # General: alone, four of them, or with Advisor and Elephant
-        sub = _fc_colour(index - 1)
-        if sub >= 0 and 1 + sub > best:
-            best = 1 + sub
-        if counts[0] == 4:
-            sub = _fc_colour(index - 4)
-            if sub >= 0 and 6 + sub > best:
-                best = 6 + sub
-        if counts[1] and counts[2]:
-            sub = _fc_colour(index - 1 - _fc_pow5[1] - _fc_pow5[2])
-            if sub >= 0 and 2 + sub > best:
-                best = 2 + sub
-    else:
-        if counts[first] >= 2:
-            sub = _fc_colour(index - 2 * _fc_pow5[first])
-            if sub >= 0 and sub > best:
-                best = sub
-        if counts[first] >= 3:
-            sub = _fc_colour(index - 3 * _fc_pow5[first])
-            if sub >= 0 and 3 + sub > best:
-                best = 3 + sub
-        if counts[first] == 4:
-            sub = _fc_colour(index - 4 * _fc_pow5[first])
-            if sub >= 0 and 8 + sub > best:
-                best = 8 + sub
-        if first == 3 and counts[4] and counts[5]:
-            sub = _fc_colour(index - _fc_pow5[3] - _fc_pow5[4] - _fc_pow5[5])
-            if sub >= 0 and 1 + sub > best:
-                best = 1 + sub
-    _fc_colour_best[index] = best
-    return best
-
-
-cdef int _fc_soldiers(int index) noexcept nogil:
-    cdef int counts[4]
-    cdef int c, a, b, best = -1, sub, first = -1
-    if index == 0:
-        return 0
-    if _fc_soldier_best[index] != -2:
-        return _fc_soldier_best[index]
-    for c in range(4):
-        counts[c] = index // _fc_pow5[c] % 5
-        if first < 0 and counts[c]:
-            first = c
-    if counts[first] >= 3:
-        sub = _fc_soldiers(index - 3 * _fc_pow5[first])
-        if sub >= 0 and 3 + sub > best:
-            best = 3 + sub
-    if counts[first] == 4:
-        sub = _fc_soldiers(index - 4 * _fc_pow5[first])
-        if sub >= 0 and 8 + sub > best:
-            best = 8 + sub
-    for a in range(first + 1, 4):  # three soldiers: the first colour and two higher ones
-        for b in range(a + 1, 4):
-            if counts[a] and counts[b]:
-                sub = _fc_soldiers(index - _fc_pow5[first] - _fc_pow5[a] - _fc_pow5[b])
-                if sub >= 0 and 3 + sub > best:
-                    best = 3 + sub
-    if first == 0 and counts[1] and counts[2] and counts[3]:
-        sub = _fc_soldiers(index - 1 - _fc_pow5[1] - _fc_pow5[2] - _fc_pow5[3])
-        if sub >= 0 and 5 + sub > best:
-            best = 5 + sub
-    _fc_soldier_best[index] = best
-    return best
-
-
-def fc_init(melds_by_kind, points):
-    """Build the block tables; ``melds_by_kind[k]`` lists ``(meld kind, codes)``
-    of every meld holding kind ``k`` (from fourcards.fourcolor._reference)."""
-    global _fc_ready
-    cdef int i, k, m, c
-    _fc_pow5[0] = 1
-    for i in range(1, 8):
-        _fc_pow5[i] = 5 * _fc_pow5[i - 1]
-    for i in range(9):
-        _fc_exposed_points[i] = points[i][0]
-        _fc_concealed_points[i] = points[i][1]
-    for i in range(FC_COLOUR_STATES):
-        _fc_colour_best[i] = -2
-    for i in range(FC_SOLDIER_STATES):
-        _fc_soldier_best[i] = -2
-    _fc_colour_best[0] = 0
-    _fc_soldier_best[0] = 0
-    for i in range(FC_COLOUR_STATES):
-        _fc_colour(i)
-    for i in range(FC_SOLDIER_STATES):
-        _fc_soldiers(i)
-    for k in range(FC_KINDS):
-        melds = melds_by_kind[k]
-        if len(melds) > 8:
-            raise ValueError("too many melds for one kind")
-        _fc_meld_count[k] = len(melds)
-        for m, (kind, codes) in enumerate(melds):
-            _fc_meld_kind[k][m] = kind
-            for i in range(6):
-                _fc_meld_take[k][m][i] = 0
-            for c in codes:
-                if k % 7 == 6:
-                    _fc_meld_take[k][m][c // 7] += 1
-                else:
-                    _fc_meld_take[k][m][c % 7] += 1
-    _fc_ready = True
-
-
-cdef inline int _fc_indices(const uint8_t* counts, int* index) noexcept nogil:
-    """Block indices of 28 counts; non-zero if a count is above 4."""
-    cdef int c
-    cdef const uint8_t* k
-    cdef uint64_t w0, w1, w2
-    cdef uint32_t w3
-    # Any byte above 4: adding 123 sets its top bit (a byte of 128 or more has it already).
-    memcpy(&w0, counts, 8)
-    memcpy(&w1, counts + 8, 8)
-    memcpy(&w2, counts + 16, 8)
-    memcpy(&w3, counts + 24, 4)
-    if ((((w0 + 0x7B7B7B7B7B7B7B7BULL) | w0) | ((w1 + 0x7B7B7B7B7B7B7B7BULL) | w1)
-            | ((w2 + 0x7B7B7B7B7B7B7B7BULL) | w2)) & 0x8080808080808080ULL) \
-            or ((((w3 + 0x7B7B7B7BU) | w3)) & 0x80808080U):
-        return 1
-    for c in range(4):
-        k = counts + 7 * c
-        index[c] = k[0] + 5 * k[1] + 25 * k[2] + 125 * k[3] + 625 * k[4] + 3125 * k[5]
-    index[4] = counts[6] + 5 * counts[13] + 25 * counts[20] + 125 * counts[27]
-    return 0
-
-
-cdef inline int _fc_best_plain(const uint8_t* counts) noexcept nogil:
-    """Best concealed points of a complete split (-1: none, -2: a count above 4)."""
-    cdef int index[5]
-    cdef int a, b, c, d, e, neg
-    if _fc_indices(counts, index):
-        return -2
-    a = _fc_colour_best[index[0]]
-    b = _fc_colour_best[index[1]]
-    c = _fc_colour_best[index[2]]
-    d = _fc_colour_best[index[3]]
-    e = _fc_soldier_best[index[4]]
-    # branch-free: -1 when any block fails to split (half of random hands)
-    neg = (a | b | c | d | e) >> 31
-    return ((a + b + c + d + e) & ~neg) | neg
-
-
-cdef int _fc_best(const uint8_t* counts, int exposed_code) noexcept nogil:
-    """Best points of a complete split (-1: none, -2: a count above 4)."""
-    cdef int index[5]
-    cdef int block, r, c, total = 0, best_block, m, sub, n, shifted, take
-    cdef bint fits
-    if exposed_code < 0:
-        return _fc_best_plain(counts)
-    if _fc_indices(counts, index):
-        return -2
-    block = -1
-    if exposed_code >= 0:
-        block = 4 if exposed_code % 7 == 6 else exposed_code // 7
-    for c in range(5):
-        if c == block:
-            continue
-        sub = _fc_colour_best[index[c]] if c < 4 else _fc_soldier_best[index[c]]
-        if sub < 0:
-            return -1
-        total += sub
-    if block < 0:
-        return total
-    # The meld holding the card from a discard is scored exposed: try each.
-    best_block = -1
-    for m in range(_fc_meld_count[exposed_code]):
-        shifted = index[block]
-        fits = True
-        for r in range(6 if block < 4 else 4):
-            take = _fc_meld_take[exposed_code][m][r]
-            if take:
-                n = index[block] // _fc_pow5[r] % 5
-                if n < take:
-                    fits = False
-                    break
-                shifted -= take * _fc_pow5[r]
-        if not fits:
-            continue
-        sub = _fc_colour_best[shifted] if block < 4 else _fc_soldier_best[shifted]
-        if sub >= 0 and sub + _fc_exposed_points[_fc_meld_kind[exposed_code][m]] > best_block:
-            best_block = sub + _fc_exposed_points[_fc_meld_kind[exposed_code][m]]
-    if best_block < 0:
-        return -1
-    return total + best_block
-
-
-cdef inline void _fc_check(int exposed_code) except *:
-    if not _fc_ready:
-        raise RuntimeError("the Four Color tables are not loaded")
-    if not -1 <= exposed_code < FC_KINDS:
-        raise ValueError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
-
-
-def fc_best_points_packed(object packed, int exposed_code=-1):
-    """Best points of a complete split of a packed hand (3 bits a kind, kind
-    ``k`` at bit ``3k``); -1: none; -2: a count above 4."""
-    cdef uint8_t counts[FC_KINDS]
-    cdef uint64_t low, high
-    cdef int k
-    _fc_check(exposed_code)
-    if packed < 0 or packed >> 84:
-        raise OverflowError(f"packed hand {packed:#x} does not fit in 84 bits")
-    low = <uint64_t>(packed & 0xFFFFFFFFFFFFFFFF)
-    high = <uint64_t>(packed >> 64)
-    for k in range(21):
-        counts[k] = (low >> (3 * k)) & 7
-    counts[21] = ((low >> 63) | (high << 1)) & 7
-    for k in range(22, FC_KINDS):
-        counts[k] = (high >> (3 * k - 64)) & 7
-    return _fc_best(counts, exposed_code)
-
-
-def fc_best_points(counts, int exposed_code=-1):
-    """Best points of a complete split of 28 counts; -1: none; -2: a count above 4."""
-    cdef const uint8_t[::1] view = np.ascontiguousarray(counts, dtype=np.uint8)
-    _fc_check(exposed_code)
-    if view.shape[0] != FC_KINDS:
-        raise ValueError(f"a hand is 28 counts, got {view.shape[0]}")
-    return _fc_best(&view[0], exposed_code)
-
-
-def fc_block_best(int block, int index):
-    """Best concealed points of a block state (0..3 colour blocks, 4 soldiers); -1: none."""
-    if not _fc_ready:
-        raise RuntimeError("the Four Color tables are not loaded")
-    if block < 4:
-        if not 0 <= index < FC_COLOUR_STATES:
-            raise ValueError(f"colour block index {index} out of range")
-        return _fc_colour_best[index]
-    if block != 4 or not 0 <= index < FC_SOLDIER_STATES:
-        raise ValueError(f"block {block} / index {index} out of range")
-    return _fc_soldier_best[index]
-
-
-def fc_best_points_batch(counts, exposed=None):
-    """Best points (int16; -1 none, -2 a count above 4) of rows of 28 counts, without the GIL."""
-    cdef const uint8_t[:, ::1] rows = np.ascontiguousarray(counts, dtype=np.uint8)
-    cdef Py_ssize_t i, n = rows.shape[0]
-    cdef const int8_t[::1] exposed_view
-    if rows.shape[1] != FC_KINDS:
-        raise ValueError(f"rows must hold 28 counts, got {rows.shape[1]}")
-    if not _fc_ready:
-        raise RuntimeError("the Four Color tables are not loaded")
-    cdef bint all_plain = exposed is None
-    if exposed is None:
-        exposed = np.full(n, -1, dtype=np.int8)
-    exposed_view = np.ascontiguousarray(exposed, dtype=np.int8)
-    if exposed_view.shape[0] != n:
-        raise ValueError("one exposed code a row")
-    for i in range(n):
-        if not -1 <= exposed_view[i] < FC_KINDS:
-            raise ValueError(f"exposed code {exposed_view[i]} in row {i} is not a card code")
-    out = np.empty(n, dtype=np.int16)
-    cdef int16_t[::1] out_view = out
-    if n == 0:
-        return out
-    cdef const uint8_t* base = &rows[0, 0]
-    with nogil:
-        if all_plain:
-            for i in range(n):
-                out_view[i] = <int16_t>_fc_best_plain(base + FC_KINDS * i)
-        else:
-            for i in range(n):
-                out_view[i] = <int16_t>_fc_best(base + FC_KINDS * i, exposed_view[i])
-    return out
-
-
-# =============================================================================
-# Zangle: every Zangle from the centre and a player's own cards.
-# Cards are counted by kind (0 = Z, 1..10 = shapes) and place (0 centre,
-# 1 own), packed 4 bits a kind (kind k at bit 4k).  A result row is
-# [target kind, target place, count of (kind, place) for kind 0..10, place 0..1].
-# =============================================================================
-
-cdef enum:
-    ZK = 11
-    ZROW = 24
-    ZMAX_TILINGS = 16
-
-cdef uint8_t _z_tilings[ZK][ZMAX_TILINGS][ZK]
-cdef int _z_n_tilings[ZK]
-cdef bint _z_ready = False
-
-
-def zangle_init(tilings):
-    """Load the tiling table: ``tilings[target]`` lists piece count vectors (11 kinds)."""
-    global _z_ready
-    cdef int t, i, k
-    for t in range(ZK):
-        rows = tilings.get(t, ())
-        if len(rows) > ZMAX_TILINGS:
-            raise ValueError("too many tilings for one target")
-        _z_n_tilings[t] = len(rows)
-        for i, row in enumerate(rows):
-            for k in range(ZK):
-                _z_tilings[t][i][k] = row[k]
-    _z_ready = True
-
-
-cdef int _z_emit(uint8_t** out, Py_ssize_t* capacity, Py_ssize_t n, int target, int place,
-                 const int* pieces) noexcept nogil:
-    """Append a row; -1 if memory ran out."""
-    cdef uint8_t* grown
-    cdef int k
-    if n >= capacity[0]:
-        grown = <uint8_t*>realloc(out[0], 2 * capacity[0] * ZROW)
-        if grown == NULL:
-            return -1
-        out[0] = grown
-        capacity[0] *= 2
-    out[0][n * ZROW] = target
-    out[0][n * ZROW + 1] = place
-    for k in range(2 * ZK):
-        out[0][n * ZROW + 2 + k] = pieces[k]
-    return 0
-
-
-cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssize_t* capacity) noexcept nogil:
-    """Every Zangle, in the order of fourcards.zangle.cards.find_zangles; -1 out of memory."""
-    cdef int rest[2][ZK]
-    cdef int low[ZK]
-    cdef int high[ZK]
-    cdef int split[ZK]
-    cdef int kinds[ZK]
-    cdef int pieces[2 * ZK]
-    cdef int target, place, t, k, m, nk, zc, zo, count, pos
-    cdef bint ok, uses_centre, uses_own
-    cdef Py_ssize_t n = 0
-    for target in range(1, ZK):
-        for place in range(2):
-            if (centre if place == 0 else own)[target] == 0:
-                continue
-            for k in range(ZK):
-                rest[0][k] = centre[k]
-                rest[1][k] = own[k]
-            rest[place][target] -= 1
-            for t in range(_z_n_tilings[target]):
-                ok = True
-                nk = 0
-                for k in range(1, ZK):
-                    if _z_tilings[target][t][k]:
-                        low[nk] = _z_tilings[target][t][k] - rest[1][k]
-                        if low[nk] < 0:
-                            low[nk] = 0
-                        high[nk] = _z_tilings[target][t][k]
-                        if high[nk] > rest[0][k]:
-                            high[nk] = rest[0][k]
-                        if low[nk] > high[nk]:
-                            ok = False
-                            break
-                        kinds[nk] = k
-                        split[nk] = low[nk]
-                        nk += 1
-                if not ok:
-                    continue
-                while True:
-                    # one way of taking the tiling's pieces from the two places
-                    for k in range(2 * ZK):
-                        pieces[k] = 0
-                    count = 0
-                    for m in range(nk):
-                        pieces[2 * kinds[m]] = split[m]
-                        pieces[2 * kinds[m] + 1] = _z_tilings[target][t][kinds[m]] - split[m]
-                        count += _z_tilings[target][t][kinds[m]]
-                    for zc in range(rest[0][0] + 1):
-                        for zo in range(rest[1][0] + 1):
-                            if count + zc + zo < 2:
-                                continue
-                            uses_centre = place == 0 or zc > 0
-                            uses_own = place == 1 or zo > 0
-                            for m in range(nk):
-                                if split[m] > 0:
-                                    uses_centre = True
-                                if _z_tilings[target][t][kinds[m]] - split[m] > 0:
-                                    uses_own = True
-                            if not (uses_centre and uses_own):
-                                continue
-                            pieces[0] = zc
-                            pieces[1] = zo
-                            if _z_emit(out, capacity, n, target, place, pieces) < 0:
-                                return -1
-                            n += 1
-                    # next split (odometer over the kinds, the last kind fastest)
-                    pos = nk - 1
-                    while pos >= 0:
-                        if split[pos] < high[pos]:
-                            split[pos] += 1
-                            break
-                        split[pos] = low[pos]
-                        pos -= 1
-                    if pos < 0:
-                        break
-    return n
-
-
-cdef inline void _z_unpack(uint64_t packed, int* counts) noexcept nogil:
-    cdef int k
-    for k in range(ZK):
-        counts[k] = (packed >> (4 * k)) & 15
-
-
-def zangle_find_packed(uint64_t centre, uint64_t own):
-    """Every Zangle as rows of a ``uint8`` array (see above) from packed card counts."""
-    cdef int c[ZK]
-    cdef int o[ZK]
-    cdef Py_ssize_t capacity = 64, n
-    cdef uint8_t* rows
-    cdef cnp.npy_intp dims[2]
-    if not _z_ready:
-        raise RuntimeError("the Zangle tables are not loaded")
-    if centre >> (4 * ZK) or own >> (4 * ZK):
-        raise ValueError("packed card counts use 4 bits for each of 11 kinds")
-    _z_unpack(centre, c)
-    _z_unpack(own, o)
-    rows = <uint8_t*>malloc(capacity * ZROW)
-    if rows == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            n = _z_find(c, o, &rows, &capacity)
-        if n < 0:
-            raise MemoryError()
-        dims[0] = n
-        dims[1] = ZROW
-        result = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT8, 0)
-        if n:
-            memcpy(cnp.PyArray_DATA(result), rows, n * ZROW)
-        return result
-    finally:
-        free(rows)
