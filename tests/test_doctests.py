@@ -20,6 +20,9 @@ DOCS = sorted((Path(__file__).resolve().parent.parent / "docs").rglob("*.md"))
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+# Modules that need an optional extra (skipped without it).
+OPTIONAL = {"fourcards.server.app": "starlette"}
+
 # Modules whose examples play whole matches: engine tests (slow on the twin).
 ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.gangoffour.simulate",
           "fourcards.gangoffour.playthrough", "fourcards.engine", "fourcards.tournament"}
@@ -29,6 +32,8 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
     "name", [pytest.param(m, marks=pytest.mark.engine) if m in ENGINE else m for m in MODULES]
 )
 def test_module_doctests(name: str) -> None:
+    if name in OPTIONAL:
+        pytest.importorskip(OPTIONAL[name])
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)
     assert result.failed == 0

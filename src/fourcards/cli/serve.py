@@ -33,6 +33,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, max_tables=args.max_tables)
     print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {args.db})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
                 ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
     return 0

@@ -322,13 +322,13 @@ class WebSocketClient:
         self.closed = False
         self.writer = asyncio.get_running_loop().create_task(self._write())
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any] | str) -> None:
         if self.closed:
             return
         if self.queue.qsize() >= self.max_queued:
             self.close()
             return
-        self.queue.put_nowait(dumps(message))
+        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
 
     def replaced(self) -> None:
         self.send({"type": "error", "code": "replaced",

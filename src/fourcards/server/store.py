@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -101,7 +102,7 @@ CREATE TABLE IF NOT EXISTS log (
 class SQLiteStore:
     """An embedded SQLite file (created when missing): no set-up."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)

@@ -44,16 +44,18 @@ def hash_token(token: str) -> str:
 class Client(Protocol):
     """A connection a master sends to (queued, never blocking the master)."""
 
-    def send(self, message: dict[str, Any]) -> None: ...
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (a dict, or its JSON text already encoded)."""
 
     def replaced(self) -> None: ...
 
 
-def _history_tail(state: State[Any], count: int) -> list[Any]:
-    """The last ``count`` records, oldest first, without unrolling the whole log."""
-    items = []
+def _new_records(state: State[Any], last: Any, limit: int) -> list[Any]:
+    """The records appended after ``last`` (at most ``limit``, the newest), oldest first,
+    walking the state's linked log (see :func:`fourcards.engine.unroll`) only that far."""
+    items: list[Any] = []
     node = getattr(state, "_log", None)
-    while node is not None and len(items) < count:
+    while node is not None and node[0] is not last and len(items) < limit:
         items.append(node[0])
         node = node[1]
     items.reverse()
@@ -149,7 +151,7 @@ class Table:
         if old is not None and old is not client:
             old.replaced()
         client.send(self.welcome(seat))
-        client.send(self.state_message(seat))
+        client.send(self.state_text(seat))
         if self.terminal:
             client.send(self.end_message())
 
@@ -157,9 +159,13 @@ class Table:
         if self.clients.get(seat) is client:
             del self.clients[seat]
 
+    def state_text(self, seat: int) -> str:
+        """``state_message(seat)`` as JSON text."""
+        return dumps(self.state_message(seat))
+
     def broadcast(self) -> None:
         for seat, client in list(self.clients.items()):
-            client.send(self.state_message(seat))
+            client.send(self.state_text(seat))
         if self.terminal:
             end = self.end_message()
             for client in list(self.clients.values()):
@@ -198,19 +204,25 @@ class TurnTable(Table):
             if seat_record.kind == "bot" and seat_record.bot is not None:
                 self.bots[seat] = entry.new_bot(seat_record.bot, game, seed=(record.seed + 7919 * (seat + 1)) % 2**63)
         self._bot_running = False
-        self._cache: tuple[int, list[dict[str, Any]]] | None = None
+        self.step = 0  # the state's version (``state.step``, kept here: the engine's is O(length))
+        self._records: list[dict[str, Any]] = []  # views of the latest public records
+        self._last_record: Any = None
+        self._history_json = "[]"
+        self._update_history()
 
     def replay(self, entries: list[LogEntry]) -> None:
         """Apply a stored log (at start)."""
         for entry in entries:
             assert entry.action is not None
             self.state.apply(entry.action, entry.seat, expected_step=entry.index)
+            self.step += 1
             if entry.client_id is not None:
                 self.applied[entry.seat][entry.client_id] = entry.index + 1
+        self._update_history()
 
     @property
     def version(self) -> int:
-        return self.state.step
+        return self.step
 
     @property
     def terminal(self) -> bool:
@@ -226,31 +238,44 @@ class TurnTable(Table):
         deck = getattr(self.game, "deck", None)
         return None if deck is None else deck_view(deck)
 
-    def _history(self) -> list[dict[str, Any]]:
-        version = self.state.step
-        if self._cache is None or self._cache[0] != version:
-            self._cache = (version, [record_view(r) for r in _history_tail(self.state, HISTORY_TAIL)])
-        return self._cache[1]
+    def _update_history(self) -> None:
+        """Bring the public history tail (shared by every seat, encoded once) up to date."""
+        new = _new_records(self.state, self._last_record, HISTORY_TAIL)
+        if new:
+            self._last_record = new[-1]
+            self._records = (self._records + [record_view(r) for r in new])[-HISTORY_TAIL:]
+            self._history_json = dumps_list(self._records)
 
     def state_message(self, seat: int) -> dict[str, Any]:
+        message = self._state_head(seat)
+        message["history"] = self._records
+        return message
+
+    def state_text(self, seat: int) -> str:
+        # The history is the same for every seat: spliced in, encoded once a version.
+        return dumps(self._state_head(seat))[:-1] + ',"history":' + self._history_json + "}"
+
+    def _state_head(self, seat: int) -> dict[str, Any]:
         state = self.state
         observation = state.observation(seat)
         legal: list[dict[str, Any]] = []
-        if seat == state.current_player:
-            legal = [{"action": a, "text": state.action_to_string(a)} for a in state.legal_actions()]
-        return {"type": "state", "table": self.id, "seat": seat, "version": state.step,
-                "current_player": state.current_player, "terminal": state.is_terminal,
+        current = state.current_player
+        if seat == current:
+            codes = getattr(observation, "legal_actions", None) or state.legal_actions()
+            legal = [{"action": int(a), "text": state.action_to_string(a)} for a in codes]
+        return {"type": "state", "table": self.id, "seat": seat, "version": self.step,
+                "current_player": current, "terminal": state.is_terminal,
                 "view": observation_view(self.entry.name, observation), "legal_actions": legal,
-                "scores": list(state.scores), "history": self._history()}
+                "scores": list(state.scores)}
 
     def end_message(self) -> dict[str, Any]:
         state = self.state
-        return {"type": "end", "table": self.id, "version": state.step, "winners": list(state.winners),
+        return {"type": "end", "table": self.id, "version": self.step, "winners": list(state.winners),
                 "scores": list(state.scores), "returns": list(state.returns())}
 
     def public_status(self) -> dict[str, Any]:
         state = self.state
-        return {"version": state.step, "current_player": state.current_player, "terminal": state.is_terminal,
+        return {"version": self.step, "current_player": state.current_player, "terminal": state.is_terminal,
                 "winners": list(state.winners), "scores": list(state.scores)}
 
     def start(self) -> None:
@@ -269,7 +294,7 @@ class TurnTable(Table):
                 client.send({"type": "ack", "id": message.id, "version": done})
                 return
             await self._apply(seat, message.action, message.version, message.id)
-            client.send({"type": "ack", "id": message.id, "version": self.state.step})
+            client.send({"type": "ack", "id": message.id, "version": self.step})
             self.broadcast()
         self.schedule_bots()
 
@@ -277,12 +302,15 @@ class TurnTable(Table):
         """Check, apply, store (the lock is held); raises ProtocolError and changes nothing."""
         state = self.state
         if state.is_terminal:
-            raise ProtocolError("game_over", f"the match is over (version {state.step})", message_id)
+            raise ProtocolError("game_over", f"the match is over (version {self.step})", message_id)
         if action >= self.game.num_distinct_actions:
             raise ProtocolError("illegal_action", f"{action} is not an action of this game "
                                 f"(0..{self.game.num_distinct_actions - 1})", message_id)
+        if version != self.step:  # what apply(expected_step=) checks, without its O(length) step
+            raise ProtocolError("stale", f"action {action} was chosen at version {version}, but the match is "
+                                f"at version {self.step}", message_id)
         try:
-            state.apply(action, seat, expected_step=version)
+            state.apply(action, seat)
         except StaleActionError as error:
             raise ProtocolError("stale", str(error), message_id) from None
         except NotYourTurnError as error:
@@ -292,18 +320,23 @@ class TurnTable(Table):
         except (TypeError, ValueError, IndexError) as error:
             raise ProtocolError("illegal_action", f"{action} is not an action of this game: {error}",
                                 message_id) from None
-        index = state.step - 1
+        index = self.step
+        self.step += 1
         try:
             await self.store.append(self.id, LogEntry(index, seat, message_id, action))
         except BaseException:
             # Not stored: take the action back (replay without it) and refuse it.
             actions = state.actions[:-1]
             self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
+            self.step -= 1
+            self._records, self._last_record = [], None
+            self._update_history()
             log.exception("table %s: storing action %d failed", self.id, index)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
                                 message_id) from None
         if message_id is not None:
-            self.applied[seat][message_id] = state.step
+            self.applied[seat][message_id] = self.step
+        self._update_history()
 
     async def hint(self, seat: int, message_id: str | None, client: Client) -> None:
         async with self.lock:
@@ -312,7 +345,7 @@ class TurnTable(Table):
                 raise ProtocolError("game_over", "the match is over", message_id)
             if state.current_player != seat:
                 raise ProtocolError("not_your_turn", f"it is seat {state.current_player}'s turn", message_id)
-            version = state.step
+            version = self.step
             observation = state.observation(seat)
             legal = state.legal_actions()
             options = {"time_per_move": 0.2} if self.entry.best_bot == "search" else {}
@@ -344,12 +377,12 @@ class TurnTable(Table):
                     seat = state.current_player
                     if state.is_terminal or seat not in self.bots:
                         return
-                    version = state.step
+                    version = self.step
                     observation = state.observation(seat)
                     legal = state.legal_actions()
                 action = await loop.run_in_executor(self.executor, self.bots[seat].choose, observation, legal)
                 async with self.lock:
-                    if self.state.step != version:
+                    if self.step != version:
                         continue
                     try:
                         await self._apply(seat, int(action), version, None)
@@ -501,7 +534,9 @@ class SpeedsterMaster(Table):
                 for seat, kind in self.bot_kinds.items():
                     if self.now() - last_bot[seat] < self.reaction or bot_version[seat] == self.version:
                         continue
-                    text = self._bot_choice(seat, kind)
+                    # In the bots' thread pool: the event loop never waits for a bot.
+                    text = await asyncio.get_running_loop().run_in_executor(
+                        self.executor, self._bot_choice, seat, kind, self.version)
                     if text is None:
                         continue
                     last_bot[seat] = self.now()
@@ -511,7 +546,8 @@ class SpeedsterMaster(Table):
                     except ProtocolError:
                         continue
 
-    def _bot_choice(self, seat: int, kind: str | None) -> str | None:
+    def _bot_choice(self, seat: int, kind: str | None, version: int) -> str | None:
+        """What a Speedster bot does now: a Zangle's notation, ``hit``, or None (wait)."""
         from ..zangle.cards import best_zangle, find_zangles
 
         snapshot = self.table.snapshot()
@@ -519,7 +555,7 @@ class SpeedsterMaster(Table):
             return None
         if kind == "random":
             options = find_zangles(snapshot.centre, snapshot.cards[seat])
-            choice = options[self.version % len(options)] if options else None
+            choice = options[(version * 7919 + seat) % len(options)] if options else None
         else:
             choice = best_zangle(list(snapshot.centre), list(snapshot.cards[seat]))
         if choice is not None:
@@ -554,3 +590,7 @@ def rules_options(rules_type: type) -> list[dict[str, Any]]:
 
 def dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
+
+
+def dumps_list(items: list[Any]) -> str:
+    return json.dumps(items, separators=(",", ":"))
