@@ -464,6 +464,13 @@ VISIBLE_TEXT = """() => {
 }"""
 
 
+#: Common English words of the page that no other catalog uses.
+ENGLISH_WORDS = {"the", "your", "you", "and", "card", "cards", "seat", "play", "pass", "turn", "waiting",
+                 "points", "round", "hand", "table", "move", "moves", "hint", "history", "won", "with", "ask",
+                 "call", "hit", "families", "family", "score", "player", "players", "bot", "over", "loading",
+                 "connected", "rules", "game", "new", "join", "open", "back", "copy", "link"}
+
+
 def _english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
     """A pattern for each English message that ``lang`` says differently."""
     english, other = catalog("en"), catalog(lang)
@@ -487,6 +494,7 @@ def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Se
     english_patterns = _english_patterns(lang)
     keys = set(catalog("en"))
     messages = catalog(lang)
+    own_words = {word.lower() for text in messages.values() for word in re.findall(r"[A-Za-z]+", text)}
 
     def check(tab: Page, where: str) -> None:
         texts: list[str] = tab.page.evaluate(VISIBLE_TEXT)
@@ -495,6 +503,10 @@ def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Se
         english = [(text, key) for text in texts for key, pattern in english_patterns if pattern.match(text)]
         assert not raw, (where, raw)
         assert not english, (where, english)
+        # Words written into the page's code rather than its catalogs would be English.
+        stray = [text for text in texts for word in re.findall(r"[A-Za-z]+", text)
+                 if word.lower() in ENGLISH_WORDS - own_words]
+        assert not stray, (where, stray)
 
     tab = Page(browser, server)
     try:
@@ -521,6 +533,10 @@ def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Se
             tab.play(moves=2)
             tab.wait_for_turn_or_end()
             check(tab, game)
+            if game == "duelo":  # and the end of a match
+                tab.play()
+                tab.page.wait_for_selector("#end")
+                check(tab, "the end of a match")
         # The choice is kept across a reload.
         tab.page.reload()
         tab.page.wait_for_selector(".board")
