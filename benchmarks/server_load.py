@@ -185,7 +185,7 @@ def check(db: Path, run: Run, tables: list[str], players: int, target: int) -> d
     game = get_game("gang-of-four").new_game(players=players, target_score=target)
     con = sqlite3.connect(db)
     result = {"tables ended": 0, "lost": 0, "doubled": 0, "unacknowledged": 0, "mismatched": 0,
-              "lost across the crash": 0}
+              "lost across the crash": 0, "unacknowledged in unfinished tables": 0}
     for table in tables:
         seed = int(con.execute("SELECT seed FROM tables WHERE id=?", (table,)).fetchone()[0])
         rows = con.execute("SELECT action, seat, client_id FROM log WHERE table_id=? ORDER BY idx",
@@ -196,15 +196,17 @@ def check(db: Path, run: Run, tables: list[str], players: int, target: int) -> d
         acked = run.acked.get(table, {})
         seen = [acked.get(v) for v in range(1, max(acked, default=0) + 1)]
         result["lost"] += sum(1 for v, a in acked.items() if v > len(stored) or stored[v - 1] != a)
-        result["unacknowledged"] += sum(1 for v in range(1, len(stored) + 1) if v not in acked)
+        unacknowledged = sum(1 for v in range(1, len(stored) + 1) if v not in acked)
         if run.acks_before_crash is not None:
             before = run.acks_before_crash.get(table, {})
             result["lost across the crash"] += sum(1 for v, a in before.items()
                                                    if v > len(stored) or stored[v - 1] != a)
         ends = run.ends.get(table, [])
         if len(ends) != players:
+            result["unacknowledged in unfinished tables"] += unacknowledged
             continue
         result["tables ended"] += 1
+        result["unacknowledged"] += unacknowledged
         if None in seen:
             result["mismatched"] += 1
             continue
@@ -295,7 +297,8 @@ def report(title: str, run: Run, checked: dict[str, int], seconds: float, tables
         f"  act -> ack latency      p50 {1000 * percentile(run.latencies, 0.5):.1f} ms, "
         f"p99 {1000 * percentile(run.latencies, 0.99):.1f} ms",
         f"  lost / doubled          {checked['lost']} / {checked['doubled']}",
-        f"  stored but never acked  {checked['unacknowledged']}",
+        f"  stored but never acked  {checked['unacknowledged']} in ended tables, "
+        f"{checked['unacknowledged in unfinished tables']} in unfinished ones",
         f"  stored match != replay of what clients saw: {checked['mismatched']} tables",
     ]
     if run.acks_before_crash is not None:
@@ -314,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--think", type=float, default=0.25,
                         help="mean seconds a client waits before it acts (uniform 0..2x; 0: at once)")
-    parser.add_argument("--timeout", type=float, default=240.0, help="seconds a run may take at most")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take at most")
     parser.add_argument("--no-crash", action="store_true", help="skip the run with a kill -9")
     args = parser.parse_args(argv)
     try:  # a socket a client here and one in the server: raise the open-file limit (inherited)
