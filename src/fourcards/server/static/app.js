@@ -263,8 +263,9 @@ class Connection {
   }
 
   open() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+    const address = new URL("ws", api.BASE);
+    address.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(address);
     this.socket = socket;
     this.onStatus("connecting");
     socket.addEventListener("open", () => {
@@ -403,7 +404,7 @@ function render(board, view) {
     board.append(banner(errorText(view.fatal)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
     return;
   }
-  const link = `${location.origin}${location.pathname}#/join/${view.table}`;
+  const link = new URL(`#/join/${view.table}`, api.BASE).href;
   board.append(h("header", { class: "table-head" },
     h("h2", {}, gameName ? gameTitle(gameName) : t("table.loading")),
     h("span", { class: `status status-${view.status}`, role: "status" }, t(`status.${view.status}`)),

@@ -10,8 +10,8 @@ let elementsDeck = { cards: {}, families: {}, categories: [] };
 /** Load the shape geometry and the element deck the drawings need. */
 export async function loadCardData() {
   const [shapes, deck] = await Promise.all([
-    fetch("/static/data/zangle-shapes.json").then((r) => r.json()),
-    fetch("/static/data/elements.json").then((r) => r.json()),
+    fetch(new URL("data/zangle-shapes.json", import.meta.url)).then((r) => r.json()),
+    fetch(new URL("data/elements.json", import.meta.url)).then((r) => r.json()),
   ]);
   zangleShapes = shapes;
   elementsDeck = deck;

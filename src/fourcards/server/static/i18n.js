@@ -29,7 +29,7 @@ export function preferredLanguage() {
 
 export async function setLanguage(lang, remember = false) {
   if (!LANGUAGES.includes(lang)) lang = "en";
-  const response = await fetch(`/static/i18n/${lang}.json`);
+  const response = await fetch(new URL(`i18n/${lang}.json`, import.meta.url));
   if (!response.ok) throw new Error(`catalog ${lang}: HTTP ${response.status}`);
   catalog = await response.json();
   current = lang;
