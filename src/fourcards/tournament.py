@@ -124,6 +124,11 @@ def _new_game(game: str, rules: dict[str, Any]) -> Any:
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
                rules: dict[str, Any], game_name: str = "gang-of-four") -> list[MatchRecord]:
     """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
+    if game_name == "four-color":  # random and greedy players: whole games in C, the same records
+        from .fourcolor.simulate import tournament_rows
+        fast = tournament_rows(entrants, deal_numbers, seed, rules)
+        if fast is not None:
+            return [MatchRecord(*row) for row in fast]
     game = _new_game(game_name, rules)
     n = game.num_players
     records = []
