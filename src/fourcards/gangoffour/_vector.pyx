@@ -12,7 +12,7 @@ checks every input before anything here runs.
 
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t
 from libc.string cimport memset
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 
 import numpy as np
 cimport numpy as cnp
@@ -103,17 +103,6 @@ cdef void _observe(const GofMatch* m, int seat, float* out) noexcept nogil:
         out[213 + (m.dealer - seat + n) % n] = 1.0
 
 
-cdef inline bint _contains(const int32_t* sorted_actions, int n, int64_t action) noexcept nogil:
-    cdef int lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if sorted_actions[mid] < action:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < n and sorted_actions[lo] == action
-
-
 cdef class GofVector:
     """The C side of ``fourcards.rl.VectorGangOfFour`` (checked there, unchecked here).
 
@@ -125,6 +114,8 @@ cdef class GofVector:
     cdef GofMatch* matches
     cdef uint64_t* policy_rngs      # 4 a match
     cdef uint64_t* env_seeds        # derive_seed(seed, i)
+    cdef uint64_t* legal_bits       # private copy of each env's legal actions (bits), for checking actions
+    cdef Py_ssize_t legal_words
     cdef GofRules rules
     cdef int policies[4]
     cdef readonly int seat
@@ -152,6 +143,7 @@ cdef class GofVector:
         self.matches = NULL
         self.policy_rngs = NULL
         self.env_seeds = NULL
+        self.legal_bits = NULL
         self.rules = _rules_of(rules)
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs} must be at least 1")
@@ -175,7 +167,9 @@ cdef class GofVector:
         self.matches = <GofMatch*>malloc(num_envs * sizeof(GofMatch))
         self.policy_rngs = <uint64_t*>malloc(num_envs * 4 * sizeof(uint64_t))
         self.env_seeds = <uint64_t*>malloc(num_envs * sizeof(uint64_t))
-        if self.matches == NULL or self.policy_rngs == NULL or self.env_seeds == NULL:
+        self.legal_words = (self.num_actions + 63) // 64
+        self.legal_bits = <uint64_t*>calloc(num_envs * self.legal_words, sizeof(uint64_t))
+        if self.matches == NULL or self.policy_rngs == NULL or self.env_seeds == NULL or self.legal_bits == NULL:
             raise MemoryError(f"no memory for {num_envs} matches")
         for i in range(num_envs):
             self.env_seeds[i] = _seed_stream(seed, <uint64_t>i)
@@ -204,6 +198,7 @@ cdef class GofVector:
         free(self.matches)
         free(self.policy_rngs)
         free(self.env_seeds)
+        free(self.legal_bits)
 
     # -- per match ---------------------------------------------------------------------
     cdef void _begin(self, Py_ssize_t i) noexcept nogil:
@@ -223,7 +218,9 @@ cdef class GofVector:
         cdef double reward = 0.0
         cdef bint done = False
         cdef uint8_t* row
-        cdef Py_ssize_t k
+        cdef uint64_t* bits = self.legal_bits + i * self.legal_words
+        cdef uint64_t word
+        cdef Py_ssize_t k, w
         while True:
             if m.phase == PHASE_OVER:
                 if (m.winners >> self.seat) & 1:
@@ -247,13 +244,24 @@ cdef class GofVector:
         self.done_data[i] = done
         _observe(m, self.seat, self.obs_data + i * OBS_SIZE)
         row = self.mask_data + i * self.mask_width
-        memset(row, 0, self.mask_width)
         if self.packed:
+            memset(row, 0, self.mask_width)
             for k in range(n):
                 row[legal[k] >> 3] |= <uint8_t>(0x80 >> (legal[k] & 7))
         else:
+            # Clear only the entries the last mask set (the private bits list them):
+            # a few cache lines instead of the whole 12 KB row.  The public rows are
+            # read-only views, so nothing else writes them.
+            for w in range(self.legal_words):
+                word = bits[w]
+                while word:
+                    row[(w << 6) + fc_ctz64(word)] = 0
+                    word &= word - 1
             for k in range(n):
                 row[legal[k]] = 1
+        memset(bits, 0, self.legal_words * sizeof(uint64_t))
+        for k in range(n):
+            bits[legal[k] >> 6] |= (<uint64_t>1) << (legal[k] & 63)
 
     # -- batches (ranges of envs, so that threads can share a batch) -----------------------
     def reset_range(self, bint next_match, Py_ssize_t lo, Py_ssize_t hi):
@@ -274,28 +282,20 @@ cdef class GofVector:
         free(legal)
 
     def first_illegal(self, const int64_t[::1] actions not None, Py_ssize_t lo, Py_ssize_t hi):
-        """The first env in ``lo..hi-1`` whose action is not legal, or -1."""
+        """The first env in ``lo..hi-1`` whose action is not legal, or -1 (from the
+        legal actions kept when the mask was written)."""
         cdef Py_ssize_t i, bad = -1
-        cdef int n
         cdef int64_t a
-        cdef int32_t* legal
         self._check_range(lo, hi)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
-        legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
-        if legal == NULL:
-            raise MemoryError()
         with nogil:
             for i in range(lo, hi):
                 a = actions[i]
-                if a < 0 or a >= self.num_actions:
+                if (a < 0 or a >= self.num_actions or self.matches[i].current != self.seat
+                        or not (self.legal_bits[i * self.legal_words + (a >> 6)] >> (a & 63)) & 1):
                     bad = i
                     break
-                n = _sim_legal(&self.matches[i], legal)
-                if self.matches[i].current != self.seat or not _contains(legal, n, a):
-                    bad = i
-                    break
-        free(legal)
         return bad
 
     def step_range(self, const int64_t[::1] actions not None, Py_ssize_t lo, Py_ssize_t hi):

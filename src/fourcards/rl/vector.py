@@ -198,12 +198,13 @@ class VectorGangOfFour:
         ranges = self._ranges(threads)
         if len(ranges) == 1:
             return [work(*args, 0, self.num_envs)]
-        if self._pool is None or self._pool_size < len(ranges) - 1:
-            if self._pool is not None:
-                self._pool.shutdown()
+        pool = self._pool
+        if pool is None or self._pool_size < len(ranges) - 1:
+            if pool is not None:
+                pool.shutdown()
             self._pool_size = len(ranges) - 1
-            self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
-        futures = [self._pool.submit(work, *args, lo, hi) for lo, hi in ranges[1:]]
+            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
+        futures = [pool.submit(work, *(*args, lo, hi)) for lo, hi in ranges[1:]]
         first = work(*args, *ranges[0])
         return [first] + [future.result() for future in futures]
 
@@ -239,9 +240,8 @@ class VectorGangOfFour:
         checked = self._checked_actions(actions)
         self._enter()
         try:
-            bad = [b for b in self._run(count, self._core.first_illegal, checked) if b >= 0]
-            if bad:
-                i = min(bad)
+            i = self._core.first_illegal(checked, 0, self.num_envs)  # a bit test an env
+            if i >= 0:
                 legal = self._core.legal_actions(i)
                 shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
                 raise IllegalMoveError(
@@ -284,6 +284,6 @@ class VectorGangOfFour:
 
 
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    view = array.view()
+    view: npt.NDArray[Any] = array.view()
     view.flags.writeable = False
     return view
