@@ -9,7 +9,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-pytest.importorskip("fourcards.gangoffour._vector")
 from fourcards._backend import load  # noqa: E402
 
 if load("fourcards.gangoffour._vector") is None:
