@@ -25,6 +25,21 @@ from fourcards.gangoffour._core cimport (
 
 cnp.import_array()
 
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <windows.h>
+    static Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) {
+        return (Py_ssize_t)InterlockedExchangeAdd64((volatile LONG64*)p, (LONG64)v);
+    }
+    #else
+    static Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) {
+        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    }
+    #endif
+    """
+    Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
+
 cdef enum:
     OBS_SIZE = 217
     N_COMBOS = 12352
@@ -116,6 +131,7 @@ cdef class GofVector:
     cdef uint64_t* env_seeds        # derive_seed(seed, i)
     cdef uint64_t* legal_bits       # private copy of each env's legal actions (bits), for checking actions
     cdef Py_ssize_t legal_words
+    cdef Py_ssize_t cursor          # next env of a batch shared by threads (step_shared)
     cdef GofRules rules
     cdef int policies[4]
     cdef readonly int seat
@@ -315,6 +331,37 @@ cdef class GofVector:
                 self.step_data[i] += 1
                 self._advance(i, legal)
         free(legal)
+
+    def start_shared(self):
+        """Open a batch for ``step_shared`` (call before the threads start)."""
+        self.cursor = 0
+
+    def step_shared(self, const int64_t[::1] actions not None, Py_ssize_t chunk):
+        """Like ``step_range``, over chunks of ``chunk`` envs taken from a counter
+        shared by every thread in the batch: a thread that starts late (or runs
+        slowly) leaves its share to the others.  Returns the envs it stepped."""
+        cdef Py_ssize_t i, lo, hi, done = 0
+        cdef int32_t* legal
+        if actions.shape[0] != self.num_envs:
+            raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
+        if chunk < 1:
+            raise ValueError(f"chunk={chunk} must be at least 1")
+        legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
+        if legal == NULL:
+            raise MemoryError()
+        with nogil:
+            while True:
+                lo = fc_fetch_add(&self.cursor, chunk)
+                if lo >= self.num_envs:
+                    break
+                hi = min(lo + chunk, self.num_envs)
+                for i in range(lo, hi):
+                    _sim_apply(&self.matches[i], <int>actions[i])
+                    self.step_data[i] += 1
+                    self._advance(i, legal)
+                done += hi - lo
+        free(legal)
+        return done
 
     cdef void _check_range(self, Py_ssize_t lo, Py_ssize_t hi) except *:
         if not 0 <= lo <= hi <= self.num_envs:

@@ -47,6 +47,8 @@ __all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS"]
 MAX_ENVS = 1 << 16
 #: The most threads one step may use.
 MAX_THREADS = 64
+#: Envs a thread takes at a time when threads share a step.
+STEP_CHUNK = 16
 
 
 def _whole(value: object, name: str) -> int:
@@ -208,6 +210,26 @@ class VectorGangOfFour:
         first = work(*args, *ranges[0])
         return [first] + [future.result() for future in futures]
 
+    def _step(self, threads: int, actions: npt.NDArray[np.int64]) -> None:
+        """Step every env; with several threads, each takes chunks of envs from a
+        shared counter until none is left (so a thread the OS starts late costs
+        nothing but its share of the work, which the others do)."""
+        threads = min(threads, self.num_envs)
+        if threads == 1:
+            self._core.step_range(actions, 0, self.num_envs)
+            return
+        pool = self._pool
+        if pool is None or self._pool_size < threads - 1:
+            if pool is not None:
+                pool.shutdown()
+            self._pool_size = threads - 1
+            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
+        chunk = max(1, min(STEP_CHUNK, self.num_envs // (4 * threads)))
+        self._core.start_shared()
+        futures = [pool.submit(self._core.step_shared, actions, chunk) for _ in range(threads - 1)]
+        done = self._core.step_shared(actions, chunk) + sum(future.result() for future in futures)
+        assert done == self.num_envs
+
     def _enter(self) -> None:
         if not self._lock.acquire(blocking=False):
             raise RuntimeError("this VectorGangOfFour is being stepped by another thread; "
@@ -248,7 +270,7 @@ class VectorGangOfFour:
                     f"env {i}: action {int(checked[i])} is not legal for seat {self.seat} "
                     f"in match seed {int(self.seeds[i])} (legal: {shown})"
                 )
-            self._run(count, self._core.step_range, checked)
+            self._step(count, checked)
         finally:
             self._lock.release()
         return self.observations, self.masks, self.rewards, self.dones
