@@ -36,6 +36,8 @@ COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.gangoffour._vector"}
 
 
 def _available(name: str) -> bool:
+    if name in COMPILED_ONLY and load("fourcards.gangoffour._vector") is None:
+        return False
     return all(importlib.util.find_spec(package) is not None for package in OPTIONAL.get(name, ()))
 
 
@@ -45,7 +47,7 @@ def _available(name: str) -> bool:
 def test_module_doctests(name: str) -> None:
     for package in OPTIONAL.get(name, ()):
         pytest.importorskip(package)
-    if name in COMPILED_ONLY and load("fourcards.gangoffour._vector") is None:
+    if not _available(name):
         pytest.skip("needs the compiled kernels")
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)
