@@ -28,7 +28,7 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
 
 # Modules that need an optional extra's packages (skipped when they are missing).
 OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
-            "fourcards.rl.openspiel": ("pyspiel",)}
+            "fourcards.rl.openspiel": ("pyspiel",), "fourcards.server.app": ("starlette",)}
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).
