@@ -43,6 +43,7 @@ if os.environ.get("FOURCARDS_SANITIZE", "") not in ("", "0"):
 MODULES = {
     "fourcards._native": "src/fourcards/_native.pyx",
     "fourcards.gangoffour._core": "src/fourcards/gangoffour/_core.pyx",
+    "fourcards.gangoffour._vector": "src/fourcards/gangoffour/_vector.pyx",
     "fourcards.fourcolor._core": "src/fourcards/fourcolor/_core.pyx",
     "fourcards.zangle._core": "src/fourcards/zangle/_core.pyx",
 }

@@ -547,50 +547,8 @@ def fast_classify(cards):
 # simulation without the GIL.
 # =============================================================================
 
-cdef enum:
-    PASS_ACTION = 12352
-    GIVE_BACK_BASE = 12353
-    ANNOUNCE_BASE = 12387
-    PHASE_PLAY = 0
-    PHASE_GIVE_BACK = 1
-    PHASE_OVER = 2
-    MAX_LEGAL = 24739
-    POLICY_RANDOM = 0
-    POLICY_GREEDY = 1
-    M1_CODE = 3
-    GP_CODE = 31
-    RD_CODE = 33
-
-ctypedef struct GofRules:
-    int players
-    int target
-    int dealer
-    bint pass_is_final
-    bint manual
-    bint may_pass
-    bint chinese
-
-
-ctypedef struct GofMatch:
-    GofRules rules
-    uint64_t rng
-    uint64_t hands[4]
-    int totals[4]
-    int round
-    int dealer
-    int direction
-    int phase
-    int current
-    int table
-    int table_player
-    unsigned int passed
-    unsigned int announced
-    unsigned int out
-    bint m1_lead
-    uint64_t played
-    int loser
-    unsigned int winners
-    int steps
+# The action constants and the GofRules / GofMatch structs are declared in _core.pxd
+# (so other compiled modules, such as _vector, can drive matches).
 
 
 cdef inline uint64_t _additive(uint64_t mask) noexcept nogil:
@@ -671,6 +629,8 @@ cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noe
     m.out = 0
     m.played = 0
     m.phase = PHASE_PLAY
+    m.given = -1
+    m.returned = -1
     if winner < 0:
         holder = -1
         for p in range(n):
@@ -691,6 +651,7 @@ cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noe
     m.loser = best
     code = _highest_code(m.hands[best])
     _move_card(m, best, winner, code)
+    m.given = code
     m.phase = PHASE_GIVE_BACK
     m.current = winner
 
@@ -820,6 +781,7 @@ cdef void _sim_apply(GofMatch* m, int action) noexcept nogil:
     m.steps += 1
     if m.phase == PHASE_GIVE_BACK:
         _move_card(m, player, m.loser, action - GIVE_BACK_BASE)
+        m.returned = action - GIVE_BACK_BASE
         m.phase = PHASE_PLAY
         return
     if action == PASS_ACTION:
@@ -1274,6 +1236,8 @@ cdef class GofSearch:
         self.root.m1_lead = must_lead_m1
         self.root.played = _additive(<uint64_t>played)
         self.root.loser = -1
+        self.root.given = -1
+        self.root.returned = -1
         self.root.winners = 0
         self.root.steps = 0
         for p in range(4):
