@@ -121,6 +121,7 @@ class Run:
     acks_before_crash: dict[str, dict[int, int]] | None = None
     server_cpu: float = 0.0
     server_wait: float = 0.0
+    client_cpu: float = 0.0  # this process (every load client), measured apart from the server's
 
 
 async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Random, retry: float,
@@ -256,6 +257,7 @@ async def play(server: Server, tables: int, players: int, target: int, seed: int
     rng = random.Random(seed)
     url = f"ws://127.0.0.1:{server.port}/ws"
     began = time.perf_counter()
+    client_began = time.process_time()
     tasks = [asyncio.create_task(seat_client(url, table, token, run, random.Random(rng.getrandbits(64)), 0.02,
                                              think, deadline))
              for table, tokens in made for token in tokens]
@@ -281,6 +283,7 @@ async def play(server: Server, tables: int, players: int, target: int, seed: int
     await asyncio.gather(*late, return_exceptions=True)
     run.server_cpu += server.cpu_seconds()
     run.server_wait += server.run_queue_seconds()
+    run.client_cpu = time.process_time() - client_began
     return run, [t for t, _ in made], time.perf_counter() - began
 
 
@@ -293,6 +296,8 @@ def report(title: str, run: Run, checked: dict[str, int], seconds: float, tables
         f"  actions acknowledged    {actions} in {seconds:.1f} s = {actions / seconds:.0f} actions/s",
         f"  server CPU              {run.server_cpu:.1f} s = {1000 * run.server_cpu / max(1, actions):.2f} ms an action; "
         f"it waited {run.server_wait:.1f} s for a CPU (other processes' load)",
+        f"  load clients' CPU       {run.client_cpu:.1f} s = {1000 * run.client_cpu / max(1, actions):.2f} ms an action "
+        f"(one process, apart from the server)",
         f"  client retries sent     {run.retries} (each acknowledged, applied once)",
         f"  act -> ack latency      p50 {1000 * percentile(run.latencies, 0.5):.1f} ms, "
         f"p99 {1000 * percentile(run.latencies, 0.99):.1f} ms",

@@ -14,6 +14,7 @@ its entry is on disk, so the server acknowledges nothing it could lose.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -195,17 +196,23 @@ class SQLiteStore:
                     self._db.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass
+            # One wake-up of each event loop for the whole batch (not one per entry).
+            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
             for _, future in batch:
-                loop = future.get_loop()
-                if error is None:
-                    loop.call_soon_threadsafe(_settle, future, None)
-                else:
-                    loop.call_soon_threadsafe(_settle, future, error)
+                by_loop.setdefault(future.get_loop(), []).append(future)
+            for loop, futures in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # a loop already closed
+                    loop.call_soon_threadsafe(_settle_all, futures, error)
 
     def close(self) -> None:
         self._queue.put(None)
         self._thread.join(timeout=10)
         self._db.close()
+
+
+def _settle_all(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
+    for future in futures:
+        _settle(future, error)
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:

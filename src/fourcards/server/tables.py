@@ -50,6 +50,12 @@ class Client(Protocol):
     def replaced(self) -> None: ...
 
 
+_PURE_ACTION_TEXTS = frozenset({"gang-of-four"})
+"""Games whose action texts depend on the action code only (not on the state): cached for good."""
+_ACTION_TEXTS: dict[tuple[str, int], dict[int, str]] = {}
+_LEGAL_JSON: dict[tuple[str, int], dict[int, str]] = {}
+
+
 def _new_records(state: State[Any], last: Any, limit: int) -> list[Any]:
     """The records appended after ``last`` (at most ``limit``, the newest), oldest first,
     walking the state's linked log (see :func:`fourcards.engine.unroll`) only that far."""
@@ -206,8 +212,12 @@ class TurnTable(Table):
         self._bot_running = False
         self.step = 0  # the state's version (``state.step``, kept here: the engine's is O(length))
         self._records: list[dict[str, Any]] = []  # views of the latest public records
+        self._record_texts: list[str] = []  # the same, each encoded once
         self._last_record: Any = None
         self._history_json = "[]"
+        self._texts: dict[int, str] = {}  # seat -> its state message of this version, encoded
+        self._legal_cache: list[tuple[int, str]] | None = None
+        self._legal_version = -1
         self._update_history()
 
     def replay(self, entries: list[LogEntry]) -> None:
@@ -218,6 +228,7 @@ class TurnTable(Table):
             self.step += 1
             if entry.client_id is not None:
                 self.applied[entry.seat][entry.client_id] = entry.index + 1
+        self._changed()
         self._update_history()
 
     @property
@@ -243,30 +254,78 @@ class TurnTable(Table):
         new = _new_records(self.state, self._last_record, HISTORY_TAIL)
         if new:
             self._last_record = new[-1]
-            self._records = (self._records + [record_view(r) for r in new])[-HISTORY_TAIL:]
-            self._history_json = dumps_list(self._records)
+            views = [record_view(r) for r in new]
+            self._records = (self._records + views)[-HISTORY_TAIL:]
+            self._record_texts = (self._record_texts + [dumps(v) for v in views])[-HISTORY_TAIL:]
+            self._history_json = "[" + ",".join(self._record_texts) + "]"
 
     def state_message(self, seat: int) -> dict[str, Any]:
         message = self._state_head(seat)
+        message["legal_actions"] = [{"action": code, "text": text} for code, text in self._legal(seat)]
+        message["scores"] = list(self.state.scores)
         message["history"] = self._records
         return message
 
     def state_text(self, seat: int) -> str:
+        """The seat's ``state`` message as JSON, built once a version (a reconnect reuses it)."""
+        cached = self._texts.get(seat)
+        if cached is not None:
+            return cached
+        observation = self.state.observation(seat)
+        legal = self._legal(seat, observation)
+        if legal and self.entry.name in _PURE_ACTION_TEXTS:
+            key = (self.entry.name, self.game.num_distinct_actions)
+            known = _LEGAL_JSON.setdefault(key, {})
+            items = []
+            for code, text in legal:
+                item = known.get(code)
+                if item is None:
+                    item = known[code] = dumps({"action": code, "text": text})
+                items.append(item)
+            legal_json = "[" + ",".join(items) + "]"
+        else:
+            legal_json = dumps([{"action": code, "text": text} for code, text in legal])
         # The history is the same for every seat: spliced in, encoded once a version.
-        return dumps(self._state_head(seat))[:-1] + ',"history":' + self._history_json + "}"
+        text = (dumps(self._state_head(seat, observation))[:-1] + ',"legal_actions":' + legal_json + ',"scores":'
+                + dumps(list(self.state.scores)) + ',"history":' + self._history_json + "}")
+        self._texts[seat] = text
+        return text
 
-    def _state_head(self, seat: int) -> dict[str, Any]:
+    def _legal(self, seat: int, observation: Any = None) -> list[tuple[int, str]]:
+        """The seat's legal actions with their texts (none when it is not the seat's turn)."""
         state = self.state
-        observation = state.observation(seat)
-        legal: list[dict[str, Any]] = []
-        current = state.current_player
-        if seat == current:
-            codes = getattr(observation, "legal_actions", None) or state.legal_actions()
-            legal = [{"action": int(a), "text": state.action_to_string(a)} for a in codes]
+        if seat != state.current_player:
+            return []
+        if self._legal_version == self.step and self._legal_cache is not None:
+            return self._legal_cache
+        codes = getattr(observation, "legal_actions", None) or state.legal_actions()
+        texts = _ACTION_TEXTS.setdefault((self.entry.name, self.game.num_distinct_actions), {}) \
+            if self.entry.name in _PURE_ACTION_TEXTS else {}
+        legal = []
+        for a in codes:
+            code = int(a)
+            text = texts.get(code)
+            if text is None:
+                text = state.action_to_string(code)
+                if self.entry.name in _PURE_ACTION_TEXTS:
+                    texts[code] = text
+            legal.append((code, text))
+        self._legal_version, self._legal_cache = self.step, legal
+        return legal
+
+    def _changed(self) -> None:
+        """The state changed: forget what was built for the last version."""
+        self._texts.clear()
+        self._legal_cache = None
+        self._legal_version = -1
+
+    def _state_head(self, seat: int, observation: Any = None) -> dict[str, Any]:
+        state = self.state
+        if observation is None:
+            observation = state.observation(seat)
         return {"type": "state", "table": self.id, "seat": seat, "version": self.step,
-                "current_player": current, "terminal": state.is_terminal,
-                "view": observation_view(self.entry.name, observation), "legal_actions": legal,
-                "scores": list(state.scores)}
+                "current_player": state.current_player, "terminal": state.is_terminal,
+                "view": observation_view(self.entry.name, observation)}
 
     def end_message(self) -> dict[str, Any]:
         state = self.state
@@ -322,6 +381,7 @@ class TurnTable(Table):
                                 message_id) from None
         index = self.step
         self.step += 1
+        self._changed()
         try:
             await self.store.append(self.id, LogEntry(index, seat, message_id, action))
         except BaseException:
@@ -329,7 +389,8 @@ class TurnTable(Table):
             actions = state.actions[:-1]
             self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
             self.step -= 1
-            self._records, self._last_record = [], None
+            self._changed()
+            self._records, self._record_texts, self._last_record = [], [], None
             self._update_history()
             log.exception("table %s: storing action %d failed", self.id, index)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
@@ -588,9 +649,21 @@ def rules_options(rules_type: type) -> list[dict[str, Any]]:
     return options
 
 
-def dumps(message: dict[str, Any]) -> str:
+try:  # the fast path (the ``server`` extra installs it); the standard library otherwise
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - depends on the environment
+    _orjson = None
+
+
+def dumps(message: Any) -> str:
+    """``message`` as compact JSON text (orjson when installed, else the standard library)."""
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(message).decode()
+        except TypeError:  # a type orjson does not take (e.g. a numpy integer): the general path
+            pass
     return json.dumps(message, separators=(",", ":"))
 
 
 def dumps_list(items: list[Any]) -> str:
-    return json.dumps(items, separators=(",", ":"))
+    return dumps(items)
