@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import random
@@ -34,6 +35,7 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,10 +46,11 @@ from websockets.exceptions import WebSocketException
 from fourcards.games import get_game
 
 
+loads: Callable[[str | bytes], Any]
 try:  # the clients parse with orjson when it is installed (the server extra), to stay light
-    from orjson import loads
+    loads = importlib.import_module("orjson").loads
 except ImportError:
-    from json import loads
+    loads = json.loads
 
 
 def free_port() -> int:
@@ -249,6 +252,16 @@ def loop_factory() -> Any:
     return uvloop.new_event_loop
 
 
+def run_clients(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run the clients' coroutine on :func:`loop_factory`'s loop (Python 3.11+), else ``asyncio.run``."""
+    runner = getattr(asyncio, "Runner", None)
+    factory = loop_factory()
+    if runner is None or factory is None:
+        return asyncio.run(coroutine)
+    with runner(loop_factory=factory) as running:
+        return running.run(coroutine)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -364,9 +377,8 @@ def main(argv: list[str] | None = None) -> int:
             server = Server(db, free_port())
             server.start()
             try:
-                with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                    run, tables, seconds = runner.run(play(server, args.tables, args.players, args.target_score,
-                                                           args.seed + number, crash, args.timeout, args.think))
+                run, tables, seconds = run_clients(play(server, args.tables, args.players, args.target_score,
+                                                        args.seed + number, crash, args.timeout, args.think))
             finally:
                 server.stop()
             checked = check(db, run, tables, args.players, args.target_score)

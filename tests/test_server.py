@@ -475,3 +475,52 @@ def test_hint_comes_from_the_best_bot(server: ServerProcess) -> None:
             await c.close()
 
     asyncio.run(main())
+
+
+class _FailingStore:
+    """A store whose appends fail on demand (to check that a refused action leaves no trace)."""
+
+    def __init__(self) -> None:
+        self.fail = False
+
+    async def append(self, table_id: str, entry: Any) -> None:
+        if self.fail:
+            raise OSError("disk full")
+
+
+def test_state_text_built_once_a_version_equals_the_message_and_follows_every_change() -> None:
+    from fourcards.server.protocol import ProtocolError
+    from fourcards.server.store import SeatRecord, TableRecord
+    from fourcards.server.tables import TurnTable
+
+    entry = get_game("gang-of-four")
+    game = entry.game_class(players=4, target_score=1)
+    record = TableRecord("t1", "gang-of-four", {"players": 4, "target_score": 1}, 5,
+                         tuple(SeatRecord("human") for _ in range(4)))
+    store = _FailingStore()
+    table = TurnTable(record, store, None, 0.0, game, entry)  # type: ignore[arg-type]
+    rng = random.Random(3)
+
+    async def play() -> None:
+        while not table.terminal:
+            texts = [table.state_text(seat) for seat in range(4)]
+            for seat, text in enumerate(texts):
+                assert json.loads(text) == json.loads(json.dumps(table.state_message(seat)))
+                assert table.state_text(seat) is text  # reused within the version
+            seat = table.state.current_player
+            legal = [item["action"] for item in json.loads(texts[seat])["legal_actions"]]
+            assert legal == [int(a) for a in table.state.legal_actions()]
+            assert [item["text"] for item in json.loads(texts[seat])["legal_actions"]] == \
+                [table.state.action_to_string(a) for a in legal]
+            action = rng.choice(legal)
+            if rng.random() < 0.1:  # a store failure: refused, the state and its texts unchanged
+                store.fail = True
+                with pytest.raises(ProtocolError):
+                    await table._apply(seat, action, table.version, None)
+                store.fail = False
+                assert [table.state_text(s) for s in range(4)] == texts
+            await table._apply(seat, action, table.version, None)
+            assert json.loads(table.state_text(seat))["version"] == table.version
+
+    asyncio.run(play())
+    assert table.state == game.replay(5, table.state.actions)

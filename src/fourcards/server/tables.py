@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import hashlib
 import hmac
+import importlib
 import json
 import logging
 import time
@@ -649,8 +650,9 @@ def rules_options(rules_type: type) -> list[dict[str, Any]]:
     return options
 
 
+_orjson: Any
 try:  # the fast path (the ``server`` extra installs it); the standard library otherwise
-    import orjson as _orjson
+    _orjson = importlib.import_module("orjson")
 except ImportError:  # pragma: no cover - depends on the environment
     _orjson = None
 
@@ -659,7 +661,8 @@ def dumps(message: Any) -> str:
     """``message`` as compact JSON text (orjson when installed, else the standard library)."""
     if _orjson is not None:
         try:
-            return _orjson.dumps(message).decode()
+            text: str = _orjson.dumps(message).decode()
+            return text
         except TypeError:  # a type orjson does not take (e.g. a numpy integer): the general path
             pass
     return json.dumps(message, separators=(",", ":"))
