@@ -123,7 +123,7 @@ def test_hand_limit_is_a_draw() -> None:
 
 def test_errors_and_rules() -> None:
     s = Duelo().new_match(2)
-    with pytest.raises(IllegalMoveError, match="not a category"):
+    with pytest.raises(IllegalMoveError, match="not an action"):
         s.apply(9)
     with pytest.raises(Exception, match="not a category of"):
         s.apply(Choose("colour"))
