@@ -94,7 +94,9 @@ class Card:
     def __hash__(self) -> int:
         return self.code
 
-    def __lt__(self, other: Card) -> bool:
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
         return self.code < other.code
 
 
