@@ -622,7 +622,7 @@ def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
             lines.append(f"    value = self.{name}")
             lines.append(f"    other.{name} = None if value is None else value.copy()")
         elif kind == "rng":
-            lines.append(f"    rng = _new(_Rng)")
+            lines.append("    rng = _new(_Rng)")
             lines.append(f"    rng.state = self.{name}.state")
             lines.append(f"    other.{name} = rng")
         else:

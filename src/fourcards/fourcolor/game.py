@@ -104,8 +104,10 @@ Action = Union[Discard, Pass, Hu, Claim]
 def parse_action(text: str) -> Action:
     """``"discard RA"``, ``"pass"``, ``"hu"`` or ``"claim RC RC RC"`` (case-insensitive).
 
-    >>> parse_action("Claim rc rc rc"), str(parse_action(" discard ra "))
-    (Claim(meld=Meld(kind=<MeldKind.TRIPLE: 2>, cards=(Card.parse('RC'), Card.parse('RC'), Card.parse('RC')), exposed=True)), 'discard RA')
+    >>> str(parse_action("Claim rc rc rc")), parse_action("claim RC RC RC").meld.kind.name
+    ('claim RC RC RC', 'TRIPLE')
+    >>> parse_action(" discard ra "), parse_action("PASS")
+    (Discard(card=Card.parse('RA')), Pass())
     """
     if not isinstance(text, str):
         raise TypeError(f"action text must be a str, not {type(text).__name__}")
