@@ -79,7 +79,7 @@ def test_simultaneous_decision_hides_answers_until_all_are_in() -> None:
     decision.answer(3, "hu")
     assert decision.answer_of(3, viewer=0) is None and decision.answer_of(3, viewer=3) == "hu"
     with pytest.raises(IllegalMoveError, match="hidden"):
-        decision.answers
+        decision.answers  # noqa: B018 - reading the property is the test
     copy = decision.copy()
     decision.answer(0, "pass")
     decision.answer(1, "chi")

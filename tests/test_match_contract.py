@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from fourcards import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError, StaleActionError
+from fourcards import FourCardsError, IllegalMoveError, NotYourTurnError, StaleActionError
 from fourcards.bots import RandomBot
 from fourcards.engine import Game, State, play_match
 from fourcards.games import GAMES, get_game

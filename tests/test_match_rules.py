@@ -332,7 +332,7 @@ def test_errors_name_player_action_and_table_and_change_nothing() -> None:
     with pytest.raises(IllegalMoveError) as info:
         s.play("G2 G2")
     message = str(info.value)
-    assert "player 1" in message and "'G2 G2'" in message and "M1 Y2 Y3 R4 G5" not in message or True
+    assert "player 1" in message and "'G2 G2'" in message
     assert "table G5 R4 Y3 Y2 M1 by player 0" in message and "does not beat" in message
     with pytest.raises(IllegalMoveError, match="do not hold"):
         s.play("YP GP")

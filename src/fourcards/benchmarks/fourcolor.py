@@ -27,7 +27,6 @@ import numpy as np
 
 import fourcards
 from fourcards import _native
-from fourcards.fourcolor import _core
 from fourcards.fourcolor import _reference, best_points_batch, best_points_packed
 
 Loop = Callable[[], None]

@@ -353,7 +353,8 @@ class DueloState(State[Choose]):
 
     def describe(self) -> str:
         if self._over:
-            return f"game over ({'draw' if self._draw else f'winner {self._winners[0]}'}), cards {list(self.pile_sizes)}"
+            outcome = "draw" if self._draw else f"winner {self._winners[0]}"
+            return f"game over ({outcome}), cards {list(self.pile_sizes)}"
         return (f"hand {self._hands_played + 1}, piles {'/'.join(map(str, self.pile_sizes))}, "
                 f"table {len(self._table)}, player {self._current} to call")
 

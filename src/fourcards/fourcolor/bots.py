@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 from ..bots import RandomBot
 from . import _deck, _kernels
@@ -12,7 +12,7 @@ from .game import CLAIM_BASE, HU, MELDS, PASS, FourColorObservation
 __all__ = ["RandomBot", "GreedyBot", "hand_value"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _covered(block: tuple[int, ...], soldiers: bool) -> tuple[int, int]:
     """(cards covered by complete melds, near-melds) of a block, at best: the
     lowest card is either left out or put in a meld that holds it.  Near-melds
@@ -48,7 +48,7 @@ def _near(block: tuple[int, ...], first: int, soldiers: bool) -> int:
     return 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _block_melds(first: int, soldiers: bool) -> tuple[tuple[tuple[int, int], ...], ...]:
     if soldiers:  # index = colour
         melds: list[tuple[tuple[int, int], ...]] = [((first, 3),), ((first, 4),)]

@@ -707,7 +707,8 @@ class MatchState(State[Action]):
     def describe(self) -> str:
         if self._phase == OVER:
             return f"match over after round {self._round}, scores {self._totals}, winners {list(self._winners)}"
-        table = "empty table" if self._table < 0 else f"table {action_to_combo(self._table)} by player {self._table_player}"
+        table = ("empty table" if self._table < 0
+                 else f"table {action_to_combo(self._table)} by player {self._table_player}")
         way = "counter-clockwise" if self._direction == 1 else "clockwise"
         sizes = "/".join(str(s) for s in self.hand_sizes)
         phase = " (give-back)" if self._phase == GIVE_BACK else ""
