@@ -20,6 +20,7 @@ import fourcards.gangoffour  # noqa: E402,F401  (loads the table into the core)
 
 core.gof_init(fourcards.gangoffour._kernels.COMBO_MASKS)
 core.set_card_type(fourcards.gangoffour.Card)
+ref.set_card_type(fourcards.gangoffour.Card)  # the twin, imported here beside the core
 actions = st.integers(-1, _deck.NUM_ACTIONS - 1)
 
 

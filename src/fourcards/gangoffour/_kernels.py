@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._backend import load
-from . import _deck, _reference
+from . import _deck
 
 #: One canonical card mask per action, in action order (generated data, see
 #: ``tools/generate_tables.py``).
@@ -34,11 +34,7 @@ else:
     legal_mask = core.legal_mask
     fast_mask = core.fast_mask
     fast_classify = core.fast_classify
-
-    def set_card_type(card_type: type) -> None:
-        """Register the ``Card`` class with the compiled kernels and the twin."""
-        core.set_card_type(card_type)
-        _reference.set_card_type(card_type)
+    set_card_type = core.set_card_type
     greedy_choose = core.greedy_choose
 
 def pack_rules(rules: Any) -> dict[str, int]:
