@@ -473,7 +473,13 @@ class State(ABC, Generic[A]):
         Raises :class:`NotYourTurnError` / :class:`IllegalMoveError` and then
         changes nothing.
         """
-        code = self.verify(action, player, expected_step)
+        if (type(action) is int and expected_step is None and 0 <= action < self._n_actions
+                and (player is None or (type(player) is int and player == self.current_player))
+                and not self.is_terminal and self._why_illegal(action) is None):
+            # the common case, checked without a detour (the same checks as verify)
+            code = action
+        else:
+            code = self.verify(action, player, expected_step)
         self._acts = (code, self._acts)
         self._step += 1
         return self._apply(code)
