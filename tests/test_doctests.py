@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import pkgutil
 from pathlib import Path
 
@@ -24,11 +25,21 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.gangoffour.simulate",
           "fourcards.gangoffour.playthrough", "fourcards.engine", "fourcards.tournament"}
 
+# Modules that need an optional extra's packages (skipped when they are missing).
+OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
+            "fourcards.rl.openspiel": ("pyspiel",)}
+
+
+def _available(name: str) -> bool:
+    return all(importlib.util.find_spec(package) is not None for package in OPTIONAL.get(name, ()))
+
 
 @pytest.mark.parametrize(
     "name", [pytest.param(m, marks=pytest.mark.engine) if m in ENGINE else m for m in MODULES]
 )
 def test_module_doctests(name: str) -> None:
+    for package in OPTIONAL.get(name, ()):
+        pytest.importorskip(package)
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)
     assert result.failed == 0
@@ -52,7 +63,7 @@ def test_there_are_doctests_to_run() -> None:
     finder = doctest.DocTestFinder()
     total = sum(
         len(test.examples)
-        for name in MODULES
+        for name in MODULES if _available(name)
         for test in finder.find(importlib.import_module(name))
     )
     assert total >= 20

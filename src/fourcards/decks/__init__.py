@@ -65,6 +65,9 @@ class Category:
     def __str__(self) -> str:
         return self.id
 
+    def __repr__(self) -> str:
+        return f"Category({self.id!r}: {self.name})"
+
 
 @dataclass(frozen=True)
 class DeckCard:
@@ -88,6 +91,9 @@ class DeckCard:
 
     def __str__(self) -> str:
         return self.id
+
+    def __repr__(self) -> str:
+        return f"DeckCard({self.id!r}: {self.name})"
 
 
 @dataclass(frozen=True)

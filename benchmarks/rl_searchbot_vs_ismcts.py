@@ -1,0 +1,118 @@
+"""SearchBot against OpenSpiel's Python ISMCTS bot, at the same time per move.
+
+Two-player Gang of Four through the OpenSpiel game of ``fourcards.rl.openspiel``:
+each deal is played twice with the seats swapped; both bots get
+``--time`` seconds per move (SearchBot with its ``time_per_move``, ISMCTS
+searching until the same deadline with random-rollout evaluation). Prints the
+SearchBot's share of the wins (a shared win counts half) with a Wilson 95%
+interval.
+
+    python benchmarks/rl_searchbot_vs_ismcts.py --matches 200 --time 0.02 --target 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+from fourcards.gangoffour.bots import SearchBot
+from fourcards.rl import openspiel
+
+
+class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
+    """OpenSpiel's ISMCTS bot searching until a deadline instead of a count
+    (and at least until the root has one visit: its first simulation only
+    expands it)."""
+
+    def __init__(self, game: Any, seconds: float, seed: int) -> None:
+        rng = np.random.RandomState(seed)
+        super().__init__(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=1,
+                         random_state=rng, max_world_samples=ismcts.UNLIMITED_NUM_WORLD_SAMPLES)
+        self.seconds = seconds
+        self.simulations = 0
+        self.sampler = np.random.default_rng(seed)
+        self.set_resampler(lambda state, player: openspiel.resample(state, player, self.sampler))
+
+    def run_search(self, state: Any) -> Any:
+        self.reset()
+        legal_actions = state.legal_actions()
+        if len(legal_actions) == 1:
+            return [(legal_actions[0], 1.0)]
+        self._root_node = self.create_new_node(state)
+        deadline = time.perf_counter() + self.seconds
+        while True:
+            self.run_simulation(self.sample_root_state(state))
+            self.simulations += 1
+            if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
+                break
+        return self.get_final_policy(state, self._root_node)
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int) -> tuple[float, int, int]:
+    """One match; returns SearchBot's win share, the moves, and ISMCTS's simulations."""
+    state = game.new_initial_state()
+    state.apply_action(deal)
+    search = SearchBot(seed=seed, time_per_move=seconds)
+    other = TimedISMCTSBot(game, seconds, seed)
+    moves = 0
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == search_seat:
+            action = search.choose(state.match.observation(player), state.legal_actions())
+        else:
+            action = int(other.step(state))
+        state.apply_action(action)
+        moves += 1
+    winners = state.match.winners
+    return (1.0 / len(winners) if search_seat in winners else 0.0), moves, other.simulations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=200, help="matches (even: each deal twice)")
+    parser.add_argument("--time", type=float, default=0.02, help="seconds per move for each bot")
+    parser.add_argument("--target", type=int, default=10, help="target score of a match")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    game = pyspiel.load_game(openspiel.GAME_NAME, {"players": 2, "target_score": args.target})
+    rng = np.random.default_rng(args.seed)
+    wins = 0.0
+    moves = simulations = 0
+    started = time.perf_counter()
+    for k in range(args.matches):
+        if k % 2 == 0:
+            deal = int(rng.integers(openspiel.DEALS))
+        share, n_moves, n_sims = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k)
+        wins += share
+        moves += n_moves
+        simulations += n_sims
+        if (k + 1) % 20 == 0:
+            print(f"  {k + 1} matches: SearchBot {wins:g} wins ({time.perf_counter() - started:.0f} s)", flush=True)
+    low, high = wilson(wins, args.matches)
+    print()
+    print(f"2-player Gang of Four, target score {args.target}, {args.time * 1000:g} ms a move for each bot, "
+          f"{args.matches} matches ({args.matches // 2} deals, seats swapped), seed {args.seed}")
+    print("| bot | win share | Wilson 95% interval |")
+    print("|---|---|---|")
+    print(f"| SearchBot | {wins / args.matches:.3f} ({wins:g}/{args.matches}) | [{low:.3f}, {high:.3f}] |")
+    print(f"| OpenSpiel ISMCTS | {1 - wins / args.matches:.3f} | [{1 - high:.3f}, {1 - low:.3f}] |")
+    print(f"moves {moves}, ISMCTS simulations {simulations} ({simulations / max(1, moves / 2):.1f} a move), "
+          f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

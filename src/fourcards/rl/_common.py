@@ -1,0 +1,56 @@
+"""What the framework adapters share: games by name, seats as agents, spaces' bounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import Game, State
+from ..errors import FourCardsError
+from ..games import GameEntry, get_game
+
+__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed"]
+
+
+def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
+    """The registry entry of ``game_name`` and its game under ``rules``
+    (the rules' fields as keywords; ``deck=`` for Four Pack and Duelo)."""
+    entry = get_game(game_name)
+    return entry, entry.new_game(**rules)
+
+
+def agent_name(seat: int) -> str:
+    """The agent name of a seat: ``player_0``, ``player_1``, ..."""
+    return f"player_{seat}"
+
+
+def seat_of(agent: str) -> int:
+    """The seat of an agent name made by :func:`agent_name`."""
+    prefix, _, number = agent.partition("_")
+    if prefix != "player" or not number.isdigit():
+        raise FourCardsError(f"{agent!r} is not an agent name (player_0, player_1, ...)")
+    return int(number)
+
+
+def observation_with_mask(state: State[Any], seat: int, size: int,
+                          actions: int) -> dict[str, npt.NDArray[Any]]:
+    """``{"observation": float32 tensor, "action_mask": int8 mask}`` of ``seat``;
+    the mask is all zeros when ``seat`` is not to act."""
+    mask = np.zeros(actions, dtype=np.int8)
+    if not state.is_terminal and state.current_player == seat:
+        mask[state.legal_actions()] = 1
+    tensor = state.observation_tensor(seat, out=np.empty(size, dtype=np.float32))
+    return {"observation": tensor, "action_mask": mask}
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as given to ``reset``: None or a non-negative int."""
+    if seed is None:
+        return None
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
+    if seed < 0:
+        raise FourCardsError(f"seed={seed} must be non-negative")
+    return int(seed)

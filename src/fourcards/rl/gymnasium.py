@@ -1,0 +1,161 @@
+"""A single-agent Gymnasium environment: one seat of a game, the other seats bots.
+
+>>> import gymnasium, fourcards.rl
+>>> table = gymnasium.make("fourcards/GangOfFour-v0", players=2, target_score=10, opponents="greedy")
+>>> observation, info = table.reset(seed=3)
+>>> observation["observation"].shape, int(observation["action_mask"].sum()) > 0
+((217,), True)
+
+The agent plays ``seat`` (default 0); ``opponents`` names the bots of the
+other seats (a kind of :mod:`fourcards.games` such as ``"random"``,
+``"greedy"``, ``"search"``, one name for all or one per other seat), seeded
+from the reset's seed. The observation is ``{"observation", "action_mask"}``
+as in :mod:`fourcards.rl.pettingzoo`; ``action_masks()`` returns the mask
+(the convention of maskable policy libraries). The reward is 0 until the match
+ends, then the seat's ``returns()``.
+
+An illegal action (one the mask rules out) ends the episode with reward
+``illegal_reward`` (default -1, below any return) and ``info["illegal_action"]``,
+leaving the match as it was; with ``illegal_action="raise"`` it raises
+:class:`~fourcards.errors.IllegalMoveError` instead.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import Bot, State, derive_seed
+from ..errors import FourCardsError
+from ..rng import Rng
+from ._common import check_seed, make_game, observation_with_mask
+from .render import render_text
+from .spaces import observation_bounds
+
+__all__ = ["SeatEnv"]
+
+Observation = dict[str, npt.NDArray[Any]]
+_DEALS_TRIED = 1000
+
+
+class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused-ignore]
+    """One seat of ``game_name`` (rules as keywords) against bots."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, game_name: str, *, seat: int = 0, opponents: str | Sequence[str] = "random",
+                 render_mode: str | None = None, illegal_action: str = "end", illegal_reward: float = -1.0,
+                 **rules: Any) -> None:
+        if illegal_action not in ("end", "raise"):
+            raise FourCardsError(f"illegal_action={illegal_action!r}: 'end' (the episode, with illegal_reward) "
+                                 "or 'raise'")
+        if render_mode not in (None, "ansi"):
+            raise FourCardsError(f"render_mode={render_mode!r}: fourcards environments render as 'ansi' or None")
+        self.entry, self.game = make_game(game_name, rules)
+        n = self.game.num_players
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
+            raise FourCardsError(f"seat={seat!r} is not a seat of {n} players")
+        kinds = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
+        if len(kinds) != n - 1 or not all(isinstance(k, str) for k in kinds):
+            raise FourCardsError(f"opponents={opponents!r}: one bot name, or {n - 1} names (one per other seat)")
+        for kind in kinds:
+            if kind not in self.entry.bots:
+                raise FourCardsError(f"unknown bot {kind!r} for {self.entry.name}; "
+                                     f"choose from {', '.join(self.entry.bots)}")
+        self.seat = seat
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self._ended = False
+        self.opponent_kinds = dict(zip([p for p in range(n) if p != seat], kinds))
+        self.render_mode = render_mode
+        low, high = observation_bounds(self.game)
+        size, actions = self.game.observation_size, self.game.num_distinct_actions
+        self.observation_space: gymnasium.spaces.Dict = gymnasium.spaces.Dict({  # type: ignore[assignment,unused-ignore]
+            "observation": gymnasium.spaces.Box(low, high, (size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (actions,), np.int8),
+        })
+        self.action_space = gymnasium.spaces.Discrete(actions)
+        self._seeds: Rng | None = None
+        self._bots: dict[int, Bot] = {}
+        self._state: State[Any] | None = None
+        self._shown = 0
+
+    @property
+    def match(self) -> State[Any]:
+        """The engine state of the match being played (after ``reset``)."""
+        if self._state is None:
+            raise FourCardsError("call reset() before using the environment")
+        return self._state
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Deal a new match (from ``seed`` when given) and let the bots play up
+        to the agent's first turn; a match that ends before it (a Duelo where
+        the bots call every hand) is skipped for the next one of the seed's
+        sequence. ``options`` is not used."""
+        super().reset(seed=seed)
+        checked = check_seed(seed)
+        if checked is not None:
+            self._seeds = Rng(checked)
+        elif self._seeds is None:
+            self._seeds = Rng(secrets.randbits(64))
+        for _ in range(_DEALS_TRIED):
+            match_seed = self._seeds.next_u64()
+            self._state = self.game.new_match(match_seed)
+            self._bots = {seat: self.entry.new_bot(kind, self.game, derive_seed(match_seed, seat + 1))
+                          for seat, kind in self.opponent_kinds.items()}
+            self._shown = 0
+            self._ended = False
+            self._play_bots()
+            if not self._state.is_terminal:
+                break
+        else:
+            raise FourCardsError(f"{_DEALS_TRIED} matches in a row ended before seat {self.seat} had a turn")
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play ``action`` for the agent, then the bots until the agent's next
+        turn or the end (an illegal action: see the module docstring)."""
+        state = self.match
+        if state.is_terminal or self._ended:
+            raise FourCardsError("the episode is over; call reset()")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r}")
+        if self.illegal_action == "end" and not state.can_apply(int(action), self.seat):
+            self._ended = True
+            return self._observe(), self.illegal_reward, True, False, {**self._info(), "illegal_action": int(action)}
+        state.apply(int(action), self.seat)
+        self._play_bots()
+        reward = float(state.returns()[self.seat]) if state.is_terminal else 0.0
+        return self._observe(), reward, state.is_terminal, False, self._info()
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions of the agent as a bool mask."""
+        return self._observe()["action_mask"].astype(np.bool_)
+
+    def render(self) -> str | None:  # type: ignore[override,unused-ignore]
+        """The new events and the table as text (``render_mode="ansi"``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text, self._shown = render_text(self.match, self._shown)
+        return text
+
+    def _play_bots(self) -> None:
+        state = self.match
+        while not state.is_terminal and state.current_player != self.seat:
+            player = state.current_player
+            state.apply(self._bots[player].choose(state.observation(player), state.legal_actions()), player)
+
+    def _observe(self) -> Observation:
+        return observation_with_mask(self.match, self.seat, self.game.observation_size,
+                                     self.game.num_distinct_actions)
+
+    def _info(self) -> dict[str, Any]:
+        state = self.match
+        return {"step": state.step, "scores": tuple(state.scores)} if state.is_terminal else {"step": state.step}
