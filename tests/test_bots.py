@@ -152,8 +152,12 @@ def test_tournament_statistics_by_deal() -> None:
     assert stats["a"].win_rate.mean == pytest.approx(0.375)
     # a's penalty per round: deal 0: (0 + 4) / 4 = 1; deal 1: (6 + 9) / 6 = 2.5
     assert stats["a"].penalty_per_round.mean == pytest.approx(1.75)
-    half = 1.959964 * ((0.75 - 0.375) ** 2 * 2 / 2) ** 0.5
-    assert stats["a"].win_rate.high == pytest.approx(0.375 + half)
+    # Wilson's 95% interval over the 2 deals (it stays inside [0, 1])
+    z2 = 1.959964 ** 2 / 2
+    centre = (0.375 + z2 / 2) / (1 + z2)
+    half = 1.959964 / (1 + z2) * (0.375 * 0.625 / 2 + z2 / 8) ** 0.5
+    assert stats["a"].win_rate.high == pytest.approx(centre + half, rel=1e-5)
+    assert 0 <= stats["a"].win_rate.low < 0.375 < stats["a"].win_rate.high <= 1
 
 
 def test_tournament_bad_input() -> None:

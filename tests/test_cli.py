@@ -1,121 +1,20 @@
-"""The command line: play through a pseudo-terminal, simulate, tournament, bench."""
+"""The command line: simulate, tournament, bench, demo, and the library's API shape
+(terminal play: test_play_terminal.py and test_play_sessions.py; bad values: test_cli_errors.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
+import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from fourcards.cli import main
-from fourcards.gangoffour.match import GangOfFour, Rules
+from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
 
 pytestmark = pytest.mark.engine
-PROMPT = "\n> "
-
-
-class Terminal:
-    """A command driven through a pseudo-terminal, as a person would."""
-
-    def __init__(self, *args: str) -> None:
-        import pty
-
-        self.master, slave = pty.openpty()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_NO")}
-        self.proc = subprocess.Popen([sys.executable, "-m", "fourcards", *args], stdin=slave,
-                                     stdout=slave, stderr=slave, close_fds=True, env=env)
-        os.close(slave)
-        self.output = ""
-
-    def read_until(self, marker: str, timeout: float = 60.0) -> str:
-        import select
-        import time
-
-        start = len(self.output)
-        deadline = time.monotonic() + timeout
-        while marker not in self.output[start:]:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {marker!r} in output:\n{self.output[-3000:]}")
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 65536)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    if marker not in self.output[start:]:
-                        raise AssertionError(f"ended without {marker!r}:\n{self.output[-3000:]}")
-                    break
-                self.output += chunk.decode(errors="replace").replace("\r\n", "\n")
-        return self.output[start:]
-
-    def send(self, line: str) -> None:
-        os.write(self.master, (line + "\n").encode())
-
-    def close(self) -> int:
-        code = self.proc.wait(timeout=60)
-        os.close(self.master)
-        return code
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_play_in_a_terminal_with_bad_input_hint_save_and_resume(tmp_path: Path) -> None:
-    saved = tmp_path / "match.json"
-    term = Terminal("play", "gang-of-four", "--seed", "5", "--colour", "never", "--save", str(saved))
-    screen = term.read_until(PROMPT)
-    assert "Gang of Four: you are P0" in screen and "Your hand:" in screen
-    assert re.search(r"Round 1, counter-clockwise \| table: ", screen)
-    assert "Cards: P0:" in screen and "Scores: P0:0" in screen
-    term.send("X9 Q2")
-    assert "'X9' in 'X9 Q2' is not a card" in term.read_until(PROMPT)
-    term.send("GP GP GP")
-    assert "3 x GP" in term.read_until(PROMPT)
-    term.send("help")
-    assert "give CARD" in term.read_until(PROMPT)
-    term.send("hint")
-    hint = term.read_until(PROMPT)
-    suggestion = re.search(r"hint: (.+)", hint)
-    assert suggestion is not None
-    term.send(suggestion.group(1).strip())
-    after = term.read_until(PROMPT)
-    assert "You " in after  # the play (or pass) is shown, then the bots answer
-    term.send("quit")
-    assert "saved to" in term.read_until("bye")
-    assert term.close() == 0
-    state = GangOfFour().from_json(saved.read_text())
-    assert len(state.actions) > 0 and state.current_player == 0
-    again = Terminal("play", "gang-of-four", "--resume", str(saved), "--colour", "never")
-    resumed = again.read_until(PROMPT)
-    assert "Your hand:" in resumed
-    again.send("quit")
-    again.read_until("bye")
-    assert again.close() == 0
-
-
-def test_resume_refuses_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text("{}")
-    assert main(["play", "gang-of-four", "--resume", str(bad)]) == 2
-    assert "not a saved Gang of Four match" in capsys.readouterr().err
-
-
-def test_play_session_with_scripted_input() -> None:
-    import io
-
-    from fourcards.cli.play_gangoffour import Session
-
-    state = GangOfFour(target_score=20).new_match(3)
-    commands = io.StringIO("\n".join(["pass", "nonsense", "quit"]) + "\n")
-    out = io.StringIO()
-    Session(state, "greedy", commands, out, False, None).run()
-    text = out.getvalue()
-    assert "! " in text and "bye" in text
 
 
 def test_simulate_command_matches_the_library_whatever_the_workers(capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,6 +37,140 @@ def test_simulate_table_and_progress(capsys: pytest.CaptureFixture[str]) -> None
     assert "| 0 | greedy |" in captured.out and "10/10 matches" in captured.err
     assert main(["simulate", "--bots", "greedy,clever", "--matches", "1"]) == 2
     assert "unknown bot 'clever'" in capsys.readouterr().err
+
+
+def _no_nan(text: str) -> object:
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in JSON output")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_simulate_json_has_no_nan_for_zero_or_one_match(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--matches", "0", "--json", "--workers", "1"]) == 0
+    empty = _no_nan(capsys.readouterr().out)
+    assert isinstance(empty, dict) and empty["matches"] == 0
+    assert empty["seats"][0]["win_rate"] == {"mean": None, "low": None, "high": None}
+    assert main(["simulate", "--matches", "0", "--workers", "1"]) == 0
+    assert "| 0 | greedy | - | - |" in capsys.readouterr().out
+    assert main(["simulate", "--matches", "1", "--json", "--workers", "1"]) == 0
+    one = _no_nan(capsys.readouterr().out)
+    assert isinstance(one, dict)
+    win = one["seats"][0]["win_rate"]
+    assert 0 <= win["low"] <= win["mean"] <= win["high"] <= 1  # Wilson: a real interval from one match
+    assert one["seats"][0]["penalty_per_round"]["low"] is None  # no spread from one match
+
+
+def test_intervals_stay_in_bounds_and_widen_for_small_samples() -> None:
+    from fourcards.tournament import t_interval, wilson_interval
+
+    for mean, count in ((0.0, 1), (1.0, 1), (0.0, 5), (1.0, 40), (0.5, 2), (0.97, 30)):
+        interval = wilson_interval(mean, count)
+        assert 0.0 <= interval.low <= mean <= interval.high <= 1.0
+        assert interval.high - interval.low > 0
+    assert wilson_interval(1.0, 3).low < wilson_interval(1.0, 300).low
+    small, large = t_interval([1.0, 3.0]), t_interval([1.0, 3.0] * 50)
+    assert small.high - small.low > 10 * (large.high - large.low)  # Student's t for 2 values is wide
+    assert math.isinf(t_interval([2.0]).high) and str(t_interval([2.0])) == "2.000 [n/a]"
+
+
+@pytest.mark.parametrize("game,bots", [("gang-of-four", "greedy,random"), ("four-color", "greedy,random"),
+                                       ("zangle", "greedy,random"), ("four-pack", "memory,random,random"),
+                                       ("duelo", "category,random")])
+def test_tournament_for_every_game_with_a_progress_bar(game: str, bots: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["tournament", "--game", game, "--bots", bots, "--deals", "2", "--workers", "1"]
+    if game == "gang-of-four":
+        args += ["--target-score", "20"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    first = bots.split(",")[0]
+    seats = len(bots.split(","))
+    assert f"| {first} | {2 * seats} |" in captured.out  # 2 deals, every rotation
+    assert f"{2 * len(bots.split(','))}/{2 * len(bots.split(','))} matches" in captured.err
+    table_rows = [line for line in captured.out.splitlines() if line.startswith(f"| {first} |")]
+    low, high = (float(x) for x in table_rows[0].split("[")[1].split("]")[0].split(","))
+    assert 0 <= low <= high <= 1
+
+
+def test_bench_shows_its_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--only", "zangle"]) == 0
+    captured = capsys.readouterr()
+    assert "[1/1] zangle (.)" in captured.err and "[1/1] done (#)" in captured.err
+    assert "find_zangles" in captured.out
+
+
+def test_the_alias_names_one_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--game", "four-color-cards", "--bots", "greedy,greedy", "--deals", "1",
+                 "--workers", "1", "--no-progress"]) == 0
+    assert capsys.readouterr().out.startswith("Four Color Cards:")
+
+
+def test_each_game_package_exports_its_game_and_main_functions() -> None:
+    import fourcards.duelo
+    import fourcards.fourcolor
+    import fourcards.fourpack
+    import fourcards.gangoffour
+    import fourcards.zangle
+    from fourcards.games import GAMES
+
+    for name, entry in GAMES.items():
+        package = entry.engine.split(":")[0].rsplit(".", 1)[0]
+        module = {"fourcards.gangoffour": fourcards.gangoffour, "fourcards.fourcolor": fourcards.fourcolor,
+                  "fourcards.zangle": fourcards.zangle, "fourcards.fourpack": fourcards.fourpack,
+                  "fourcards.duelo": fourcards.duelo}[package]
+        assert getattr(module, entry.game_class.__name__) is entry.game_class, name
+        assert entry.game_class.__name__ in module.__all__
+    for module, names in ((fourcards.zangle, ["find_zangles", "best_zangle", "check_zangle", "GreedyBot"]),
+                          (fourcards.fourcolor, ["best_split", "waits", "GreedyBot", "Rules"]),
+                          (fourcards.gangoffour, ["GangOfFour", "SearchBot", "simulate_many", "legal_plays"])):
+        for name in names:
+            assert name in module.__all__ and hasattr(module, name), (module.__name__, name)
+
+
+def test_the_exported_games_load_on_first_use() -> None:
+    code = ("import sys, fourcards.gangoffour, fourcards.fourcolor, fourcards.zangle\n"
+            "heavy = ('fourcards.gangoffour.match', 'fourcards.fourcolor.game', 'fourcards.zangle.game')\n"
+            "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
+            "from fourcards.fourcolor import FourColor\n"
+            "assert fourcards.fourcolor.FourColor is FourColor and 'fourcards.fourcolor.game' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_text_is_accepted_the_same_way_in_every_game() -> None:
+    from fourcards.fourcolor import best_split
+    from fourcards.gangoffour import classify
+    from fourcards.zangle import best_zangle, check_zangle, find_zangles
+
+    assert find_zangles("4b 2 Z 3", "1 5a 1") == find_zangles(["4b", "2", "Z", "3"], ["1", "5a", "1"])
+    assert len(find_zangles("4b, 2, Z, 3", "1,5a,1")) == 13
+    assert best_zangle("4b 2 Z 3", "1 5a 1") == best_zangle(["4b", "2", "Z", "3"], ["1", "5a", "1"])
+    assert check_zangle("4b", "3 1", "centre own", target_place="centre").valid
+    assert classify("G3 Y3") is not None and best_split("RG RA RE") is not None
+
+
+def test_result_objects_print_readably() -> None:
+    from fourcards.fourcolor import best_split
+    from fourcards.zangle import best_zangle, check_zangle
+
+    split = best_split("RG RA RE RC RH RN RS RS RS GA GA GA YC YC WG WN WN WN GS YS WS")
+    assert split is not None
+    assert repr(split).startswith("<Split 16 points: RG RA RE | RC RH RN | ")
+    assert repr(split.melds[0]) == "<Meld RG RA RE: command, concealed, 2 points>"
+    assert repr(best_zangle("4b 2 Z 3", "1 5a 1")) == (
+        "<Zangle 5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)>")
+    assert repr(check_zangle("Z", ["1", "1"], ["own", "centre"])) == (
+        "<Check: not a Zangle, a Z card cannot be a target>")
+
+
+def test_simulate_refuses_a_policy_string() -> None:
+    from fourcards.gangoffour import simulate_many
+    from fourcards.gangoffour.simulate import simulate
+
+    with pytest.raises(TypeError, match="one name a seat"):
+        simulate(2, 0, "greedy,random,random,random")  # a str is a Sequence[str] to a type checker
+    with pytest.raises(TypeError, match="one name a seat"):
+        simulate_many(2, 0, "greedy,random")
 
 
 def test_dask_backend_gives_the_local_results(capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,86 +200,3 @@ def test_console_script_help() -> None:
                          check=True).stdout
     for command in ("demo", "hand", "play", "simulate", "tournament", "bench"):
         assert command in out
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_play_four_pack_in_a_terminal() -> None:
-    term = Terminal("play", "four-pack", "--seed", "4")
-    screen = term.read_until(PROMPT)
-    assert "Your hand:" in screen and "Families down:" in screen
-    term.send("P9 A1")
-    assert "not a seat" in term.read_until(PROMPT)
-    term.send("hello")
-    assert "ask as 'P2 C3'" in term.read_until(PROMPT)
-    hand = re.search(r"Your hand: (\w\d)", screen)
-    assert hand is not None
-    owned = hand.group(1)
-    term.send(f"P1 {owned}")
-    assert "already" in term.read_until(PROMPT)
-    wanted = next(f"{owned[0]}{n}" for n in "1234" if f"{owned[0]}{n}" not in screen.split("Your hand:")[1])
-    term.send(f"P1 {wanted}")
-    assert f"You ask P1 for {wanted}" in term.read_until(PROMPT, timeout=60)
-    term.send("quit")
-    term.read_until("bye")
-    assert term.close() == 0
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_play_duelo_in_a_terminal() -> None:
-    term = Terminal("play", "duelo", "--seed", "2")
-    screen = term.read_until(PROMPT)
-    assert "Your top card:" in screen and "0. Atomic number" in screen
-    term.send("colour")
-    assert "not a category" in term.read_until(PROMPT)
-    term.send("density")
-    assert "hand " in term.read_until(PROMPT, timeout=60)
-    term.send("quit")
-    term.read_until("bye")
-    assert term.close() == 0
-
-
-def test_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bad = tmp_path / "deck.json"
-    bad.write_text('{"format": "fourcards-deck"}')
-    assert main(["play", "duelo", "--deck", str(bad)]) == 2
-    assert "problem" in capsys.readouterr().err
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_play_four_color_in_a_terminal() -> None:
-    term = Terminal("play", "four-color", "--seed", "3", "--rounds", "1")
-    screen = term.read_until(PROMPT)
-    assert "Your hand:" in screen and "Stock " in screen
-    assert "Discard a card" in screen  # seat 0 starts with 21 cards and discards
-    term.send("XX")
-    assert "'XX' is not a card" in term.read_until(PROMPT)
-    general = re.search(r"Your hand: .*?\b([RGYW]G)\b", screen)
-    if general is not None:
-        term.send(general.group(1))
-        assert "never discarded" in term.read_until(PROMPT)
-    card = re.search(r"e\.g\. (\w\w)", screen)
-    assert card is not None
-    term.send(card.group(1))
-    assert f"You discard {card.group(1)}" in term.read_until(PROMPT, timeout=60)
-    term.send("quit")
-    term.read_until("bye")
-    assert term.close() == 0
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-def test_play_zangle_in_a_terminal() -> None:
-    term = Terminal("play", "zangle", "--seed", "3")
-    screen = term.read_until(PROMPT)
-    assert "Centre:" in screen and "Your cards:" in screen and "/\\" in screen
-    term.send("99")
-    assert "choose a Zangle by its number" in term.read_until(PROMPT)
-    term.send("0")
-    assert "You made" in term.read_until(PROMPT, timeout=60)
-    term.send("quit")
-    term.read_until("bye")
-    assert term.close() == 0
-    solo = Terminal("play", "zangle", "--solitaire", "--seed", "5")
-    assert "solitaire" in solo.read_until(PROMPT)
-    solo.send("quit")
-    solo.read_until("bye")
-    assert solo.close() == 0

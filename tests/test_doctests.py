@@ -27,7 +27,7 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
 
 # Modules that need an optional extra's packages (skipped when they are missing).
 OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
-            "fourcards.rl.openspiel": ("pyspiel",)}
+            "fourcards.rl.openspiel": ("pyspiel",), "fourcards.server.app": ("starlette",)}
 
 
 def _available(name: str) -> bool:

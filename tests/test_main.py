@@ -39,12 +39,17 @@ def test_deal_is_seeded_and_conserves_cards() -> None:
 
 
 def test_show_hand_lists_every_legal_lead() -> None:
-    text = show_hand(2026)
-    hand = deal(2026)[0]
-    plays = legal_plays(hand)
-    assert f"{len(plays)} legal leads" in text
+    text = show_hand(2026)  # seat 0 holds M1: the engine's first leads, each holding M1
+    first = GangOfFour().new_match(2026)
+    assert first.current_player == 0
+    allowed = set(first.legal_actions())
+    plays = [c for c in legal_plays(deal(2026)[0]) if c.action in allowed]
+    assert f"{len(plays)} legal first leads (the first lead of the match must hold M1)" in text
+    assert len(plays) == len(allowed) < len(legal_plays(deal(2026)[0]))
     for combo in plays:
-        assert f"[{combo.action:5d}] {combo}" in text
+        assert f"[{combo.action:5d}] {combo}" in text and "M1" in str(combo)
+    other = show_hand(2026, seat=1)
+    assert f"{len(legal_plays(deal(2026)[1]))} legal leads (P0 holds M1 and leads first)" in other
     assert isinstance(Combo.parse(str(plays[-1])), Combo)
 
 

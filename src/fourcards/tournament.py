@@ -5,8 +5,10 @@ Every deal (a match seed) is played ``players`` times with the entrants'
 seats rotated, so each entrant meets the same cards from every seat; this
 cuts the variance that the deal itself brings.  The statistics treat a deal
 as the independent unit: per entrant label, each deal gives one value (the
-mean over its matches in that deal), and the 95% interval is the normal
-interval of the mean over deals.  Results depend only on the seed, not on
+mean over its matches in that deal).  The win rate's 95% interval is the
+Wilson score interval over deals (it stays inside [0, 1] and keeps its
+meaning for a handful of deals); the score's is Student's t interval of the
+mean over deals (unbounded, ``inf``, with a single deal).  Results depend only on the seed, not on
 how many workers play them or in what order.
 
 >>> from fourcards.tournament import Entrant, run_tournament
@@ -19,17 +21,26 @@ how many workers play them or in what order.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from concurrent.futures import Executor
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import Bot, derive_seed
+from .errors import FourCardsError
 from .games import GAMES as REGISTRY
 from .games import game_names, get_game
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
-           "run_tournament", "play_deals", "make_bot"]
+           "run_tournament", "play_deals", "make_bot", "parse_entrant", "wilson_interval", "t_interval",
+           "add_arguments", "run_command"]
+
+Z95 = 1.959963984540054
+# Student's t, 97.5% quantile, by degrees of freedom 1..30 (beyond: a series around the normal).
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)
 
 
 @dataclass(frozen=True)
@@ -65,12 +76,52 @@ class MatchRecord:
 
 @dataclass(frozen=True)
 class Interval:
+    """A mean and its 95% interval (``-inf``/``inf`` ends when a sample is too small to say)."""
+
     mean: float
     low: float
     high: float
 
     def __str__(self) -> str:
-        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
+        return self.format(3)
+
+    def format(self, digits: int) -> str:
+        if math.isinf(self.low) or math.isinf(self.high):
+            return f"{self.mean:.{digits}f} [n/a]"
+        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+def wilson_interval(mean: float, count: int) -> Interval:
+    """The Wilson score 95% interval of a proportion ``mean`` over ``count``
+    samples: inside [0, 1], and honest for small samples and for 0 or 1."""
+    if count < 1:
+        raise ValueError("a proportion needs at least one sample")
+    z2 = Z95 * Z95 / count
+    centre = (mean + z2 / 2) / (1 + z2)
+    half = Z95 / (1 + z2) * math.sqrt(max(mean * (1 - mean), 0.0) / count + z2 / (4 * count))
+    # it always holds the mean (rounding aside) and stays inside [0, 1]
+    return Interval(mean, max(0.0, min(centre - half, mean)), min(1.0, max(centre + half, mean)))
+
+
+def t_quantile(df: int) -> float:
+    """Student's t 97.5% quantile for ``df`` degrees of freedom."""
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = Z95
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df)
+
+
+def t_interval(values: Sequence[float]) -> Interval:
+    """Student's t 95% interval of the mean of ``values`` (``-inf``/``inf`` ends for one value)."""
+    count = len(values)
+    if count < 1:
+        raise ValueError("a mean needs at least one value")
+    mean = sum(values) / count
+    if count < 2:
+        return Interval(mean, -math.inf, math.inf)
+    variance = sum((v - mean) ** 2 for v in values) / (count - 1)
+    half = t_quantile(count - 1) * math.sqrt(variance / count)
+    return Interval(mean, mean - half, mean + half)
 
 
 @dataclass(frozen=True)
@@ -99,9 +150,7 @@ class TournamentResult:
         lines = [f"| bot | matches | win rate [95% CI] | {SCORE_NAMES[self.game]} [95% CI] |",
                  "|---|---|---|---|"]
         for s in self.stats.values():
-            lines.append(f"| {s.label} | {s.matches} | {s.win_rate} | "
-                         f"{s.penalty_per_round.mean:.2f} [{s.penalty_per_round.low:.2f}, "
-                         f"{s.penalty_per_round.high:.2f}] |")
+            lines.append(f"| {s.label} | {s.matches} | {s.win_rate} | {s.penalty_per_round.format(2)} |")
         return "\n".join(lines)
 
 
@@ -124,6 +173,11 @@ def _new_game(game: str, rules: dict[str, Any]) -> Any:
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
                rules: dict[str, Any], game_name: str = "gang-of-four") -> list[MatchRecord]:
     """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
+    if game_name == "four-color":  # random and greedy players: whole games in C, the same records
+        from .fourcolor.simulate import tournament_rows
+        fast = tournament_rows(entrants, deal_numbers, seed, rules)
+        if fast is not None:
+            return [MatchRecord(*row) for row in fast]
     game = _new_game(game_name, rules)
     n = game.num_players
     records = []
@@ -143,16 +197,6 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
     return records
 
 
-def _interval(values: Sequence[float]) -> Interval:
-    count = len(values)
-    mean = sum(values) / count
-    if count < 2:
-        return Interval(mean, -math.inf, math.inf)
-    variance = sum((v - mean) ** 2 for v in values) / (count - 1)
-    half = 1.959964 * math.sqrt(variance / count)
-    return Interval(mean, mean - half, mean + half)
-
-
 def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> dict[str, EntrantStats]:
     """Per-label statistics with deals as the independent unit."""
     labels = sorted({e.name for e in entrants}, key=[e.name for e in entrants].index)
@@ -170,79 +214,188 @@ def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> di
         for games in per_deal[label].values():
             wins.append(sum(g[0] for g in games) / len(games))
             penalties.append(sum(g[1] for g in games) / sum(g[2] for g in games))
-        stats[label] = EntrantStats(label, counts[label], _interval(wins), _interval(penalties))
+        stats[label] = EntrantStats(label, counts[label], wilson_interval(sum(wins) / len(wins), len(wins)),
+                                    t_interval(penalties))
     return stats
 
 
 def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
                    executor: Executor | None = None, chunk: int = 4, game: str = "gang-of-four",
-                   **rules: Any) -> TournamentResult:
+                   progress: Callable[[int, int], None] | None = None, **rules: Any) -> TournamentResult:
     """Play ``deals`` deals, each with every rotation of the seats.
 
     ``executor`` (any :class:`concurrent.futures.Executor`, e.g. a process
     pool) plays chunks of ``chunk`` deals in parallel; without one, the
-    matches are played here.  ``game`` is ``gang-of-four``, ``four-pack`` or
-    ``duelo``; ``rules`` are that game's rule options.
+    matches are played here.  ``game`` is a name of :mod:`fourcards.games`
+    (``gang-of-four``, ``four-color``, ``zangle``, ``four-pack``, ``duelo``);
+    ``rules`` are that game's rule options.  ``progress(done, total)`` is
+    called with the matches played as chunks finish.
     """
     entrants = tuple(entrants)
     game = get_game(game).name
     rules.setdefault("players", len(entrants))
     if len(entrants) != rules["players"]:
         raise ValueError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1, got {deals}")
+    if type(deals) is not int or deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals!r}")
+    if type(chunk) is not int or chunk < 1:
+        raise ValueError(f"chunk must be at least 1, got {chunk!r}")
+    _new_game(game, rules)  # fail early on rules the game refuses
     for entrant in entrants:
         make_bot(entrant, 0, game)  # fail early on an unknown kind or a bad option
     batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
+    total, done = deals * len(entrants), 0
+    parts: list[list[MatchRecord]] = []
     if executor is None:
-        parts = [play_deals(entrants, batch, seed, rules, game) for batch in batches]
+        for batch in batches:
+            parts.append(play_deals(entrants, batch, seed, rules, game))
+            done += len(parts[-1])
+            if progress:
+                progress(done, total)
     else:
         futures = [executor.submit(play_deals, entrants, batch, seed, rules, game) for batch in batches]
-        parts = [f.result() for f in futures]
+        by_future = {future: index for index, future in enumerate(futures)}
+        results: list[list[MatchRecord]] = [[] for _ in futures]
+        for future in as_completed(futures):
+            results[by_future[future]] = future.result()
+            done += len(results[by_future[future]])
+            if progress:
+                progress(done, total)
+        parts = results
     records = tuple(r for part in parts for r in part)
     return TournamentResult(entrants, deals, len(records), records, summarize(entrants, records), game)
 
 
+def _option_value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            break
+        return value
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    raise FourCardsError(f"{text!r} is not a number (an option's value is a number, true or false)")
+
+
 def parse_entrant(text: str) -> Entrant:
-    """``kind`` or ``kind:option=value,...`` (``search:time_per_move=0.02``)."""
-    kind, _, rest = text.partition(":")
+    """``kind`` or ``kind:option=value;...`` (``search:time_per_move=0.02``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"an entrant is text like 'search:time_per_move=0.02', not {type(text).__name__}")
+    kind, _, rest = text.strip().partition(":")
+    if not kind:
+        raise FourCardsError(f"{text!r}: a bot needs a kind, e.g. greedy or search:time_per_move=0.02")
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(";")):
-        key, _, value = item.partition("=")
+        key, equals, value = item.partition("=")
+        if not key.strip() or not equals:
+            raise FourCardsError(f"{item!r} in {text!r}: an option is name=value, e.g. time_per_move=0.02")
         try:
-            options[key] = int(value)
-        except ValueError:
-            options[key] = float(value)
+            options[key.strip()] = _option_value(value.strip())
+        except FourCardsError as error:
+            raise FourCardsError(f"{key.strip()}={value.strip()} in {text!r}: {error}") from None
     return Entrant.of(kind, **options)
+
+
+def check_entrant(entrant: Entrant, game: str) -> None:
+    """Make one bot of ``entrant`` for ``game``; any refusal becomes a :class:`FourCardsError` naming it."""
+    try:
+        make_bot(entrant, 0, game)
+    except FourCardsError:
+        raise
+    except TypeError as error:
+        options = ", ".join(f"{k}={v}" for k, v in entrant.options)
+        detail = str(error).split("got an ")[-1]
+        raise FourCardsError(f"the {entrant.kind} bot does not take {options or 'those options'} ({detail})") from None
+    except ValueError as error:
+        raise FourCardsError(f"the {entrant.kind} bot refuses its options: {error}") from None
+    except RuntimeError as error:
+        raise FourCardsError(f"the {entrant.kind} bot cannot run here: {error}") from None
+
+
+DESCRIPTION = ("Seeded matches between bots, every deal played once a rotation of the seats, in parallel, "
+               "with 95% intervals (Wilson for win rates) over deals.")
+
+
+def add_arguments(parser: Any) -> None:
+    """The tournament's command-line arguments (``fourcards tournament`` and ``python -m fourcards.tournament``)."""
+    from .cli.args import SEED, int_in
+
+    def game_name(text: str) -> str:
+        import argparse
+
+        try:
+            return get_game(text).name
+        except FourCardsError:
+            raise argparse.ArgumentTypeError(f"unknown game {text!r}; choose from {', '.join(GAMES)}") from None
+
+    kinds = "; ".join(f"{name}: {', '.join(kinds)}" for name, kinds in BOT_KINDS.items())
+    parser.add_argument("--bots", required=True,
+                        help="one entrant a seat, comma-separated, a bot kind with options after a colon, "
+                             "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
+                             f"Kinds by game: {kinds} (required)")
+    parser.add_argument("--game", type=game_name, default="gang-of-four", metavar="GAME",
+                        help=f"the game: {', '.join(GAMES)} (default: gang-of-four)")
+    parser.add_argument("--deals", type=int_in(1), default=100,
+                        help="deals, each played once a rotation of the seats (default: 100)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the deals (default: 0)")
+    parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1,
+                        help="processes playing in parallel (default: one a CPU)")
+    parser.add_argument("--target-score", type=int_in(1, 100000), default=None,
+                        help="the score that ends a Gang of Four match (default: 100; Gang of Four only)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on stderr)")
+
+
+def run_command(args: Any) -> int:
+    """Run a tournament from parsed arguments; print the table.  Bad values raise
+    :class:`~fourcards.cli.args.CommandLineError`."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .cli.args import CommandLineError, ProgressBar
+
+    if args.target_score is not None and args.game != "gang-of-four":
+        raise CommandLineError(f"--target-score is a Gang of Four rule; {args.game} has none")
+    try:
+        entrants = [parse_entrant(t) for t in args.bots.split(",") if t.strip()]
+        for entrant in entrants:
+            check_entrant(entrant, args.game)
+        rules: dict[str, Any] = {"players": len(entrants)}
+        if args.target_score is not None:
+            rules["target_score"] = args.target_score
+        _new_game(args.game, rules)
+    except (FourCardsError, TypeError, ValueError) as error:
+        raise CommandLineError(str(error)) from None
+    progress = None if args.no_progress else ProgressBar()
+    start = time.perf_counter()
+    workers = min(args.workers, args.deals)
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            result = run_tournament(entrants, deals=args.deals, seed=args.seed, executor=pool, chunk=1,
+                                    game=args.game, progress=progress, **rules)
+    else:
+        result = run_tournament(entrants, deals=args.deals, seed=args.seed, chunk=1, game=args.game,
+                                progress=progress, **rules)
+    print(f"{get_game(args.game).title}: {result.matches} matches ({args.deals} deals x {len(entrants)} rotations), "
+          f"seed {args.seed}, {args.workers} workers, {time.perf_counter() - start:.0f} s")
+    print(result.table())
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m fourcards.tournament --bots search:time_per_move=0.02,greedy,greedy,greedy``"""
-    import argparse
-    import os
-    import time
-    from concurrent.futures import ProcessPoolExecutor
+    from .cli.args import CommandLineError, Parser
 
-    parser = argparse.ArgumentParser(prog="python -m fourcards.tournament", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bots", required=True,
-                        help="one entrant a seat, comma-separated: random, greedy, search:time_per_move=0.02")
-    parser.add_argument("--deals", type=int, default=100, help="deals (each played once a rotation)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--game", choices=GAMES, default="gang-of-four")
-    parser.add_argument("--target-score", type=int, default=100, help="Gang of Four only")
+    parser = Parser(prog="python -m fourcards.tournament", description=DESCRIPTION)
+    add_arguments(parser)
     args = parser.parse_args(argv)
-    entrants = [parse_entrant(t) for t in args.bots.split(",")]
-    rules = {"target_score": args.target_score} if args.game == "gang-of-four" else {}
-    start = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool:
-        result = run_tournament(entrants, deals=args.deals, seed=args.seed, executor=pool, chunk=1,
-                                game=args.game, **rules)
-    print(f"{result.matches} matches ({args.deals} deals x {len(entrants)} rotations), seed {args.seed}, "
-          f"{args.workers} workers, {time.perf_counter() - start:.0f} s")
-    print(result.table())
-    return 0
+    try:
+        return run_command(args)
+    except CommandLineError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    return 2
 
 
 if __name__ == "__main__":

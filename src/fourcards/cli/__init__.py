@@ -3,12 +3,13 @@
     fourcards                        a seeded match between rule-based players (= fourcards demo)
     fourcards demo [--seed S] [--players N] [--delay SECONDS]
     fourcards hand [--seed S] [--seat K]
-    fourcards play gang-of-four [--players N] [--seed S] [--opponents greedy|search] [--resume FILE]
-    fourcards play four-pack | duelo | four-color | zangle [--players N] [--seed S]
+    fourcards play gang-of-four | four-color | zangle | four-pack | duelo
+                   [--players N] [--seed S] [--opponents KIND] [--save FILE] [--resume FILE] [--pause]
     fourcards simulate --bots greedy,random,random,random --matches N [--seed S] [--workers W] [--json]
                        [--backend local|dask --scheduler ADDRESS]
-    fourcards tournament --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
+    fourcards tournament [--game GAME] --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
     fourcards bench [--quick]
+    fourcards serve [--host 127.0.0.1] [--port 8000] [--db PATH]
 
 Each game adds its own ``play`` subcommand through :data:`PLAY_COMMANDS`.
 """
@@ -20,8 +21,21 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .. import __version__
+from .args import Parser
 
-__all__ = ["main", "PLAY_COMMANDS"]
+__all__ = ["main", "PLAY_COMMANDS", "Parser", "build_parser"]
+
+DESCRIPTION = """\
+Play, check and score five card games.
+
+  fourcards                        a seeded match between rule-based players (the same as: fourcards demo)
+  fourcards hand --seed S          a seeded hand and its legal leads
+  fourcards play GAME              play against bots: gang-of-four, four-color, zangle, four-pack, duelo
+  fourcards simulate --bots greedy,random,random,random --matches N
+  fourcards tournament --game GAME --bots greedy,random,random --deals N
+  fourcards bench --quick
+
+Each command explains its options: fourcards COMMAND --help."""
 
 #: ``play`` subcommands by game name: a function adding its arguments and one running it.
 PLAY_COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None],
@@ -39,34 +53,50 @@ def _register_games() -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, simulate
+    from . import demo, serve, simulate
 
     _register_games()
-    parser = argparse.ArgumentParser(prog="fourcards", description=__doc__,
+    parser = Parser(prog="fourcards", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"fourcards {__version__}")
     demo.add_top_level_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo.add_commands(sub)
-    play = sub.add_parser("play", help="play against bots in the terminal")
+    play = sub.add_parser("play", help="play against bots in the terminal",
+                          description="Play a game against bots in the terminal.")
     games = play.add_subparsers(dest="game", metavar="GAME", required=True)
+    from ..games import GAMES
+
     for name, (add_arguments, _run) in PLAY_COMMANDS.items():
-        add_arguments(games.add_parser(name, help=f"play {name}"))
+        title = GAMES[name].title if name in GAMES else name
+        add_arguments(games.add_parser(name, help=f"play {title}", description=f"Play {title} against bots: "
+                                       "type 'help' at the prompt for the commands and the rules in short."))
     simulate.add_commands(sub)
+    serve.add_commands(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import demo, simulate
 
+    from .args import CommandLineError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "play":
             return PLAY_COMMANDS[args.game][1](args)
+        if args.command == "serve":
+            from . import serve
+
+            return serve.run(args)
         if args.command in ("simulate", "tournament", "bench"):
             return simulate.run(args)
         return demo.run(args)
+    except CommandLineError as error:
+        prog = " ".join(["fourcards", *(w for w in (args.command, getattr(args, "game", None)) if w)])
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # e.g. piped into head
         sys.stderr.close()
         return 0

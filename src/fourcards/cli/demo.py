@@ -14,17 +14,27 @@ from ..gangoffour.bots import GreedyBot
 from ..gangoffour.deal import deal
 from ..gangoffour.match import GangOfFour
 from .render import colour_enabled, describe, paint
+from .args import SEED, int_in, quote
 
 
 def show_hand(seed: int, seat: int = 0, colour: bool = False) -> str:
-    """One seat of a seeded deal and its legal leads, classified and ranked."""
+    """One seat of a seeded deal and its legal leads, classified and ranked: the
+    first lead of the match (it must hold M1) for the seat holding M1, any
+    lead for the other seats."""
     hand = deal(seed)[seat]
-    plays = legal_plays(hand)
+    state = GangOfFour().new_match(seed)
+    if state.current_player == seat:
+        allowed = set(state.legal_actions())
+        plays = [c for c in legal_plays(hand) if c.action in allowed]
+        title = f"{len(plays)} legal first leads (the first lead of the match must hold M1)"
+    else:
+        plays = legal_plays(hand)
+        title = f"{len(plays)} legal leads (P{state.current_player} holds M1 and leads first)"
     lines = [
         f"fourcards {__version__} ({'compiled core' if COMPILED else 'pure Python'})",
         f"Gang of Four, seed {seed}: seat {seat} holds",
         "  " + paint(format_cards(hand), colour),
-        f"{len(plays)} legal leads, by kind, lowest to highest (action index in brackets):",
+        f"{title}, by kind, lowest to highest (action index in brackets):",
     ]
     for kind in ComboKind:
         of_kind = [c for c in plays if c.kind is kind]
@@ -57,14 +67,25 @@ def demo_lines(seed: int, players: int = 4, colour: bool = False) -> list[str]:
 
 
 def _common(parser: argparse.ArgumentParser, default: Any = 2026) -> None:
-    parser.add_argument("--seed", type=int, default=default, help="seed (default 2026)")
-    parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--seed", type=SEED, default=default, help=f"the deal's seed (default: {default})")
+    parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
+                        help="colours: auto (a terminal and NO_COLOR unset), always or never (default: auto)")
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number of seconds") from None
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"{text}: seconds between 0 and 10")
+    return value
 
 
 def _demo_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
-    parser.add_argument("--delay", type=float, default=None,
-                        help="seconds between lines (default 0.01 in a terminal, else 0)")
+    parser.add_argument("--players", type=int_in(2, 4), default=4, help="players, 2 to 4 (default: 4)")
+    parser.add_argument("--delay", type=_delay, default=None,
+                        help="seconds between lines (default: 0.01 in a terminal, else 0)")
 
 
 def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +100,7 @@ def add_commands(sub: Any) -> None:
     _demo_options(demo)
     hand = sub.add_parser("hand", help="a seeded hand and every legal lead")
     _common(hand)
-    hand.add_argument("--seat", type=int, default=0, choices=range(4), help="seat to show")
+    hand.add_argument("--seat", type=int_in(0, 3), default=0, help="the seat to show, 0 to 3 (default: 0)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,196 +3,177 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from ..engine import Bot, derive_seed
+from ..engine import Bot
 from ..errors import FourCardsError
-from ..gangoffour import Combo, format_cards
-from ..gangoffour.bots import GreedyBot, SearchBot
-from ..gangoffour.match import PASS, GangOfFour, MatchState, Played, Rules
+from ..gangoffour import classify, format_cards
+from ..gangoffour.cards import KINDS
+from ..gangoffour.match import PASS, CardGiven, GangOfFour, MatchState, Played, Rules
 from .render import colour_enabled, describe, paint
+from .session import Session as _Session
+from .session import Table, add_session_arguments, int_in, make_bots, open_match, plural, quote, resume_conflicts
 
-HELP = """\
+__all__ = ["GangOfFourTable", "Session", "add_arguments", "run", "HELP"]
+
+COMMANDS = """\
 Type the cards to play, e.g.  G3 Y4 R5 G6 Y7   (case does not matter)
   pass           pass (not when you lead)
   give CARD      during the exchange, give a card back to the loser (e.g. give G2)
-  CARDS !        play and announce your last card (only with --manual-last-card)
-  hint           what the search bot would play
-  hand           show your hand again
-  save FILE      save the match (continue later with --resume FILE)
-  help           this text
-  quit           stop (saved first when --save FILE was given)
+  CARDS !        play and announce your last card (only with --manual-last-card)"""
+
+SHORT_RULES = """\
 Beat the table with the same number of cards, strictly higher; a gang (4+ of a
-value) beats anything but a higher gang. The lowest total wins when someone
-reaches the target score."""
+value) beats anything but a higher gang. Shed all your cards first: the others
+score penalty points for the cards they hold. The lowest total wins when
+someone reaches the target score."""
+
+RULES = """\
+Gang of Four (2-4 players), 64 cards: 1-10 in green, yellow and red (two of
+each), the multicolour 1 (M1), the green and yellow phoenixes (GP, YP, above 10)
+and the red dragon (RD, the highest single).
+- 16 cards each. The player holding M1 leads the first round; that lead must
+  contain M1.
+- The leader plays a single, pair, three of a kind, or a five-card combination
+  (straight < flush < full house < straight flush); a gang (4 or more of a
+  value) beats anything but a higher gang (more cards, or the same count higher).
+- Each player in turn plays the same kind and count, strictly higher, or passes.
+  When everyone else passes, the last player to play leads anything.
+- A player left with one card is announced (with --manual-last-card you announce
+  it yourself: end the play with !). While the next player holds one card, you
+  must play your highest single on a single, and lead a combination rather than
+  a single if you can.
+- The first player out wins the round and leads the next. The others score
+  penalties for the cards they hold: 1-7 cards 1 each, 8-10 2 each, 11-13 3
+  each, 14-15 4 each, 16 5 each.
+- Next round: the loser (most cards) gives the winner their highest card, and
+  the winner gives any card back. Play changes direction every round.
+- When someone reaches the target score (100), the lowest total wins."""
+
+HELP = COMMANDS  # the game's own commands (the session adds the shared ones)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
-    parser.add_argument("--opponents", choices=("greedy", "search"), default="greedy")
-    parser.add_argument("--target-score", type=int, default=100)
+    parser.add_argument("--players", type=int_in(2, 4), default=None, help="players, 2 to 4 (default: 4)")
+    parser.add_argument("--target-score", type=int_in(1, 100000), default=None,
+                        help="the score that ends the match (default: 100)")
     parser.add_argument("--manual-last-card", action="store_true",
-                        help="announce your last card yourself (end a play with !)")
-    parser.add_argument("--resume", metavar="FILE", help="continue a saved match")
-    parser.add_argument("--save", metavar="FILE", help="save the match here when you quit")
-    parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto")
+                        help="announce your last card yourself: end a play with ! (default: announced for you)")
+    add_session_arguments(parser, "gang-of-four", default_opponents="greedy")
 
 
-class Session:
-    """One person (seat 0) against bots, reading commands from ``stdin``."""
+class GangOfFourTable(Table):
+    game = "gang-of-four"
+    commands = COMMANDS
+    short_rules = SHORT_RULES
+    rules = RULES
 
-    def __init__(self, state: MatchState, opponents: str, stdin: TextIO, stdout: TextIO,
-                 colour: bool, save: str | None) -> None:
-        self.state = state
-        self.you = 0
-        self.stdin, self.stdout, self.colour, self.save_path = stdin, stdout, colour, save
-        seed = state.seed
-        self.bots: dict[int, Bot] = {
-            p: SearchBot(seed=derive_seed(seed, p), time_per_move=0.05) if opponents == "search" else GreedyBot()
-            for p in range(1, state.game.num_players)
-        }
-        self.adviser = SearchBot(seed=derive_seed(seed, 99), iterations=400)
-        self.seen = 0
+    def __init__(self, state: MatchState, colour: bool = False) -> None:
+        super().__init__(state, colour)
         self.warned_one_card: set[tuple[int, int]] = set()
 
-    def say(self, text: str = "") -> None:
-        print(text, file=self.stdout, flush=True)
-
-    def run(self) -> int:
+    def intro(self) -> list[str]:
         rules = self.state.game.rules
-        self.say(f"Gang of Four: you are P0 against {rules.players - 1} bots; "
-                 f"first to {rules.target_score} points loses, the lowest total wins. Type 'help'.")
-        while True:
-            self.show_events()
-            if self.state.is_terminal:
-                return 0
-            player = self.state.current_player
-            if player != self.you:
-                bot = self.bots[player]
-                self.state.apply(bot.choose(self.state.observation(player), self.state.legal_actions()), player)
-                continue
-            self.show_status()
-            if not self.turn():
-                return 0
+        return [f"Gang of Four, seed {self.state.seed}: you are P0 against {plural(rules.players - 1, 'bot')}; "
+                f"first to {rules.target_score} points ends the match, the lowest total wins. Type 'help'."]
 
-    def show_events(self) -> None:
-        history = self.state.history
-        for record in history[self.seen:]:
-            for line in describe(record, self.colour, self.you):
-                self.say(line)
-            if isinstance(record, Played) and record.cards_left == 1 and record.player != self.you:
-                key = (self.state.round, record.player)
-                if key not in self.warned_one_card:
-                    self.warned_one_card.add(key)
-                    self.say(f"   ! P{record.player} has one card left. When P{record.player} plays right "
+    def show(self, record: Any) -> list[str]:
+        lines = describe(record, self.colour, self.you)
+        state = self.state
+        if isinstance(record, Played) and record.cards_left == 1 and record.player != self.you:
+            key = (state.round, record.player)
+            if key not in self.warned_one_card:
+                self.warned_one_card.add(key)
+                lines.append(f"   ! P{record.player} has one card left. When P{record.player} plays right "
                              "after you, you must play your highest single on a single (or a gang), "
                              "and lead a combination rather than a single if you can.")
-        if len(history) > self.seen:
-            from ..gangoffour.match import CardGiven
-
-            last = history[-1]
-            if isinstance(last, CardGiven) and last.automatic and last.receiver == self.you:
-                self.say("   Card exchange: you won the last round, so the loser (most cards) gave you "
+        if isinstance(record, CardGiven) and record.automatic and record.receiver == self.you:
+            lines.append("   Card exchange: you won the last round, so the loser (most cards) gave you "
                          "their highest card. Give one card back: type 'give CARD'.")
-            elif isinstance(last, CardGiven) and last.automatic and last.giver == self.you:
-                self.say("   Card exchange: you ended the last round with the most cards, so your highest "
+        elif isinstance(record, CardGiven) and record.automatic and record.giver == self.you:
+            lines.append("   Card exchange: you ended the last round with the most cards, so your highest "
                          "card went to the winner, who now gives one card back to you.")
-        self.seen = len(history)
+        return lines
 
-    def show_status(self) -> None:
+    def status(self) -> list[str]:
         obs = self.state.observation(self.you)
         way = "counter-clockwise" if obs.direction == 1 else "clockwise"
-        table = "empty - you lead" if obs.table is None else f"{paint(str(obs.table), self.colour)} (P{obs.table_player})"
+        table = "empty - you lead" if obs.table is None else \
+            f"{paint(str(obs.table), self.colour)} (P{obs.table_player})"
         sizes = "  ".join(f"P{p}:{n}" for p, n in enumerate(obs.hand_sizes))
         scores = "  ".join(f"P{p}:{n}" for p, n in enumerate(obs.scores))
-        self.say("")
-        self.say(f"Round {obs.round}, {way} | table: {table}")
-        self.say(f"Cards: {sizes} | Scores: {scores}")
+        lines = [f"Round {obs.round}, {way} | table: {table}", f"Cards: {sizes} | Scores: {scores}"]
         if obs.must_lead_m1:
-            self.say("You hold M1: your lead must contain M1 (five cards at most).")
-        self.say(f"Your hand: {paint(format_cards(obs.hand), self.colour)}")
+            lines.append("You hold M1: your lead must contain M1 (five cards at most).")
+        lines.append(f"Your hand: {paint(format_cards(obs.hand), self.colour)}")
+        return lines
 
-    def turn(self) -> bool:
-        """Read commands until one acts; False when the person quits."""
-        while True:
-            self.stdout.write("> ")
-            self.stdout.flush()
-            line = self.stdin.readline()
-            if not line:
-                self.finish()
-                return False
-            text = line.strip()
-            word = text.lower()
-            if not text:
-                continue
-            if word in ("quit", "exit", "q"):
-                self.finish()
-                return False
-            if word in ("help", "?"):
-                self.say(HELP)
-                continue
-            if word == "hand":
-                self.show_status()
-                continue
-            if word == "hint":
-                obs = self.state.observation(self.you)
-                action = self.adviser.choose(obs, self.state.legal_actions())
-                self.say(f"hint: {self.state.action_to_string(action)}")
-                continue
-            if word.startswith("save "):
-                self.write(text[5:].strip())
-                continue
-            try:
-                if word == "pass":
-                    self.state.apply(PASS, self.you)
-                elif word.startswith("give "):
-                    self.state.give_back(text[5:].strip())
-                else:
-                    announce = text.endswith("!")
-                    combo = Combo.parse(text.rstrip("!").strip())
-                    self.state.play(combo, announce=announce)
-                return True
-            except FourCardsError as error:
-                self.say(f"! {error}")
+    def act(self, line: str) -> None:
+        text = line.strip()
+        word = text.lower()
+        if word == "pass":
+            self.state.apply(PASS, self.you)
+            return
+        if word.startswith("give"):
+            cards = self.cards(text[4:])
+            if len(cards) != 1:
+                raise FourCardsError("give one card, e.g. give G2")
+            self.state.give_back(cards[0])
+            return
+        announce = text.endswith("!")
+        cards = self.cards(text.rstrip("!"))
+        if not cards:
+            raise FourCardsError("type the cards to play (e.g. G3 G3), 'pass', or 'help'")
+        shown = " ".join(cards)
+        combo = classify(shown)
+        if combo is None:
+            raise FourCardsError(f"{shown if len(shown) <= 40 else shown[:37] + '...'} is not a combination")
+        self.state.play(combo, announce=announce)
 
-    def write(self, path: str) -> None:
-        try:
-            Path(path).write_text(self.state.to_json())
-            self.say(f"saved to {path} (continue with --resume {path})")
-        except OSError as error:
-            self.say(f"! could not save to {path}: {error}")
+    @staticmethod
+    def cards(text: str) -> list[str]:
+        """The card words of ``text``, each checked, in the person's words."""
+        names = {str(card): card for card in KINDS}
+        words = text.replace(",", " ").upper().split()
+        for word in words:
+            if word not in names:
+                raise FourCardsError(f"{quote(word, 12)} is not a card: cards are G1..G10, Y1..Y10, R1..R10, "
+                                     "M1, GP, YP and RD")
+        for word in set(words):
+            copies = 1 if word in ("M1", "GP", "YP", "RD") else 2
+            if words.count(word) > copies:
+                raise FourCardsError(f"there {'is only one' if copies == 1 else 'are only two'} {word} "
+                                     f"in the deck, not {words.count(word)}")
+        return words
 
-    def finish(self) -> None:
-        if self.save_path and not self.state.is_terminal:
-            self.write(self.save_path)
-        self.say("bye")
+    def typed(self, action: int) -> str:
+        return str(self.state.action_to_string(action))
 
 
-def run(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+class Session(_Session):
+    """One person (seat 0) against bots at Gang of Four (kept for callers of the old driver)."""
+
+    def __init__(self, state: MatchState, opponents: str, stdin: TextIO, stdout: TextIO,
+                 colour: bool, save: str | None, pause: bool = False) -> None:
+        bots, adviser = make_bots("gang-of-four", state, opponents, state.seed)
+        super().__init__(GangOfFourTable(state, colour), bots, adviser, stdin=stdin, stdout=stdout,
+                         save_path=save, pause=pause)
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    resume_conflicts(args, ("players", "target-score", "manual-last-card"))
+    rules = {"players": args.players or 4, "target_score": args.target_score or 100,
+             "manual_last_card": args.manual_last_card}
+    state = open_match(args, "gang-of-four", lambda saved: GangOfFour(Rules(**saved)), rules)
+    import sys
+
+    out = stdout if stdout is not None else sys.stdout
+    table = GangOfFourTable(state, colour_enabled(args.colour, out))
+    bots: dict[int, Bot]
+    bots, adviser = make_bots("gang-of-four", state, args.opponents, state.seed)
+    session = _Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause)
     if args.resume:
-        try:
-            text = Path(args.resume).read_text()
-        except OSError as error:
-            print(f"fourcards: cannot read {args.resume}: {error}", file=sys.stderr)
-            return 2
-        import json
-
-        try:
-            rules = Rules(**json.loads(text)["rules"])
-            state = GangOfFour(rules).from_json(text)
-        except (FourCardsError, KeyError, TypeError, ValueError) as error:
-            print(f"fourcards: {args.resume} is not a saved Gang of Four match: {error}", file=sys.stderr)
-            return 2
-    else:
-        import secrets
-
-        seed = args.seed if args.seed is not None else secrets.randbits(32)
-        game = GangOfFour(players=args.players, target_score=args.target_score,
-                          manual_last_card=args.manual_last_card)
-        state = game.new_match(seed)
-        print(f"seed {seed}", file=stdout)
-    session = Session(state, args.opponents, stdin, stdout, colour_enabled(args.colour, stdout), args.save)
+        session.say(f"Resumed {args.resume}: Gang of Four, seed {state.seed}, "
+                    f"{plural(len(state.actions), 'move')} so far.")
     return session.run()
+

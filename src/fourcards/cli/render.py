@@ -42,10 +42,15 @@ def describe(record: object, colour: bool, you: int = -1) -> list[str]:
     if isinstance(record, RoundStart):
         way = "counter-clockwise" if record.direction == 1 else "clockwise"
         return ["", f"== Round {record.round} (dealer P{record.dealer}, play goes {way}; "
-                    f"{who(record.leader)} lead{'' if record.leader == you else 's'})"]
+                    f"{'you lead' if record.leader == you else f'P{record.leader} leads'})"]
     if isinstance(record, CardGiven):
-        how = "gives the winner their highest card" if record.automatic else "gives back"
-        return [f"   exchange: {who(record.giver)} {how}: {paint(str(record.card), colour)} -> {who(record.receiver)}"]
+        you_give = record.giver == you
+        if record.automatic:
+            how = f"give{'' if you_give else 's'} the winner {'your' if you_give else 'their'} highest card"
+        else:
+            how = f"give{'' if you_give else 's'} back"
+        receiver = "you" if record.receiver == you else f"P{record.receiver}"
+        return [f"   exchange: {who(record.giver)} {how}: {paint(str(record.card), colour)} -> {receiver}"]
     if isinstance(record, Played):
         kind = record.combo.kind.name.lower().replace("_", " ")
         last = "  - last card!" if record.cards_left == 1 else ""
@@ -58,7 +63,8 @@ def describe(record: object, colour: bool, you: int = -1) -> list[str]:
     if isinstance(record, RoundEnd):
         penalties = ", ".join(f"{who(p)} +{v}" for p, v in enumerate(record.penalties))
         totals = ", ".join(f"{who(p)} {v}" for p, v in enumerate(record.totals))
-        return [f"   round {record.round} won by {who(record.winner)}: {penalties}", f"   totals: {totals}"]
+        winner = "you" if record.winner == you else f"P{record.winner}"
+        return [f"== Round {record.round} over, won by {winner}: {penalties}", f"   totals: {totals}"]
     if isinstance(record, MatchEnd):
         names = " and ".join(who(w) for w in record.winners)
         verb = "win" if len(record.winners) > 1 or record.winners == (you,) else "wins"

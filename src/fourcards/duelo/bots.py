@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..decks import Deck, load_deck
+from ..decks import CARD_IDS, Deck, load_deck
 from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
 
@@ -18,15 +18,15 @@ def own_pile_cards(observation: DueloObservation) -> set[int]:
     for hand in observation.hands:
         if isinstance(hand, TableTaken):
             if hand.player == observation.player:
-                mine.update(c.code for c in hand.taken)
+                mine.update(CARD_IDS.index(c) for c in hand.taken)
             continue
         for player, card in hand.revealed:
             if player == observation.player:
-                mine.discard(card.code)
+                mine.discard(CARD_IDS.index(card))
         if hand.winner == observation.player:
-            mine.update(c.code for c in hand.taken)
+            mine.update(CARD_IDS.index(c) for c in hand.taken)
     if observation.top_card is not None:
-        mine.discard(observation.top_card.code)
+        mine.discard(CARD_IDS.index(observation.top_card))
     return mine
 
 

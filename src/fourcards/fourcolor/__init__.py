@@ -19,167 +19,40 @@ pure-Python twin searches plainly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from enum import IntEnum
-from typing import Any, Final, Union, final
+from collections.abc import Iterable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
-from ..errors import ImpossibleCardsError, InvalidCardError, InvalidComboError
+from ..errors import ImpossibleCardsError, InvalidCardError
 from . import _deck, _kernels, _reference
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
-           "best_points", "best_points_packed", "best_points_batch", "hand_counts", "pack"]
+           "best_points", "best_points_packed", "best_points_batch", "best_split_batch", "waits_batch",
+           "hand_counts", "pack",
+           "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
 
 
-@final
-class Card:
-    """One of the 28 card kinds: colour letter + rank letter (``RG`` red General)."""
-
-    __slots__ = ("code",)
-    code: int
-
-    def __new__(cls, *args: Any) -> Card:
-        raise TypeError("use Card.parse(text) or Card.from_code(code)")
-
-    @classmethod
-    def _make(cls, code: int) -> Card:
-        card = object.__new__(cls)
-        object.__setattr__(card, "code", code)
-        return card
-
-    @staticmethod
-    def parse(text: str) -> Card:
-        """The card named by ``text`` (case-insensitive)."""
-        if not isinstance(text, str):
-            raise TypeError(f"card text must be a str, not {type(text).__name__}")
-        code = _deck.CODE_OF.get(text.strip().upper())
-        if code is None:
-            raise InvalidCardError(f"{text!r} is not a card: a colour R, G, Y or W and a rank "
-                                   "G, A, E, C, H, N or S (e.g. RG, WS)")
-        return KINDS[code]
-
-    @staticmethod
-    def from_code(code: int) -> Card:
-        if not isinstance(code, int) or not 0 <= code < _deck.NUM_KINDS:
-            raise InvalidCardError(f"{code!r} is not a card code (0..27)")
-        return KINDS[code]
-
-    @property
-    def colour(self) -> str:
-        return _deck.COLOURS[self.code // 7]
-
-    @property
-    def rank(self) -> str:
-        return _deck.RANKS[self.code % 7]
-
-    @property
-    def name(self) -> str:
-        return f"{_deck.COLOUR_NAMES[self.code // 7]} {_deck.RANK_NAMES[self.code % 7]}"
-
-    def __str__(self) -> str:
-        return _deck.NAMES[self.code]
-
-    def __repr__(self) -> str:
-        return f"Card.parse({_deck.NAMES[self.code]!r})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Card is immutable")
-
-    def __reduce__(self) -> tuple[Any, tuple[int]]:
-        return Card.from_code, (self.code,)
-
-    def __hash__(self) -> int:
-        return self.code
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Card):
-            return NotImplemented
-        return self.code < other.code
-
-
-KINDS: Final[tuple[Card, ...]] = tuple(Card._make(c) for c in range(_deck.NUM_KINDS))
-DECK: Final[tuple[Card, ...]] = tuple(card for card in KINDS for _ in range(_deck.COPIES))
-"""The 112 cards, four copies of each kind."""
-
-HandLike = Union[str, Iterable[Union[Card, str]], Sequence[int], "npt.NDArray[Any]"]
-
-
-class MeldKind(IntEnum):
-    LONE_GENERAL = 0
-    PAIR = 1
-    TRIPLE = 2
-    QUAD = 3
-    GENERAL_QUAD = 4
-    COMMAND = 5
-    FIELD = 6
-    THREE_SOLDIERS = 7
-    FOUR_SOLDIERS = 8
-
-
-@dataclass(frozen=True)
-class Meld:
-    """A group of cards: its kind, cards, and whether it is exposed (on the table)."""
-
-    kind: MeldKind
-    cards: tuple[Card, ...]
-    exposed: bool = False
-
-    @property
-    def points(self) -> int:
-        exposed, concealed = _deck.POINTS[self.kind]
-        return exposed if self.exposed else concealed
-
-    @staticmethod
-    def parse(text: str | Iterable[Card | str], exposed: bool = False) -> Meld:
-        """The meld these cards form; raises if they form none."""
-        cards = _cards(text)
-        kind = _deck.meld_kind(tuple(sorted(c.code for c in cards)))
-        if kind < 0:
-            raise InvalidComboError(f"{_text(cards)!r} is not a meld")
-        return Meld(MeldKind(kind), tuple(sorted(cards)), exposed)
-
-    def __str__(self) -> str:
-        return _text(self.cards)
-
-
-@dataclass(frozen=True)
-class Split:
-    """A complete split of a hand into melds, and its points."""
-
-    melds: tuple[Meld, ...]
-    points: int
-
-
-def _text(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
-def _cards(cards: Any) -> list[Card]:
-    if isinstance(cards, str):
-        return [Card.parse(t) for t in cards.replace(",", " ").split()]
-    if isinstance(cards, Card):
-        raise TypeError("expected several cards, got one Card; wrap it in a list")
-    result = []
-    for item in cards:
-        if isinstance(item, Card):
-            result.append(item)
-        elif isinstance(item, str):
-            result.append(Card.parse(item))
-        else:
-            raise TypeError(f"cards must be Card or str, not {type(item).__name__}")
-    return result
+from .cards import DECK, KINDS, Card, HandLike, Meld, MeldKind, Split, _cards
 
 
 def hand_counts(hand: HandLike) -> list[int]:
     """28 counts from text, cards or counts; checks at most 4 of a kind."""
-    if isinstance(hand, np.ndarray) or (isinstance(hand, (list, tuple)) and len(hand) == _deck.NUM_KINDS
-                                        and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                                                for x in hand)):
-        counts = [int(x) for x in hand]
+    if isinstance(hand, np.ndarray):
+        if hand.ndim != 1 or hand.dtype.kind not in "iuO":
+            raise TypeError(f"a hand given as an array is 28 integer counts, got dtype {hand.dtype} "
+                            f"and shape {hand.shape} (floats are not truncated)")
+        counts: list[int] = hand.tolist()
+        bad = next((x for x in counts if not isinstance(x, int) or isinstance(x, bool)), None)
+        if bad is not None:
+            raise TypeError(f"a hand's counts must be ints, got {type(bad).__name__} {bad!r}")
         if len(counts) != _deck.NUM_KINDS or min(counts) < 0:
+            raise ImpossibleCardsError(f"a hand is 28 counts of 0..4, got {counts}")
+    elif (isinstance(hand, (list, tuple)) and len(hand) == _deck.NUM_KINDS
+          and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in hand)):
+        counts = [int(x) for x in hand]
+        if min(counts) < 0:
             raise ImpossibleCardsError(f"a hand is 28 counts of 0..4, got {counts}")
     else:
         counts = [0] * _deck.NUM_KINDS
@@ -227,86 +100,95 @@ def best_split(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Car
     (scored exposed); ``incoming`` a card on offer joining the hand; when it
     comes from another player's discard, the meld it completes is exposed.
     """
+    if incoming is None and type(exposed) is tuple and not exposed:
+        fast = _kernels.best_split_hand(hand)  # a list of Card in C; anything else below
+        if fast is not _kernels.FALLBACK:
+            return fast  # type: ignore[no-any-return]
     counts, fixed, extra = _prepare(hand, exposed, incoming)
     exposed_code = extra if incoming_from_discard else -1
-    total = int(_kernels.best_points(counts, exposed_code))
-    if total < 0:
+    found = _kernels.split(counts, exposed_code)
+    if found is None:
         return None
-    melds = _reconstruct(counts, exposed_code, total)
-    fixed_points = sum(m.points for m in fixed)
-    return Split(tuple(fixed) + tuple(melds), total + fixed_points)
-
-
-def _reconstruct(counts: list[int], exposed_code: int, total: int) -> list[Meld]:
-    """Melds achieving ``total`` (the kernels' answer), found by following the tables."""
-    melds: list[Meld] = []
-    rest = list(counts)
-    if exposed_code >= 0:
-        for codes in _reference.MELDS_WITH[exposed_code]:
-            trial = list(rest)
-            for k in codes:
-                trial[k] -= 1
-            if min(trial) < 0:
-                continue
-            kind = _deck.meld_kind(codes)
-            if _kernels.best_points(trial, -1) + _deck.POINTS[kind][0] == total:
-                melds.append(Meld(MeldKind(kind), tuple(KINDS[k] for k in codes), True))
-                rest = trial
-                total -= _deck.POINTS[kind][0]
-                break
-    while any(rest):
-        first = next(k for k, n in enumerate(rest) if n)
-        for codes in _reference.MELDS_WITH[first]:
-            trial = list(rest)
-            for k in codes:
-                trial[k] -= 1
-            if min(trial) < 0:
-                continue
-            kind = _deck.meld_kind(codes)
-            after = int(_kernels.best_points(trial, -1))
-            if after >= 0 and after + _deck.POINTS[kind][1] == total:
-                melds.append(Meld(MeldKind(kind), tuple(KINDS[k] for k in codes), False))
-                rest, total = trial, after
-                break
-        else:  # pragma: no cover - the tables guarantee a way
-            raise AssertionError("no meld reproduces the best total")
-    return melds
+    total, indices = found
+    melds = tuple(_EXPOSED_MELDS[g] if i == 0 and exposed_code >= 0 else _CONCEALED_MELDS[g]
+                  for i, g in enumerate(indices))
+    return Split(tuple(fixed) + melds, int(total) + sum(m.points for m in fixed))
 
 
 def is_complete(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Card | str | None = None) -> bool:
     """Whether every card splits into melds."""
+    if incoming is None and type(exposed) is tuple and not exposed:
+        fast = _kernels.is_complete_hand(hand)
+        if fast is not _kernels.FALLBACK:
+            return fast  # type: ignore[no-any-return]
     counts, _, _ = _prepare(hand, exposed, incoming)
     return int(_kernels.best_points(counts, -1)) >= 0
 
 
 def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool = False) -> dict[Card, int]:
     """Every card kind that would complete the hand, with the points it would give."""
+    if type(exposed) is tuple and not exposed:
+        fast = _kernels.waits_hand(hand, from_discard)
+        if fast is not _kernels.FALLBACK:
+            return fast  # type: ignore[no-any-return]
     counts, fixed, _ = _prepare(hand, exposed, None)
     on_table = [0] * _deck.NUM_KINDS
     for meld in fixed:
         for card in meld.cards:
             on_table[card.code] += 1
     fixed_points = sum(m.points for m in fixed)
-    result = {}
-    for code in range(_deck.NUM_KINDS):
-        if counts[code] + on_table[code] >= _deck.COPIES:
-            continue
-        counts[code] += 1
-        points = int(_kernels.best_points(counts, code if from_discard else -1))
-        counts[code] -= 1
-        if points >= 0:
-            result[KINDS[code]] = points + fixed_points
-    return result
+    points = _kernels.wait_points(counts, on_table, bool(from_discard))
+    return {KINDS[code]: int(p) + fixed_points for code, p in enumerate(points) if p >= 0}
 
 
 def best_points(hand: HandLike, exposed_code: int = -1) -> int:
     """Best points of a complete split of the cards (-1: none); the meld holding a card of
     ``exposed_code`` is scored exposed."""
-    return int(_kernels.best_points(hand_counts(hand), exposed_code))
+    fast = _kernels.best_points_hand(hand, exposed_code)  # a list of Card or 28 ints in C
+    if fast is not _kernels.FALLBACK:
+        return fast  # type: ignore[no-any-return]
+    if not isinstance(exposed_code, (int, np.integer)) or isinstance(exposed_code, bool):
+        raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
+    if not -1 <= exposed_code < _deck.NUM_KINDS:
+        raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+    return int(_kernels.best_points(hand_counts(hand), int(exposed_code)))
 
 
 best_points_packed = _kernels.best_points_packed
 """Fast path: best points (-1 none; -2 a count above 4) of a packed hand (:func:`pack`)."""
 
 best_points_batch = _kernels.best_points_batch
-"""Batch: best points (int16) of rows of 28 counts (``uint8``), without the GIL."""
+"""Batch: best points (int16) of rows of 28 integer counts, without the GIL (floats,
+bools and counts outside 0..255 are refused)."""
+
+best_split_batch = _kernels.best_split_batch
+"""Batch: best splits of rows of 28 counts without the GIL: points (int16) and
+melds (int8 action indices into ``fourcards.fourcolor.game.MELDS``, rows x 64, -1 padded)."""
+
+waits_batch = _kernels.waits_batch
+"""Batch: per row and kind, the points one more card completes the hand with
+(int16, rows x 28, -1 none), without the GIL."""
+
+_CONCEALED_MELDS: Final[tuple[Meld, ...]] = tuple(
+    Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), False) for m in _reference.MELDS)
+_EXPOSED_MELDS: Final[tuple[Meld, ...]] = tuple(
+    Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), True) for m in _reference.MELDS)
+_kernels.register(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
+
+
+# The game and its bots, at the top like the other games (loaded on first use).
+_LAZY = {"FourColor": ".game", "FourColorObservation": ".game", "FourColorState": ".game", "Rules": ".game",
+         "GreedyBot": ".bots", "RandomBot": ".bots"}
+if TYPE_CHECKING:
+    from .bots import GreedyBot, RandomBot
+    from .game import FourColor, FourColorObservation, FourColorState, Rules
+
+
+def __getattr__(name: str) -> Any:
+    """The game and its bots load on first use, so that importing the cards stays quick."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

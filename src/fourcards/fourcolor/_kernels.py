@@ -1,23 +1,83 @@
-"""The Four Color kernels in use: compiled, or the pure-Python twin."""
+"""The Four Color kernels in use: compiled, or the pure-Python twin.
+
+The batch entry points check their rows here, at the Python boundary, before
+the unchecked C (the twin runs the same check): a count must be an integer in
+0..255 (counts 5..255 answer -2, "a count above 4"); floats, bools and values
+that do not fit are refused, never truncated or wrapped.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from .._backend import load
 from . import _deck, _reference
+from ._reference import FALLBACK, check_rows
 
 #: The compiled kernels (``fourcards.fourcolor._core``), or None for the twin.
 core = load("fourcards.fourcolor._core")
 
 if TYPE_CHECKING or core is None:
-    from ._reference import best_points, best_points_batch, best_points_packed, block_best
+    from ._reference import (
+        best_points, best_points_hand, best_points_packed, best_split_hand, block_best, greedy_choose, hand_value,
+        is_complete_hand, register, split, wait_points, waits_hand,
+    )
+    from ._reference import best_points_batch as _best_points_batch
+    from ._reference import best_split_batch as _best_split_batch
+    from ._reference import waits_batch as _waits_batch
 else:
     core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in _reference.MELDS_WITH],
-                 _deck.POINTS)
+                 _deck.POINTS, _reference.MELDS)
+    FALLBACK = core.FALLBACK  # noqa: F811
     best_points = core.fc_best_points
     best_points_packed = core.fc_best_points_packed
     block_best = core.fc_block_best
-    best_points_batch = core.fc_best_points_batch
+    split = core.fc_split
+    wait_points = core.fc_wait_points
+    hand_value = core.fc_hand_value
+    greedy_choose = core.fc_greedy_choose
+    register = core.fc_register
+    is_complete_hand = core.fc_is_complete_hand
+    best_points_hand = core.fc_best_points_hand
+    best_split_hand = core.fc_best_split_hand
+    waits_hand = core.fc_waits_hand
+    _best_points_batch = core.fc_best_points_batch
+    _best_split_batch = core.fc_best_split_batch
+    _waits_batch = core.fc_waits_batch
 
-__all__ = ["core", "best_points", "best_points_packed", "block_best", "best_points_batch"]
+
+def best_points_batch(counts: Any, exposed: Any = None) -> npt.NDArray[np.int16]:
+    """Best points (int16; -1 none, -2 a count above 4) of rows of 28 counts, without the GIL."""
+    rows = check_rows(counts, "counts")
+    return _best_points_batch(rows, None if exposed is None else _reference.check_exposed(exposed, len(rows)))
+
+
+def best_split_batch(counts: Any, exposed: Any = None) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int8]]:
+    """Best splits of rows of 28 counts, without the GIL: points (int16; -1 none,
+    -2 a count above 4) and the melds' action indices (int8, rows x 64, padded with -1)."""
+    rows = check_rows(counts, "counts")
+    return _best_split_batch(rows, None if exposed is None else _reference.check_exposed(exposed, len(rows)))
+
+
+def waits_batch(counts: Any, from_discard: bool = False) -> npt.NDArray[np.int16]:
+    """Per row of 28 counts and per kind, the points one more card of that kind
+    completes the hand with (int16, rows x 28; -1: not a wait), without the GIL."""
+    if not isinstance(from_discard, (bool, np.bool_)):
+        raise TypeError(f"from_discard must be a bool, not {type(from_discard).__name__}")
+    return _waits_batch(check_rows(counts, "counts"), bool(from_discard))
+
+
+def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: int, threshold: int,
+                   rounds: int, lucky_rank_only: bool, record: bool, bot_seeds: Any = None) -> Any:
+    """Whole games in C (the compiled core only)."""
+    if core is None:
+        raise RuntimeError("the compiled Four Color core is not available")
+    return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
+
+
+__all__ = ["core", "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch",
+           "best_split_batch", "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
+           "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

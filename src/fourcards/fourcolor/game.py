@@ -32,7 +32,8 @@ import numpy.typing as npt
 from ..engine import Game, GameRules, SimultaneousDecision, State, option
 from ..errors import IllegalMoveError
 from ..rng import Rng
-from . import KINDS, Card, Meld, _deck, _kernels, _reference
+from . import _deck, _kernels, _reference
+from .cards import KINDS, Card, Meld
 
 __all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
            "PASS", "HU", "CLAIM_BASE", "NUM_ACTIONS", "Dealt", "Discarded", "TurnedUp", "Claimed",

@@ -5,7 +5,13 @@
 'Y7 G6 R5 Y4 G3'
 >>> len(legal_plays("G1 G1 Y1 R1 M1 RD"))
 24
+>>> from fourcards.gangoffour import GangOfFour
+>>> GangOfFour(players=3).num_players
+3
 """
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ._deck import PAD
 from .cards import DECK, KINDS, Card, CardsLike, format_cards, hand_mask, mask_cards, parse_cards
@@ -33,4 +39,25 @@ __all__ = [
     "NUM_ACTIONS", "PAD", "action_to_combo", "all_combos", "beats", "classify",
     "classify_batch", "classify_mask", "combo_to_action", "format_cards", "hand_mask",
     "legal_actions", "legal_mask", "legal_plays", "mask_cards", "parse_cards", "penalty",
+    "GangOfFour", "MatchState", "Rules", "GreedyBot", "RandomBot", "SearchBot", "simulate_many",
 ]
+
+# The game, its bots and the simulator, at the top like the other games (loaded on first use).
+_LAZY = {"GangOfFour": ".match", "MatchState": ".match", "Rules": ".match", "GreedyBot": ".bots",
+         "RandomBot": ".bots", "SearchBot": ".bots", "simulate_many": ".simulate"}
+# (``simulate`` itself stays in ``fourcards.gangoffour.simulate``: the module has that name.)
+if TYPE_CHECKING:
+    from .bots import GreedyBot, RandomBot, SearchBot
+    from .match import GangOfFour, MatchState, Rules
+    from .simulate import simulate_many
+
+
+def __getattr__(name: str) -> Any:
+    """The game and its bots load on first use, so that importing the cards stays quick."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+

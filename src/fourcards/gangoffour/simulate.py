@@ -29,6 +29,13 @@ __all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_s
 POLICIES = {"random": 0, "greedy": 1}
 
 
+def _check_policies(policies: object) -> None:
+    """A string is one name, not a sequence of seats: refuse it rather than seat one bot a letter."""
+    if isinstance(policies, str):
+        raise TypeError(f"policies are one name a seat, e.g. {policies.split(',')!r}; "
+                        f"got the string {policies[:60]!r}")
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """Per-match results of :func:`simulate`, one row a match."""
@@ -71,6 +78,7 @@ def simulate(
     match seeds themselves.  ``record`` keeps every match's actions.
     ``compiled=False`` forces the Python engine (the reference).
     """
+    _check_policies(policies)
     rules = rules or Rules(players=len(policies))
     if len(policies) != rules.players:
         raise ValueError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
@@ -135,6 +143,7 @@ def simulate_many(
     ``i`` always has seed ``match_seeds(seed, ...)[i]``.  ``progress(done, total)``
     is called as batches finish.
     """
+    _check_policies(policies)
     rules = rules or Rules(players=len(policies))
     if matches < 0:
         raise ValueError(f"matches must be >= 0, got {matches}")

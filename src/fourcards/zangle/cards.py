@@ -7,9 +7,11 @@ shapes tile the target (Z cards add nothing and may join any Zangle), at least
 three cards, with cards from both the centre and the player's own cards.
 
 >>> zangles = find_zangles(["4b", "2", "Z", "3"], ["1", "5a", "1"])
->>> best = best_zangle(["4b", "2", "Z", "3"], ["1", "5a", "1"])
+>>> best = best_zangle("4b 2 Z 3", "1 5a 1")  # text: cards split on blanks or commas
 >>> len(zangles), str(best)
 (13, '5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)')
+>>> best
+<Zangle 5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)>
 >>> check_zangle("4b", ["3", "1"], ["centre", "own"], target_place="centre").valid
 True
 >>> check_zangle("Z", ["1", "1"], ["own", "centre"]).reason
@@ -29,7 +31,7 @@ from .tiling import TILINGS
 
 __all__ = ["KINDS", "DEFAULT_DECK", "deck_cards", "Zangle", "Check", "check_zangle", "find_zangles",
            "best_zangle", "kind_code", "CENTRE", "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
-           "find_zangles_packed"]
+           "find_zangles_packed", "split_cards"]
 
 KINDS: Final[tuple[str, ...]] = ("Z",) + SHAPE_ORDER
 """Card kinds by code: ``Z`` then the 10 shapes."""
@@ -103,18 +105,28 @@ class Zangle:
         pieces = " + ".join(f"{KINDS[k]}({PLACES[p]})" for k, p in self.pieces)
         return f"{KINDS[self.target]}({PLACES[self.target_place]}) = {pieces}"
 
+    def __repr__(self) -> str:
+        return f"<Zangle {self}>"
+
 
 @dataclass(frozen=True)
 class Check:
+    """The answer of :func:`check_zangle`: valid, or the rule that failed."""
+
     valid: bool
     reason: str = ""
 
+    def __repr__(self) -> str:
+        return "<Check: a valid Zangle>" if self.valid else f"<Check: not a Zangle, {self.reason}>"
 
-def check_zangle(target: str, pieces: Sequence[str], places: Sequence[str],
+
+def check_zangle(target: str, pieces: str | Sequence[str], places: str | Sequence[str],
                  target_place: str = "centre") -> Check:
     """Check a Zangle against every rule; a refusal says which rule failed.
 
-    ``places`` gives ``"centre"`` or ``"own"`` for each piece."""
+    ``places`` gives ``"centre"`` or ``"own"`` for each piece (text: split on blanks)."""
+    pieces = [str(p) for p in split_cards(pieces)]
+    places = [str(p) for p in split_cards(places)]
     if len(places) != len(pieces):
         raise FourCardsError(f"{len(pieces)} pieces but {len(places)} places")
     for place in list(places) + [target_place]:
@@ -137,16 +149,25 @@ def check_zangle(target: str, pieces: Sequence[str], places: Sequence[str],
     return Check(True)
 
 
-def _counts(cards: Iterable[str | int]) -> list[int]:
+def split_cards(cards: str | Iterable[str | int]) -> list[str | int]:
+    """Cards as a list: text is split on blanks and commas (``"4b 2 Z"``), like
+    every game's text input; other iterables are taken item by item."""
+    if isinstance(cards, str):
+        return list(cards.replace(",", " ").split())
+    return list(cards)
+
+
+def _counts(cards: str | Iterable[str | int]) -> list[int]:
     counts = [0] * len(KINDS)
-    for card in cards:
+    for card in split_cards(cards):
         counts[card if isinstance(card, int) and not isinstance(card, bool) else kind_code(str(card))] += 1
     return counts
 
 
-def find_zangles(centre: Iterable[str | int], own: Iterable[str | int]) -> list[Zangle]:
+def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> list[Zangle]:
     """Every distinct Zangle from the centre cards and a player's own cards
-    (distinct as multisets of cards by kind and place)."""
+    (distinct as multisets of cards by kind and place).  Cards are text
+    (``"4b 2 Z 3"``), or an iterable of notations or kind codes."""
     avail = [_counts(centre), _counts(own)]
     found = []
     for target in range(1, len(KINDS)):
@@ -185,7 +206,7 @@ def _best_key(zangle: Zangle) -> tuple[int, int, int, int, tuple[tuple[int, int]
     return (-zangle.own_cards, -zangle.cards, zangle.target, zangle.target_place, zangle.pieces)
 
 
-def best_zangle(centre: Iterable[str | int], own: Iterable[str | int]) -> Zangle | None:
+def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> Zangle | None:
     """The Zangle that uses the most of the player's own cards (ties: the most
     cards, then the lowest target code, a centre target first, then the
     lowest pieces), or ``None``."""
@@ -193,7 +214,7 @@ def best_zangle(centre: Iterable[str | int], own: Iterable[str | int]) -> Zangle
     return min(zangles, key=_best_key) if zangles else None
 
 
-def pack_counts(cards: Iterable[str | int]) -> int:
+def pack_counts(cards: str | Iterable[str | int]) -> int:
     """Card counts packed 4 bits a kind (kind ``k`` at bit ``4k``): the fast path's input."""
     counts = _counts(cards)
     if max(counts) > 15:

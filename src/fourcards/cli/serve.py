@@ -1,0 +1,38 @@
+"""``fourcards serve``: the reference game server (needs the ``server`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_commands", "run"]
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("serve", help="run the game server (web page, HTTP API, WebSockets)",
+                            description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default="fourcards-server.db",
+                        help="SQLite file of the tables (created when missing; default fourcards-server.db)")
+    parser.add_argument("--bot-delay", type=float, default=0.3, help="seconds a bot waits before it acts")
+    parser.add_argument("--max-tables", type=int, default=1000, help="open tables at most (default 1000)")
+    parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from ..server.app import create_app
+    except ImportError as error:
+        print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"--port {args.port}: a port is 0..65535", file=sys.stderr)
+        return 2
+    app = create_app(args.db, bot_delay=args.bot_delay, max_tables=args.max_tables)
+    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {args.db})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
+                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
+    return 0

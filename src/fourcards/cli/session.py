@@ -1,0 +1,425 @@
+"""The terminal session every ``fourcards play`` game shares.
+
+A game brings a :class:`Table` (how its state reads on screen and how a
+person's line becomes an action); :class:`Session` does the rest the same way
+for every game: bots' turns (one at a time with ``--pause``), the prompt with
+line editing and history (readline where it exists), ``help``, ``rules``,
+``hint`` (from the game's best bot), ``hand``, ``save FILE``, ``quit``, and
+saving on quit, Ctrl-D and Ctrl-C when ``--save FILE`` was given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..engine import Bot, derive_seed
+from ..errors import FourCardsError
+from ..games import get_game
+from .args import SEED, CommandLineError, int_in, quote
+
+__all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
+           "add_session_arguments", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser"]
+
+#: The longest line a person's input may be; longer lines are refused without echoing them whole.
+MAX_LINE = 200
+
+
+class Confirm(Exception):
+    """Raised by :meth:`Table.act`: ask ``question`` (yes/no) before ``then`` acts."""
+
+    def __init__(self, question: str, then: Callable[[], None]) -> None:
+        super().__init__(question)
+        self.question, self.then = question, then
+
+
+_CONTEXT = re.compile(r" \((?:round|hands?|piles) [^()]*\)$")
+_MAY_NOT = re.compile(r"^player \d+ may not '(.*?)': (.*)$", re.S)
+_THEY = [("they do not", "you do not"), ("they hold", "you hold"), ("they have", "you have"),
+         ("their", "your"), ("they ", "you ")]
+
+
+def in_player_words(message: str, verb: str = "play") -> str:
+    """An engine's error as the person at seat 0 reads it: without the state's
+    summary, in the second person ("You may not discard RA: you hold no RA")."""
+    message = _CONTEXT.sub("", message)
+    match = _MAY_NOT.match(message)
+    if not match:
+        return message
+    action, reason = match.groups()
+    for old, new in _THEY:
+        reason = reason.replace(old, new)
+    words = action.split(" ", 1)
+    if words[0] not in ("pass", "discard", "claim", "hu", "ask", "call", "give", "make"):
+        action = f"{verb} {action}"
+    return f"You may not {action}: {reason}"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 bot``, ``2 bots``."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+class Table:
+    """One game's face in the terminal (the person sits at seat 0).
+
+    Subclasses set the class attributes and implement :meth:`show`,
+    :meth:`status` and :meth:`act`; the rest has defaults."""
+
+    #: The game's name in :mod:`fourcards.games`.
+    game = ""
+    #: What the person may type in this game (lines for ``help``).
+    commands = ""
+    #: The rules in a few lines (the end of ``help``).
+    short_rules = ""
+    #: The rules in full (``rules``).
+    rules = ""
+    #: The verb of an action in messages ("You may not play G3: ...").
+    action_verb = "play"
+
+    def __init__(self, state: Any, colour: bool = False) -> None:
+        self.state, self.colour = state, colour
+        self.you = 0
+
+    @property
+    def title(self) -> str:
+        return get_game(self.game).title
+
+    def who(self, seat: int) -> str:
+        return "You" if seat == self.you else f"P{seat}"
+
+    def verb(self, seat: int, verb: str, third: str | None = None) -> str:
+        """``You discard`` / ``P2 discards`` (at the start of a line)."""
+        return f"{self.who(seat)} {verb if seat == self.you else (third or verb + 's')}"
+
+    def subject(self, seat: int, verb: str, third: str | None = None) -> str:
+        """``you start`` / ``P2 starts`` (within a sentence)."""
+        return self.verb(seat, verb, third).replace("You ", "you ", 1)
+
+    def intro(self) -> list[str]:
+        """The lines shown once, before the first turn."""
+        return []
+
+    def show(self, record: Any) -> list[str]:
+        """The lines a history record prints as."""
+        raise NotImplementedError
+
+    def status(self) -> list[str]:
+        """The table and the person's hand (before each of their turns, and for ``hand``)."""
+        raise NotImplementedError
+
+    def choices(self) -> list[str]:
+        """What the person may do now (after :meth:`status` before each turn)."""
+        return []
+
+    def act(self, line: str) -> None:
+        """Turn the person's line into an action and apply it (raise :class:`FourCardsError` if it is none)."""
+        raise NotImplementedError
+
+    def automatic(self) -> int | None:
+        """An action to take for the person without asking (their only choice, e.g. a pass), or None."""
+        return None
+
+    def typed(self, action: int) -> str:
+        """What the person would type for ``action`` (the ``hint``)."""
+        return str(self.state.action_to_string(action))
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.colour else text
+
+
+COMMON_HELP = """\
+  hint           what the {bot} bot would do
+  hand           show the table and your hand again
+  rules          the rules in full
+  save FILE      save the match (continue later with --resume FILE)
+  help           this text
+  quit           stop (Ctrl-D and Ctrl-C too; the match is saved first when --save FILE was given)"""
+
+
+class Session:
+    """A person (seat 0) against bots at one :class:`Table`, reading lines from ``stdin``."""
+
+    def __init__(self, table: Table, bots: dict[int, Bot], adviser: Bot | None = None, *,
+                 stdin: TextIO | None = None, stdout: TextIO | None = None, save_path: str | None = None,
+                 pause: bool = False, adviser_name: str | None = None) -> None:
+        self.table, self.state, self.bots, self.adviser = table, table.state, bots, adviser
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        if adviser_name is None:
+            adviser_name = make_adviser(table.game, table.state, table.state.seed)[1] if table.game else "best"
+        self.save_path, self.pause, self.adviser_name = save_path, pause, adviser_name
+        self.seen = 0
+        self.interactive = (self.stdin is sys.stdin and self.stdout is sys.stdout and _isatty(self.stdin))
+        if self.interactive:
+            _enable_line_editing()
+
+    # -- output and input ---------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def read(self, prompt: str = "> ") -> str | None:
+        """One line from the person (None at the end of input)."""
+        if self.interactive:
+            try:
+                return input(prompt)
+            except EOFError:
+                self.say()
+                return None
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        raw = self.stdin.readline()
+        return raw.rstrip("\n") if raw else None
+
+    @property
+    def help_text(self) -> str:
+        table = self.table
+        return "\n".join(part for part in (
+            table.commands.rstrip(), COMMON_HELP.format(bot=self.adviser_name), "",
+            f"{table.title} in short:", table.short_rules.rstrip(), "Type 'rules' for the rules in full.",
+        ) if part is not None)
+
+    # -- the loop -------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the match ends (0) or the person stops (0; 130 after Ctrl-C)."""
+        try:
+            for line in self.table.intro():
+                self.say(line)
+            return self._loop()
+        except KeyboardInterrupt:
+            self.say()
+            self.finish()
+            return 130
+
+    def _loop(self) -> int:
+        state = self.state
+        bot_moved = False
+        while True:
+            shown = self.show_new()
+            if state.is_terminal:
+                return 0
+            player = state.current_player
+            if player != self.table.you:
+                if self.pause and shown and bot_moved and not self.wait():
+                    return 0
+                state.apply(self.bots[player].choose(state.observation(player), state.legal_actions()), player)
+                bot_moved = True
+                continue
+            bot_moved = False
+            forced = self.table.automatic()
+            if forced is not None:
+                state.apply(forced, player)
+                continue
+            status = self.table.status()
+            if status and status[0]:
+                self.say()
+            for line in status + self.table.choices():
+                self.say(line)
+            if not self.turn():
+                return 0
+
+    def show_new(self) -> bool:
+        """Show the records added since last time; whether there were any."""
+        records = self.state.history[self.seen:]
+        self.seen += len(records)
+        for record in records:
+            for line in self.table.show(record):
+                self.say(line)
+        return bool(records)
+
+    def wait(self) -> bool:
+        """With ``--pause``: wait for Enter before the next bot moves (False: the person quits)."""
+        line = self.read("  (Enter: next move; quit) ")
+        if line is None or line.strip().lower() in ("quit", "exit", "q"):
+            self.finish()
+            return False
+        return True
+
+    def turn(self) -> bool:
+        """Read lines until one acts; False when the person stops."""
+        while True:
+            raw = self.read()
+            if raw is None:
+                self.finish()
+                return False
+            text = raw.strip()
+            word = text.lower()
+            if not text:
+                continue
+            if len(text) > MAX_LINE:
+                self.say(f"! {quote(text)} is too long ({len(text)} characters); type 'help' for what to type")
+                continue
+            if word in ("quit", "exit", "q"):
+                self.finish()
+                return False
+            if word in ("help", "?", "h"):
+                self.say(self.help_text)
+                continue
+            if word == "rules":
+                self.say(self.table.rules.rstrip())
+                continue
+            if word == "hand":
+                for line in self.table.status() + self.table.choices():
+                    self.say(line)
+                continue
+            if word == "hint":
+                self.hint()
+                continue
+            if word == "save" or word.startswith("save "):
+                path = text[4:].strip()
+                if path:
+                    self.write(path)
+                else:
+                    self.say("! save where? e.g. save match.json")
+                continue
+            try:
+                self.table.act(text)
+                return True
+            except Confirm as question:
+                answer = self.read(f"{question.question} [y/N] ")
+                if answer is None:
+                    self.finish()
+                    return False
+                if answer.strip().lower() in ("y", "yes"):
+                    try:
+                        question.then()
+                        return True
+                    except ValueError as error:  # FourCardsError is a ValueError
+                        self.say(f"! {in_player_words(str(error), self.table.action_verb)}")
+                else:
+                    self.say("(not done)")
+            except ValueError as error:  # FourCardsError is a ValueError: nothing typed ends the session
+                self.say(f"! {in_player_words(str(error), self.table.action_verb)}")
+
+    def hint(self) -> None:
+        if self.adviser is None:
+            self.say("! no hint in this game")
+            return
+        state = self.state
+        action = self.adviser.choose(state.observation(self.table.you), state.legal_actions())
+        self.say(f"hint: {self.table.typed(action)}")
+
+    def write(self, path: str) -> None:
+        try:
+            Path(path).write_text(self.state.to_json())
+            self.say(f"saved to {path} (continue with --resume {path})")
+        except OSError as error:
+            self.say(f"! could not save to {path}: {error.strerror or error}")
+
+    def finish(self) -> None:
+        if self.save_path and not self.state.is_terminal:
+            self.write(self.save_path)
+        self.say("bye")
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _enable_line_editing() -> None:
+    """Line editing and history at the prompt (``input()`` uses readline once it is imported)."""
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input
+        return
+    try:
+        readline.parse_and_bind("set enable-bracketed-paste off")
+    except Exception:  # pragma: no cover - libedit ignores unknown settings
+        pass
+
+
+# -- the command line every game's play shares ----------------------------------------------------
+
+def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_opponents: str | None = None) -> None:
+    """``--seed``, ``--opponents``, ``--resume``, ``--save``, ``--colour`` and ``--pause``."""
+    entry = get_game(game)
+    default = default_opponents or entry.best_bot
+    parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
+    parser.add_argument("--opponents", choices=entry.bot_kinds, default=default,
+                        help=f"the bots you play against: {', '.join(entry.bot_kinds)} (default: {default})")
+    parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
+    parser.add_argument("--save", metavar="FILE",
+                        help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
+    parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
+                        help="colours: auto (a terminal and NO_COLOR unset), always or never (default: auto)")
+    parser.add_argument("--pause", action="store_true",
+                        help="wait for Enter after each bot's move (default: the bots move at once)")
+
+
+def resume_conflicts(args: argparse.Namespace, rule_flags: Sequence[str]) -> None:
+    """``--resume`` takes the rules and the seed from the file: refuse flags it would ignore."""
+    if not args.resume:
+        return
+    given = [flag for flag in ("seed", *rule_flags) if getattr(args, flag.replace("-", "_"), None) not in (None, False)]
+    if given:
+        flags = ", ".join("--" + flag for flag in given)
+        raise CommandLineError(f"--resume takes the rules and seed from the saved match; drop {flags}")
+
+
+def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, Any]], Any],
+               rules: dict[str, Any]) -> Any:
+    """A new match (``rules``, ``--seed``) or the one saved in ``--resume FILE``; ``build(rules)``
+    makes the game.  A file that is unreadable, broken or of another game is a
+    :class:`CommandLineError`."""
+    if not args.resume:
+        seed = args.seed if args.seed is not None else secrets.randbits(32)
+        try:
+            return build(rules).new_match(seed)
+        except (FourCardsError, TypeError) as error:
+            raise CommandLineError(str(error)) from None
+    path = args.resume
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandLineError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise CommandLineError(f"{path} is not a saved match (not JSON)") from None
+    if not isinstance(data, dict) or data.get("format") != "fourcards-match" or not isinstance(data.get("rules"), dict):
+        raise CommandLineError(f"{path} is not a saved fourcards match")
+    try:
+        saved = get_game(str(data.get("game")))
+    except FourCardsError:
+        raise CommandLineError(f"{path} is a match of an unknown game {quote(str(data.get('game')))}") from None
+    if saved.name != game:
+        raise CommandLineError(f"{path} is a saved {saved.title} match, not {get_game(game).title}; "
+                               f"continue it with: fourcards play {saved.name} --resume {path}")
+    try:
+        return build(dict(data["rules"])).from_json(text)
+    except (FourCardsError, TypeError, ValueError, KeyError) as error:
+        raise CommandLineError(f"{path} does not load as a saved {get_game(game).title} match: {error}") from None
+
+
+def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bot], Bot]:
+    """The opponents (every seat but 0) and the adviser for ``hint`` (the game's
+    best bot; its rule-based bot where the best cannot run, e.g. without the compiled core)."""
+    entry = get_game(game)
+    options: dict[str, Any] = {"time_per_move": 0.05} if kind == "search" else {}
+    try:
+        bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
+                for p in range(1, state.game.num_players)}
+    except RuntimeError as error:
+        raise CommandLineError(f"--opponents {kind}: {error}") from None
+    return bots, make_adviser(game, state, seed)[0]
+
+
+def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
+    """The bot behind ``hint`` and its kind: the game's best bot, or its rule-based
+    bot where the best cannot run (the search without the compiled core)."""
+    entry = get_game(game)
+    hint_options: dict[str, Any] = {"iterations": 400} if entry.best_bot == "search" else {}
+    try:
+        return entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options), entry.best_bot
+    except RuntimeError:
+        fallback = next(k for k in entry.bot_kinds if k not in ("random", entry.best_bot))
+        return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback

@@ -1,0 +1,170 @@
+"""Many seeded Four Color games between built-in policies, fast.
+
+The compiled core plays whole games in C without the GIL; the Python engine
+(:class:`~fourcards.fourcolor.game.FourColorState` with the bots) plays the
+same games, move for move (``compiled=False``, the reference).
+
+>>> result = simulate(20, seed=1, policies=("greedy", "random", "random", "random"))
+>>> result.scores.shape, result.winners.shape
+((20, 4), (20, 4))
+>>> bool((result.scores.sum(axis=1) == 0).all())  # every payment is from one seat to another
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import derive_seed
+from ..errors import FourCardsError, InvalidRulesError
+from . import _kernels
+from .bots import GreedyBot, RandomBot
+from .game import FourColor, Rules
+
+__all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_rows"]
+
+POLICIES = {"random": 0, "greedy": 1}
+
+#: The compiled simulator's bounds on the rules (C integers).
+MAX_THRESHOLD = 1_000_000
+MAX_ROUNDS = 1_000_000
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-game results of :func:`simulate`, one row a game: seeds, final totals
+    (scores), winners (every seat with the best total), actions taken, and
+    (``record=True``) every game's actions."""
+
+    seeds: npt.NDArray[np.uint64]
+    scores: npt.NDArray[np.int64]
+    winners: npt.NDArray[np.bool_]
+    steps: npt.NDArray[np.int64]
+    actions: list[npt.NDArray[np.int32]] | None
+
+    def win_share(self) -> npt.NDArray[np.float64]:
+        """Each seat's game wins, a shared win counting 1/k."""
+        share = self.winners / self.winners.sum(axis=1, keepdims=True)
+        result: npt.NDArray[np.float64] = share.sum(axis=0)
+        return result
+
+
+def game_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
+    """The seeds of games ``start .. start + count - 1``: ``derive_seed(seed, i)``."""
+    return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+
+
+def _seeds(games: int | Sequence[int] | npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
+    if isinstance(games, bool) or not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError("games is a count or a sequence of seeds, and seed an int")
+    if isinstance(games, (int, np.integer)):
+        if games < 0:
+            raise FourCardsError(f"games must be >= 0, got {games}")
+        return game_seeds(seed, int(games))
+    values = np.asarray(games)
+    if values.ndim != 1 or (values.size and values.dtype.kind not in "iuO"):
+        raise TypeError(f"game seeds must be a 1-D sequence of ints, got dtype {values.dtype}")
+    items = values.tolist()
+    if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2 ** 64 for v in items):
+        raise FourCardsError("game seeds must be ints in 0..2**64-1")
+    return np.array(items, dtype=np.uint64)
+
+
+def simulate(
+    games: int | Sequence[int] | npt.NDArray[np.uint64],
+    seed: int = 0,
+    policies: Sequence[str] = ("random", "random", "random", "random"),
+    rules: Rules | None = None,
+    record: bool = False,
+    compiled: bool | None = None,
+    bot_seeds: npt.NDArray[np.uint64] | None = None,
+) -> SimulationResult:
+    """Play games between policies (``"random"`` or ``"greedy"``, one a seat).
+
+    ``games`` is a number of games (seeded by :func:`game_seeds`) or the game
+    seeds themselves.  Seat ``p``'s random player draws from
+    ``derive_seed(game_seed, p + 1)``.  ``record`` keeps every game's actions.
+    ``compiled=False`` plays them with the Python engine (the reference).
+    ``bot_seeds`` (games x players) gives the random players' seeds instead.
+    """
+    rules = rules if rules is not None else Rules(players=len(policies))
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
+    if len(policies) != rules.players:
+        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
+    try:
+        codes = [POLICIES[p] for p in policies]
+    except (KeyError, TypeError):
+        raise FourCardsError(f"unknown policy in {list(policies)!r}; choose from {sorted(POLICIES)}") from None
+    seeds = _seeds(games, seed)
+    if bot_seeds is not None:
+        bot_seeds = np.asarray(bot_seeds)
+        if bot_seeds.dtype != np.uint64 or bot_seeds.shape != (len(seeds), rules.players):
+            raise FourCardsError(f"bot_seeds must be uint64 of shape {(len(seeds), rules.players)}")
+    use_core = _kernels.core is not None if compiled is None else bool(compiled)
+    if use_core:
+        if _kernels.core is None:
+            raise RuntimeError("the compiled Four Color core is not available")
+        if rules.threshold > MAX_THRESHOLD or rules.rounds > MAX_ROUNDS:
+            raise InvalidRulesError(f"the compiled simulator takes threshold <= {MAX_THRESHOLD:,} and rounds <= "
+                                    f"{MAX_ROUNDS:,}, got {rules.threshold} and {rules.rounds}; "
+                                    "use compiled=False")
+        scores, winners, steps, logs = _kernels.simulate_games(
+            seeds, codes, rules.players, rules.threshold, rules.rounds, rules.lucky_rank_only, bool(record),
+            bot_seeds)
+        return SimulationResult(seeds, scores, winners, steps, logs)
+    game = FourColor(rules)
+    n = len(seeds)
+    scores = np.zeros((n, rules.players), np.int64)
+    winners = np.zeros((n, rules.players), np.bool_)
+    steps = np.zeros(n, np.int64)
+    recorded: list[npt.NDArray[np.int32]] | None = [] if record else None
+    for i, game_seed in enumerate(seeds.tolist()):
+        state = game.new_match(game_seed)
+        bots = [RandomBot(derive_seed(game_seed, p + 1) if bot_seeds is None else int(bot_seeds[i, p]))
+                if code == 0 else GreedyBot() for p, code in enumerate(codes)]
+        while not state.is_terminal:
+            player = state.current_player
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+        scores[i] = state.scores
+        winners[i, list(state.winners)] = True
+        actions = state.actions
+        steps[i] = len(actions)
+        if recorded is not None:
+            recorded.append(np.array(actions, dtype=np.int32))
+    return SimulationResult(seeds, scores, winners, steps, recorded)
+
+
+TournamentRow = tuple[int, int, tuple[int, ...], tuple[float, ...], tuple[int, ...], int]
+
+
+def tournament_rows(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: int,
+                    rules: dict[str, Any]) -> list[TournamentRow] | None:
+    """:func:`fourcards.tournament.play_deals` for Four Color in the compiled
+    simulator: the same deals, rotations and bot seeds, so the same records as
+    the Python engine (the fields of ``MatchRecord``: deal, rotation, seating,
+    win shares, scores, rounds); None when an entrant is not a plain random or
+    greedy player, or the compiled core is missing."""
+    if _kernels.core is None or any(e.kind not in POLICIES or e.options for e in entrants):
+        return None
+    game_rules = Rules(**rules)
+    if game_rules.threshold > MAX_THRESHOLD or game_rules.rounds > MAX_ROUNDS:
+        return None
+    n = game_rules.players
+    plan = [(deal, rotation, tuple((seat + rotation) % n for seat in range(n)))
+            for deal in deal_numbers for rotation in range(n)]
+    records: list[TournamentRow] = []
+    for deal, rotation, seating in plan:
+        game_seed = derive_seed(seed, deal)
+        bot_seeds = np.array([[derive_seed(game_seed, 1000 + e) for e in seating]], dtype=np.uint64)
+        result = simulate(np.array([game_seed], dtype=np.uint64), policies=[entrants[e].kind for e in seating],
+                          rules=game_rules, compiled=True, bot_seeds=bot_seeds)
+        winners = result.winners[0]
+        share = tuple(1 / int(winners.sum()) if winners[p] else 0.0 for p in range(n))
+        records.append((deal, rotation, seating, share, tuple(int(v) for v in result.scores[0]), 1))
+    return records

@@ -1,0 +1,207 @@
+"""The server's JSON message protocol: what clients may send, what they get back.
+
+One JSON object per WebSocket text message, with a ``type`` field. A client
+first sends ``join`` (table id and seat token); then ``act`` (turn games),
+``call`` / ``hit`` (Zangle Speedster), ``hint`` and ``ping``. The server
+answers with ``welcome``, ``state``, ``ack``, ``error``, ``end``, ``hint`` and
+``pong``; ``docs/server.md`` lists every field.
+
+Parsing is strict and never raises anything but :class:`ProtocolError`, which
+carries one of the fixed :data:`ERROR_CODES` and a readable reason:
+
+>>> parse_client_message(b'{"type": "act", "id": "m1", "version": 3, "action": 12352}')
+Act(id='m1', version=3, action=12352)
+>>> parse_client_message(b'{"type": "act", "id": "m1", "version": true, "action": 1}')
+Traceback (most recent call last):
+...
+fourcards.server.protocol.ProtocolError: bad_message: 'version' must be an integer, not bool
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Union
+
+from ..errors import FourCardsError
+
+__all__ = [
+    "ERROR_CODES", "ProtocolError", "Join", "Act", "Call", "Hit", "Hint", "Ping", "ClientMessage",
+    "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
+    "CLIENT_TYPES", "SERVER_TYPES", "parse_zangle_text",
+]
+
+MAX_MESSAGE_BYTES: Final = 4096
+"""Client messages longer than this (in UTF-8 bytes) are refused with ``too_large``."""
+MAX_ID_LENGTH: Final = 64
+"""Longest client message id."""
+MAX_TOKEN_LENGTH: Final = 128
+MAX_TABLE_ID_LENGTH: Final = 64
+MAX_INT: Final = 2**31 - 1
+"""Largest integer accepted in a message (versions, actions): bigger ones are ``bad_message``."""
+
+CLIENT_TYPES: Final = ("join", "act", "call", "hit", "hint", "ping")
+SERVER_TYPES: Final = ("welcome", "state", "ack", "error", "end", "hint", "pong")
+
+#: Every error code the server sends, with its meaning (``docs/server.md`` has the same table).
+ERROR_CODES: Final[dict[str, str]] = {
+    "bad_json": "the message is not a JSON object",
+    "too_large": f"the message is longer than {MAX_MESSAGE_BYTES} bytes",
+    "rate_limited": "too many messages: slow down and send it again",
+    "bad_message": "an unknown type, or a missing, mistyped or out-of-range field",
+    "not_joined": "send join first",
+    "already_joined": "this connection has joined a seat already",
+    "unknown_table": "no table has this id",
+    "bad_token": "the token is not the token of a seat at this table",
+    "replaced": "another connection joined with this seat's token; this one is closed",
+    "stale": "the action was chosen on an older version of the state",
+    "not_your_turn": "it is another seat's turn",
+    "illegal_action": "the rules do not allow this action now",
+    "game_over": "the match is over",
+    "not_supported": "this table's game does not take this message",
+    "server_error": "the server failed to handle the message; nothing was changed",
+}
+
+
+class ProtocolError(FourCardsError):
+    """A message the server refuses: ``code`` (one of :data:`ERROR_CODES`) and a reason."""
+
+    def __init__(self, code: str, reason: str, message_id: str | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        self.code, self.reason, self.message_id = code, reason, message_id
+        super().__init__(f"{code}: {reason}")
+
+
+@dataclass(frozen=True)
+class Join:
+    """Take the seat of ``token`` at ``table`` on this connection."""
+
+    table: str
+    token: str
+
+
+@dataclass(frozen=True)
+class Act:
+    """Apply integer ``action``, chosen on state ``version``; ``id`` de-duplicates retries."""
+
+    id: str
+    version: int
+    action: int
+
+
+@dataclass(frozen=True)
+class Call:
+    """Speedster: call ``zangle`` (its notation, as the state lists it)."""
+
+    id: str
+    version: int
+    zangle: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Speedster: take a card from the centre draw pile."""
+
+    id: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Ask the game's best bot what it would do now."""
+
+    id: str | None
+
+
+@dataclass(frozen=True)
+class Ping:
+    pass
+
+
+ClientMessage = Union[Join, Act, Call, Hit, Hint, Ping]
+
+
+def _field(data: dict[str, Any], name: str, kind: type, message_id: str | None) -> Any:
+    if name not in data:
+        raise ProtocolError("bad_message", f"{data.get('type')!r} needs the field {name!r}", message_id)
+    value = data[name]
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ProtocolError("bad_message", f"{name!r} must be an integer, not {type(value).__name__}",
+                                message_id)
+        if not 0 <= value <= MAX_INT:
+            raise ProtocolError("bad_message", f"{name!r} must be between 0 and {MAX_INT}", message_id)
+        return value
+    if not isinstance(value, str):
+        raise ProtocolError("bad_message", f"{name!r} must be a string, not {type(value).__name__}",
+                            message_id)
+    return value
+
+
+def _text(data: dict[str, Any], name: str, limit: int, message_id: str | None) -> str:
+    value: str = _field(data, name, str, message_id)
+    if not 1 <= len(value) <= limit:
+        raise ProtocolError("bad_message", f"{name!r} must be 1 to {limit} characters long", message_id)
+    return value
+
+
+def parse_client_message(raw: str | bytes) -> ClientMessage:
+    """One client message, checked; raises :class:`ProtocolError` for anything else."""
+    size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"the message has {size} bytes; at most {MAX_MESSAGE_BYTES}")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise ProtocolError("bad_json", f"the message is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", f"the message must be a JSON object, not {type(data).__name__}")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+        raise ProtocolError("bad_message", f"'type' must be one of {', '.join(CLIENT_TYPES)}, not {kind!r}")
+    raw_id = data.get("id")
+    message_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH else None
+    if kind == "join":
+        return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None))
+    if kind == "ping":
+        return Ping()
+    if kind == "hint":
+        if raw_id is not None and message_id is None:
+            raise ProtocolError("bad_message", f"'id' must be a string of at most {MAX_ID_LENGTH} characters")
+        return Hint(message_id)
+    ident = _text(data, "id", MAX_ID_LENGTH, None)
+    version = _field(data, "version", int, ident)
+    if kind == "act":
+        return Act(ident, version, _field(data, "action", int, ident))
+    if kind == "call":
+        zangle = _text(data, "zangle", 200, ident)
+        return Call(ident, version, zangle)
+    return Hit(ident, version)
+
+
+_PIECE = re.compile(r"^\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$")
+
+
+def parse_zangle_text(text: str) -> tuple[tuple[str, str], list[tuple[str, str]]]:
+    """``"5a(own) = Z(centre) + 1(own)"`` as ((target, place), [(piece, place), ...]).
+
+    >>> parse_zangle_text("4b(centre) = 3(own) + 1(centre)")
+    (('4b', 'centre'), [('3', 'own'), ('1', 'centre')])
+    """
+    target_text, equals, pieces_text = text.partition("=")
+    target = _PIECE.match(target_text)
+    pieces = [_PIECE.match(part) for part in pieces_text.split("+")]
+    if not equals or target is None or any(p is None for p in pieces):
+        raise ProtocolError("bad_message", f"{text!r} is not a Zangle: write it as "
+                            "'5a(own) = Z(centre) + 1(own) + ...'")
+    return (target[1], target[2]), [(p[1], p[2]) for p in pieces if p is not None]
+
+
+def error_message(error: ProtocolError) -> dict[str, Any]:
+    """The ``error`` message a client gets for ``error``."""
+    message: dict[str, Any] = {"type": "error", "code": error.code, "reason": error.reason}
+    if error.message_id is not None:
+        message["id"] = error.message_id
+    return message

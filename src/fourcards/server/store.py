@@ -1,0 +1,217 @@
+"""Where tables live between restarts: one small interface, and SQLite behind it.
+
+A table is stored as what it was created with (game, rules, seed, setup, an
+uploaded deck, the seats) and its log: one entry per applied action (or
+Speedster event), with the seat and the client's message id. Recovery is
+replay: the log, applied again in order, gives the same match.
+
+:class:`SQLiteStore` writes from one thread, in WAL mode with
+``synchronous=FULL``; entries waiting at the same moment are committed in one
+transaction (group commit), and :meth:`SQLiteStore.append` returns only once
+its entry is on disk, so the server acknowledges nothing it could lose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SQLiteStore"]
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """A seat: ``kind`` ``human`` (``token_hash`` once claimed) or ``bot`` (``bot`` its kind)."""
+
+    kind: str
+    name: str = ""
+    bot: str | None = None
+    token_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """What a table was created with."""
+
+    id: str
+    game: str
+    rules: dict[str, Any]
+    seed: int
+    seats: tuple[SeatRecord, ...]
+    setup: dict[str, Any] = field(default_factory=dict)
+    deck: str | None = None
+    created: float = 0.0
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One applied action (``action``) or Speedster event (``event``), in order."""
+
+    index: int
+    seat: int
+    client_id: str | None
+    action: int | None = None
+    event: dict[str, Any] | None = None
+
+
+@dataclass
+class StoredTable:
+    table: TableRecord
+    log: list[LogEntry]
+
+
+class Store(Protocol):
+    """The storage interface the server needs (another database only implements these)."""
+
+    def load(self) -> list[StoredTable]:
+        """Every table with its log, in creation order (called once, at start)."""
+
+    async def create_table(self, table: TableRecord) -> None:
+        """Store a new table (durable when it returns)."""
+
+    async def set_seat(self, table_id: str, seat: int, record: SeatRecord) -> None:
+        """Replace one seat's record (a claimed seat; durable when it returns)."""
+
+    async def append(self, table_id: str, entry: LogEntry) -> None:
+        """Add one log entry (durable when it returns; entries of a table in order)."""
+
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seed TEXT NOT NULL,
+    setup TEXT NOT NULL, deck TEXT, created REAL NOT NULL, position INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL, seat INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+    bot TEXT, token_hash TEXT, PRIMARY KEY (table_id, seat));
+CREATE TABLE IF NOT EXISTS log (
+    table_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL, client_id TEXT,
+    action INTEGER, event TEXT, PRIMARY KEY (table_id, idx));
+"""
+
+
+class SQLiteStore:
+    """An embedded SQLite file (created when missing): no set-up."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        self._position = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM tables").fetchone()[0]
+        self._queue: queue.Queue[tuple[list[tuple[str, Sequence[Any]]], asyncio.Future[None]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._writer, name="fourcards-store", daemon=True)
+        self._thread.start()
+        self.commits = 0
+        """Transactions committed (each may hold many entries)."""
+
+    # -- reading (at start) --------------------------------------------------------------------
+    def load(self) -> list[StoredTable]:
+        db = sqlite3.connect(self.path)
+        try:
+            seats: dict[str, list[SeatRecord]] = {}
+            for table_id, _seat, kind, name, bot, token_hash in db.execute(
+                    "SELECT table_id, seat, kind, name, bot, token_hash FROM seats ORDER BY table_id, seat"):
+                seats.setdefault(table_id, []).append(SeatRecord(kind, name, bot, token_hash))
+            logs: dict[str, list[LogEntry]] = {}
+            for table_id, idx, seat, client_id, action, event in db.execute(
+                    "SELECT table_id, idx, seat, client_id, action, event FROM log ORDER BY table_id, idx"):
+                logs.setdefault(table_id, []).append(
+                    LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event)))
+            result = []
+            for table_id, game, rules, seed, setup, deck, created in db.execute(
+                    "SELECT id, game, rules, seed, setup, deck, created FROM tables ORDER BY position"):
+                record = TableRecord(table_id, game, json.loads(rules), int(seed), tuple(seats.get(table_id, ())),
+                                     json.loads(setup), deck, created)
+                result.append(StoredTable(record, logs.get(table_id, [])))
+            return result
+        finally:
+            db.close()
+
+    # -- writing ----------------------------------------------------------------------------------
+    async def _write(self, statements: list[tuple[str, Sequence[Any]]]) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put((statements, future))
+        await future
+
+    async def create_table(self, table: TableRecord) -> None:
+        self._position += 1
+        statements: list[tuple[str, Sequence[Any]]] = [(
+            "INSERT INTO tables (id, game, rules, seed, setup, deck, created, position) VALUES (?,?,?,?,?,?,?,?)",
+            (table.id, table.game, json.dumps(table.rules), str(table.seed), json.dumps(table.setup), table.deck,
+             table.created, self._position))]
+        for seat, record in enumerate(table.seats):
+            statements.append(("INSERT INTO seats (table_id, seat, kind, name, bot, token_hash) VALUES (?,?,?,?,?,?)",
+                               (table.id, seat, record.kind, record.name, record.bot, record.token_hash)))
+        await self._write(statements)
+
+    async def set_seat(self, table_id: str, seat: int, record: SeatRecord) -> None:
+        await self._write([("UPDATE seats SET kind=?, name=?, bot=?, token_hash=? WHERE table_id=? AND seat=?",
+                            (record.kind, record.name, record.bot, record.token_hash, table_id, seat))])
+
+    async def append(self, table_id: str, entry: LogEntry) -> None:
+        await self._write([("INSERT INTO log (table_id, idx, seat, client_id, action, event) VALUES (?,?,?,?,?,?)",
+                            (table_id, entry.index, entry.seat, entry.client_id, entry.action,
+                             None if entry.event is None else json.dumps(entry.event)))])
+
+    def _writer(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < 512:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                batch.append(more)
+            error: BaseException | None = None
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for statements, _ in batch:
+                    for sql, parameters in statements:
+                        self._db.execute(sql, parameters)
+                self._db.execute("COMMIT")
+                self.commits += 1
+            except sqlite3.Error as failure:
+                error = failure
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            for _, future in batch:
+                loop = future.get_loop()
+                if error is None:
+                    loop.call_soon_threadsafe(_settle, future, None)
+                else:
+                    loop.call_soon_threadsafe(_settle, future, error)
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+        self._db.close()
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)

@@ -1,0 +1,206 @@
+"""Helpers of the server tests: a real server in a subprocess, real WebSocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``fourcards serve`` on 127.0.0.1 and a free port, in its own process (so kill -9 is real)."""
+
+    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0) -> None:
+        self.db = db
+        self.port = port or free_port()
+        self.bot_delay = bot_delay
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> ServerProcess:
+        env = dict(os.environ)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
+             "--bot-delay", str(self.bot_delay)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"the server stopped: {error}")
+            try:
+                urllib.request.urlopen(self.http + "/api/games", timeout=1).read()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start in 30 s")
+
+    def kill9(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def request(method: str, url: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+    """An HTTP request with a JSON body; (status, JSON answer)."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def create_table(server: ServerProcess, game: str, rules: dict[str, Any] | None = None,
+                 seats: list[dict[str, Any]] | None = None, deck: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"game": game, "rules": rules or {}}
+    if seats is not None:
+        body["seats"] = seats
+    if deck is not None:
+        body["deck"] = deck
+    status, answer = request("POST", server.http + "/api/tables", body)
+    assert status == 201, answer
+    return dict(answer)
+
+
+def claim(server: ServerProcess, table: str, seat: int) -> str:
+    status, answer = request("POST", f"{server.http}/api/tables/{table}/seats/{seat}", {"name": f"p{seat}"})
+    assert status == 201, answer
+    return str(answer["token"])
+
+
+def stored_match(db: Path, table: str) -> tuple[int, list[int]]:
+    """The seed and the actions the server stored for ``table``."""
+    con = sqlite3.connect(db)
+    try:
+        seed = int(con.execute("SELECT seed FROM tables WHERE id=?", (table,)).fetchone()[0])
+        actions = [a for (a,) in con.execute("SELECT action FROM log WHERE table_id=? ORDER BY idx", (table,))]
+        return seed, actions
+    finally:
+        con.close()
+
+
+def stored_client_ids(db: Path, table: str) -> int:
+    """How many stored actions came from clients (each with its own message id)."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT seat, client_id FROM log WHERE table_id=? AND client_id IS NOT NULL",
+                           (table,)).fetchall()
+        assert len(rows) == len(set(rows)), "a client message was stored twice"
+        return len(rows)
+    finally:
+        con.close()
+
+
+class Seat:
+    """One scripted client: joins with its token, keeps every message it receives."""
+
+    def __init__(self, server: ServerProcess, table: str, token: str) -> None:
+        self.server, self.table, self.token = server, table, token
+        self.messages: list[dict[str, Any]] = []
+        self.ws: ClientConnection | None = None
+
+    async def join(self) -> dict[str, Any]:
+        self.ws = await connect(self.server.ws, max_size=2**24)
+        await self.send({"type": "join", "table": self.table, "token": self.token})
+        welcome = await self.recv()
+        assert welcome["type"] == "welcome", welcome
+        return welcome
+
+    async def send(self, message: Any) -> None:
+        assert self.ws is not None
+        await self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+
+    async def recv(self, timeout: float = 30) -> dict[str, Any]:
+        assert self.ws is not None
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.messages.append(message)
+        return message
+
+    async def until(self, kind: str, timeout: float = 30, **fields: Any) -> dict[str, Any]:
+        """Receive until a message of ``kind`` (with ``fields``) arrives."""
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
+                return message
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+
+async def play_to_end(seat: Seat, rng: random.Random, retry: float = 0.0) -> dict[str, Any]:
+    """Answer every state with a random legal action (or a Speedster call/hit) until ``end``.
+
+    With probability ``retry`` an action is sent twice (a client retry)."""
+    acted: set[int] = set()
+    last: dict[str, Any] | None = None
+    backlog = [m for m in seat.messages if m["type"] == "state"][-1:]  # a state already read
+    while True:
+        message = backlog.pop() if backlog else await seat.recv(60)
+        if message["type"] == "end":
+            return message
+        if message["type"] == "error" and message["code"] == "rate_limited" and last is not None \
+                and message.get("id") == last["id"]:
+            await asyncio.sleep(0.5)  # the server's allowance refills; send it again
+            await seat.send(last)
+            continue
+        if message["type"] != "state" or message["terminal"] or message["version"] in acted:
+            continue
+        version = message["version"]
+        if message["legal_actions"]:
+            action = rng.choice(message["legal_actions"])["action"]
+            out: dict[str, Any] = {"type": "act", "id": f"a{version}", "version": version, "action": action}
+        elif "zangles" in message["view"] and message["view"]["seat"] in message["view"]["playing"]:
+            zangles = message["view"]["zangles"]
+            if zangles:
+                out = {"type": "call", "id": f"c{version}", "version": version, "zangle": zangles[0]}
+            elif message["view"]["centre_pile"]:
+                out = {"type": "hit", "id": f"h{version}", "version": version}
+            else:
+                continue
+        else:
+            continue
+        acted.add(version)
+        last = out
+        await seat.send(out)
+        if rng.random() < retry:
+            await seat.send(out)

@@ -1,0 +1,155 @@
+"""Every value a person can type on the command line: a one-line error and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fourcards
+from fourcards.cli import main
+from fourcards.fourcolor import FourColor
+from fourcards.gangoffour import GangOfFour
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run the command; it must exit with code 2 and one line on stderr, which is returned."""
+    try:
+        code = main(argv)
+    except SystemExit as exit:
+        code = exit.code  # type: ignore[assignment]
+    captured = capsys.readouterr()
+    assert code == 2, (argv, captured)
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, (argv, captured.err)
+    assert "error:" in lines[0] and "Traceback" not in captured.err
+    return lines[0]
+
+
+BAD_FLAGS = [
+    # (argv, a word the message must hold)
+    (["play", "gang-of-four", "--players", "5"], "--players"),
+    (["play", "gang-of-four", "--players", "two"], "not a whole number"),
+    (["play", "gang-of-four", "--target-score", "-3"], "--target-score"),
+    (["play", "gang-of-four", "--target-score", "0"], "--target-score"),
+    (["play", "gang-of-four", "--seed", "-1"], "--seed"),
+    (["play", "gang-of-four", "--seed", "x"], "--seed"),
+    (["play", "gang-of-four", "--opponents", "clever"], "--opponents"),
+    (["play", "gang-of-four", "--colour", "pink"], "--colour"),
+    (["play", "four-color", "--players", "1"], "--players"),
+    (["play", "four-color", "--rounds", "0"], "--rounds"),
+    (["play", "four-color", "--threshold", "-1"], "--threshold"),
+    (["play", "four-color", "--opponents", "memory"], "--opponents"),
+    (["play", "zangle", "--players", "0"], "--players"),
+    (["play", "zangle", "--players", "9"], "--players"),
+    (["play", "zangle", "--rounds", "-2"], "--rounds"),
+    (["play", "zangle", "--solitaire", "--players", "3"], "--solitaire"),
+    (["play", "four-pack", "--players", "2"], "--players"),
+    (["play", "duelo", "--players", "1"], "--players"),
+    (["play", "duelo", "--opponents", "greedy"], "--opponents"),
+    (["play", "chess"], "chess"),
+    (["demo", "--players", "9"], "--players"),
+    (["demo", "--delay", "-1"], "--delay"),
+    (["demo", "--delay", "soon"], "--delay"),
+    (["hand", "--seat", "4"], "--seat"),
+    (["hand", "--seat", "-1"], "--seat"),
+    (["simulate", "--matches", "-1"], "--matches"),
+    (["simulate", "--workers", "0"], "--workers"),
+    (["simulate", "--batch-size", "0"], "--batch-size"),
+    (["simulate", "--target-score", "-3"], "--target-score"),
+    (["simulate", "--bots", "greedy,clever"], "clever"),
+    (["simulate", "--bots", "greedy"], "seats"),
+    (["simulate", "--bots", ",".join(["random"] * 27)], "seats"),
+    (["simulate", "--backend", "dask", "--matches", "1"], "--scheduler"),
+    (["simulate", "--scheduler", "tcp://127.0.0.1:1", "--matches", "1"], "--backend dask"),
+    (["tournament", "--bots", "greedy,greedy", "--deals", "0"], "--deals"),
+    (["tournament", "--bots", "greedy,greedy", "--deals", "-5"], "--deals"),
+    (["tournament", "--bots", "greedy,greedy", "--workers", "0"], "--workers"),
+    (["tournament", "--bots", "greedy,clever"], "clever"),
+    (["tournament", "--bots", "search:time_per_move=abc,greedy"], "abc"),
+    (["tournament", "--bots", "search:time_per_move=-1,greedy"],
+     "time_per_move" if fourcards.COMPILED else "compiled core"),
+    (["tournament", "--bots", "search:depth=3,greedy"], "depth"),
+    (["tournament", "--bots", "search:time_per_move,greedy"], "name=value"),
+    (["tournament", "--bots", "greedy:x=1,greedy"], "greedy"),
+    (["tournament", "--bots", "greedy,greedy", "--target-score", "-3"], "--target-score"),
+    (["tournament", "--bots", "greedy,greedy", "--game", "four-pack"], "greedy"),
+    (["tournament", "--bots", "greedy", "--game", "zangle"], "zangle"),
+    (["tournament", "--bots", "greedy,greedy", "--game", "zangle", "--target-score", "50"], "--target-score"),
+    (["tournament", "--bots", "greedy,greedy", "--game", "chess"], "chess"),
+    (["bench", "--only", "everything"], "--only"),
+]
+
+
+@pytest.mark.parametrize("argv,word", BAD_FLAGS, ids=[" ".join(a) for a, _ in BAD_FLAGS])
+def test_every_bad_flag_value_is_one_line_and_exit_code_2(argv: list[str], word: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert word in refused(argv, capsys)
+
+
+def test_resume_refuses_flags_it_would_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "match.json"
+    saved.write_text(GangOfFour().new_match(3).to_json())
+    for flag in (["--players", "3"], ["--seed", "4"], ["--target-score", "50"], ["--manual-last-card"]):
+        line = refused(["play", "gang-of-four", "--resume", str(saved), *flag], capsys)
+        assert flag[0] in line and "--resume" in line
+
+
+@pytest.mark.parametrize("content,word", [
+    ("", "not JSON"),
+    ("{broken", "not JSON"),
+    ("[1, 2]", "not a saved fourcards match"),
+    ('{"format": "fourcards-match", "game": "chess", "rules": {}}', "unknown game"),
+    ('{"format": "something-else"}', "not a saved fourcards match"),
+])
+def test_broken_save_files_are_refused(tmp_path: Path, content: str, word: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "match.json"
+    saved.write_text(content)
+    assert word in refused(["play", "zangle", "--resume", str(saved)], capsys)
+
+
+def test_a_foreign_or_tampered_save_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    four_color = tmp_path / "four-color.json"
+    four_color.write_text(FourColor(players=3).new_match(2).to_json())
+    line = refused(["play", "gang-of-four", "--resume", str(four_color)], capsys)
+    assert "Four Color Cards match" in line and "fourcards play four-color" in line
+    data = json.loads(GangOfFour().new_match(3).to_json())
+    data["actions"] = [12000]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    assert "does not load" in refused(["play", "gang-of-four", "--resume", str(tampered)], capsys)
+    assert "cannot read" in refused(["play", "duelo", "--resume", str(tmp_path / "missing.json")], capsys)
+    assert "cannot read" in refused(["play", "duelo", "--resume", str(tmp_path)], capsys)
+
+
+def test_a_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "deck.json"
+    bad.write_text('{"format": "fourcards-deck"}')
+    assert "problem" in refused(["play", "duelo", "--deck", str(bad)], capsys)
+    assert "problem" in refused(["play", "four-pack", "--deck", str(bad)], capsys)
+
+
+def test_no_traceback_through_the_console_script() -> None:
+    done = subprocess.run([sys.executable, "-m", "fourcards", "tournament", "--bots", "search:time_per_move=abc"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_help_has_every_default_and_no_doc_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    commands = [[], ["demo"], ["hand"], ["simulate"], ["tournament"], ["bench"], ["play"],
+                *[["play", game] for game in ("gang-of-four", "four-color", "zangle", "four-pack", "duelo")]]
+    for command in commands:
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        text = capsys.readouterr().out
+        assert "``" not in text and ":data:" not in text and ">>>" not in text, command
+        options = text.split("options:")[1]
+        for entry in options.split("\n  -")[1:]:
+            if entry.startswith(("h, --help", "-help", "-version")):
+                continue
+            assert "default" in entry or "(required)" in entry, (command, entry)

@@ -1,0 +1,353 @@
+"""Four Color at kernel speed: the split itself, waits, the checks, the batches,
+the rule-based bot and the compiled simulator, against the pure-Python twin
+and the Python engine; and what each entry point does with hostile input."""
+
+from __future__ import annotations
+
+import math
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fourcards import FourCardsError, ImpossibleCardsError, InvalidCardError, InvalidRulesError
+from fourcards.fourcolor import (
+    KINDS, Card, Split, best_points, best_points_batch, best_split, best_split_batch, hand_counts, is_complete,
+    waits, waits_batch,
+)
+from fourcards.fourcolor import _deck, _kernels
+from fourcards.fourcolor import _reference as ref
+from fourcards.fourcolor.bots import hand_value
+from fourcards.fourcolor.game import MELDS, FourColor, Rules
+from fourcards.fourcolor.simulate import game_seeds, simulate
+
+core: Any = pytest.importorskip("fourcards.fourcolor._core")
+# Load every table into the core even when the package runs on the twin.
+core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in ref.MELDS_WITH], _deck.POINTS, ref.MELDS)
+
+
+@st.composite
+def meldy_hands(draw: st.DrawFn, size: int = 8) -> list[int]:
+    """Hands built from melds (mostly complete), then perturbed."""
+    counts = [0] * 28
+    for _ in range(draw(st.integers(0, size))):
+        meld = draw(st.sampled_from(ref.MELDS))
+        if all(counts[k] + meld.count(k) <= 4 for k in set(meld)):
+            for k in meld:
+                counts[k] += 1
+    for k in draw(st.lists(st.integers(0, 27), max_size=2)):
+        if counts[k] < 4:
+            counts[k] += 1
+    return counts
+
+
+def cards_of(counts: list[int]) -> list[Card]:
+    return [KINDS[k] for k in range(28) for _ in range(counts[k])]
+
+
+def random_hand(rng: random.Random, size: int) -> list[int]:
+    counts = [0] * 28
+    for c in rng.sample(range(112), size):
+        counts[c // 4] += 1
+    return counts
+
+
+# -- the kernels against the twin -------------------------------------------------------------
+
+@given(meldy_hands(), st.integers(-1, 27))
+def test_split_agrees_with_the_twin(counts: list[int], exposed: int) -> None:
+    if exposed >= 0 and counts[exposed] == 0:
+        exposed = -1
+    found = core.fc_split(counts, exposed)
+    assert found == ref.split(counts, exposed)
+    if found is not None:  # the melds hold every card once and score the points
+        total, indices = found
+        used = [0] * 28
+        for g in indices:
+            for k in MELDS[g]:
+                used[k] += 1
+        assert used == counts
+        points = sum(_deck.POINTS[_deck.meld_kind(MELDS[g])][1 if i or exposed < 0 else 0]
+                     for i, g in enumerate(indices))
+        assert points == total and (exposed < 0 or exposed in MELDS[indices[0]])
+
+
+@given(meldy_hands(), st.lists(st.integers(0, 4), min_size=28, max_size=28), st.booleans())
+def test_wait_points_agree_with_the_twin(counts: list[int], on_table: list[int], from_discard: bool) -> None:
+    assert core.fc_wait_points(counts, on_table, from_discard) == ref.wait_points(counts, on_table, from_discard)
+    assert core.fc_wait_points(counts, None, from_discard) == ref.wait_points(counts, None, from_discard)
+
+
+@given(meldy_hands(size=7), st.integers(0, 12), st.integers(0, 15))
+def test_hand_value_agrees_with_the_twin(counts: list[int], exposed_points: int, threshold: int) -> None:
+    assert core.fc_hand_value(counts, exposed_points, threshold) == ref.hand_value(counts, exposed_points, threshold)
+
+
+def test_batches_agree_with_the_twin_and_across_threads() -> None:
+    rng = random.Random(4)
+    rows = np.array([random_hand(rng, rng.choice((20, 21))) for _ in range(300)]
+                    + [[int(k < 7) * 3 if k % 7 != 6 else 0 for k in range(28)]], dtype=np.uint8)
+    exposed = np.array([next((k for k in range(28) if r[k]), -1) if i % 3 == 0 else -1
+                        for i, r in enumerate(rows.tolist())], dtype=np.int8)
+    points, melds = best_split_batch(rows, exposed)
+    ref_points, ref_melds = ref.best_split_batch(rows, exposed)
+    assert points.tolist() == ref_points.tolist() and melds.tolist() == ref_melds.tolist()
+    assert (points >= 0).any() and (points == -1).any()
+    for from_discard in (False, True):
+        assert waits_batch(rows, from_discard).tolist() == ref.waits_batch(rows, from_discard).tolist()
+    big = np.repeat(rows, 20, axis=0)
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(best_split_batch, np.array_split(big, 4)))
+        wait_parts = list(pool.map(waits_batch, np.array_split(big, 4)))
+    assert np.array_equal(np.concatenate([p[1] for p in parts]), best_split_batch(big)[1])
+    assert np.array_equal(np.concatenate(wait_parts), waits_batch(big))
+
+
+def test_batch_rows_above_four_answer_minus_two() -> None:
+    rows = np.zeros((2, 28), dtype=np.int64)
+    rows[0, 3] = 5
+    rows[1, 0] = 255
+    points, melds = best_split_batch(rows)
+    assert points.tolist() == [-2, -2] and (melds == -1).all()
+    assert (waits_batch(rows) == -1).all()
+
+
+# -- the public functions: the fast path gives what the Python path gives ------------------------
+
+@given(meldy_hands())
+def test_public_fast_path_matches_the_python_path(counts: list[int]) -> None:
+    cards = cards_of(counts)
+    text = " ".join(str(c) for c in cards).lower()  # lower case: always the Python path
+    array = np.array(counts, dtype=np.int64)         # an array: always the Python path
+    split = best_split(cards)
+    assert split == best_split(text) == best_split(array) == best_split(tuple(cards))
+    assert is_complete(cards) == is_complete(text) == (split is not None)
+    assert best_points(cards) == best_points(counts) == best_points(text) == (-1 if split is None else split.points)
+    if sum(counts) > 1:
+        short = cards[1:]
+        assert waits(short) == waits(" ".join(str(c) for c in short).lower())
+        assert waits(short, from_discard=True) == waits(" ".join(str(c) for c in short), (), True)
+    if split is not None:
+        assert isinstance(split, Split) and sorted(c for m in split.melds for c in m.cards) == sorted(cards)
+        assert sum(m.points for m in split.melds) == split.points
+
+
+def test_fast_path_reads_names_and_counts() -> None:
+    hand = "RG RA RE RC RH RN RS RS RS GA GA GA YC YC WG WN WN WN GS YS WS"
+    split = best_split(hand.split())
+    assert split is not None and split.points == 16 and len(split.melds) == 8
+    assert best_split(hand.split()) == best_split(hand) == best_split([Card.parse(t) for t in hand.split()])
+    assert waits(["RC", "RH", "RS", "RS", "RS", "GG"]) == {Card.parse("RN"): 5}
+    assert best_points(hand_counts(hand)) == 16
+
+
+def test_waits_with_exposed_melds_and_the_card_from_a_discard() -> None:
+    # Pong from a discard: the triple made with it scores exposed (1) instead of concealed (3);
+    # a General completes the hand alone (two pairs score 0).
+    generals = {Card.parse(c + "G"): 1 + 1 for c in "RGYW"}
+    assert waits("RA RA YC YC", exposed=["WC WC WC"]) == {Card.parse("RA"): 1 + 3, Card.parse("YC"): 1 + 3,
+                                                          **generals}
+    assert waits("RA RA YC YC", exposed=["WC WC WC"], from_discard=True) == {
+        Card.parse("RA"): 1 + 1, Card.parse("YC"): 1 + 1, **generals}
+    three = waits(["RA", "RA", "RA", "YC", "YC"])
+    assert three[Card.parse("YC")] == 6 and three[Card.parse("RA")] == 8 and three[Card.parse("RG")] == 4
+    assert Card.parse("RA") not in waits("RA RA YC YC", exposed=["RA RA"])  # every RA is out
+
+
+# -- hostile input ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("batch", [best_points_batch, best_split_batch, waits_batch,
+                                   ref.best_points_batch, ref.best_split_batch, ref.waits_batch])
+def test_batches_refuse_what_a_cast_would_corrupt(batch: Any) -> None:
+    rows = np.zeros((2, 28), dtype=np.int64)
+    rows[1, 5] = 260  # would wrap to 4 in uint8
+    with pytest.raises(ImpossibleCardsError, match=r"counts\[1, 5\] = 260"):
+        batch(rows)
+    rows[1, 5] = -1
+    with pytest.raises(ImpossibleCardsError, match="-1"):
+        batch(rows)
+    with pytest.raises(TypeError, match="float64"):
+        batch(np.full((2, 28), 1.5))  # never truncated to 1
+    with pytest.raises(TypeError, match="float64"):
+        batch(np.full((1, 28), math.nan))
+    with pytest.raises(TypeError, match="bool"):
+        batch(np.zeros((1, 28), dtype=np.bool_))
+    with pytest.raises(ImpossibleCardsError):
+        batch([[2 ** 70] + [0] * 27])
+    with pytest.raises(TypeError):
+        batch([[None] * 28])
+    with pytest.raises(TypeError):
+        batch(None)
+    with pytest.raises(FourCardsError, match="rows of 28"):
+        batch(np.zeros((2, 27), dtype=np.uint8))
+    assert len(batch(np.zeros((0, 28), dtype=np.uint8))) in (0, 2)
+
+
+def test_public_functions_refuse_bad_hands_cleanly() -> None:
+    with pytest.raises(TypeError, match="float64"):
+        best_split(np.full(28, 1.0))  # never truncated
+    with pytest.raises(TypeError, match="bool"):
+        is_complete(np.zeros(28, dtype=np.bool_))
+    with pytest.raises(ImpossibleCardsError, match="5 x RA"):
+        best_split([0, 5] + [0] * 26)
+    with pytest.raises(ImpossibleCardsError, match="5 x RA"):
+        is_complete(["RA"] * 5)
+    with pytest.raises(ImpossibleCardsError):
+        best_points([2 ** 70] + [0] * 27)
+    with pytest.raises(ImpossibleCardsError):
+        waits([-1] + [0] * 27)
+    for bad in (None, 3, 1.5, True, math.nan):
+        with pytest.raises(TypeError):
+            best_split(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        waits([KINDS[0], None])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        is_complete([True] * 28)  # bools are not counts
+    for code in (1.5, None, True):
+        with pytest.raises(TypeError):
+            best_points("RA RA", exposed_code=code)  # type: ignore[arg-type]
+    for code in (2 ** 70, 28, -2):
+        with pytest.raises(InvalidCardError):
+            best_points("RA RA", exposed_code=code)
+
+
+def test_bot_kernels_refuse_impossible_input() -> None:
+    hand = [0] * 28
+    hand[1] = 2
+    for choose in (core.fc_greedy_choose, ref.greedy_choose):
+        with pytest.raises(ValueError, match="no legal action"):
+            choose(hand, 0, 10, -1, False, [])
+        with pytest.raises(ValueError, match="cannot discard"):
+            choose(hand, 0, 10, -1, False, [2])
+        with pytest.raises(ValueError, match="needs cards"):
+            choose(hand, 0, 10, 1, True, [30 + MELDS.index((1, 1, 1, 1))])
+        with pytest.raises(ValueError, match="not an int"):
+            choose(hand[:27] + [1.5], 0, 10, -1, False, [1])
+        with pytest.raises(ValueError, match="not a card code"):
+            choose(hand, 0, 10, 40, False, [28])
+    for value in (core.fc_hand_value, ref.hand_value):
+        with pytest.raises(ValueError):
+            value([5] + [0] * 27)
+        with pytest.raises(ValueError):
+            value([None] * 28)
+    with pytest.raises(OverflowError):
+        core.fc_hand_value([0] * 28, 2 ** 70)
+
+
+# -- the rule-based bot: C against its Python twin, on real game states ------------------------------
+
+def test_greedy_bot_chooses_as_its_twin_on_real_states() -> None:
+    game = FourColor(players=4)
+    decisions = 0
+    for seed in range(4):
+        state = game.new_match(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal and decisions < 100 * (seed + 1):
+            player = state.current_player
+            obs = state.observation(player)
+            legal = state.legal_actions()
+            exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in obs.exposed[player])
+            card = -1 if obs.phase == "discard" or obs.offer is None else obs.offer.card
+            from_discard = obs.offer is not None and (obs.offer.source != "turned" or obs.offer.player != player)
+            args = (list(obs.hand), exposed_points, obs.rules.threshold, card, from_discard, legal)
+            choice = core.fc_greedy_choose(*args)
+            assert choice == ref.greedy_choose(*args) and choice in legal
+            decisions += 1
+            state.apply(choice if rng.random() < 0.5 else rng.choice(legal), player)
+    assert decisions > 300
+    assert hand_value([0] * 28) == ref.hand_value([0] * 28) == 1000 + 10 * 4 + 1  # waits on any General
+
+
+# -- the compiled simulator: the Python engine's games, move for move --------------------------------
+
+@pytest.mark.parametrize(("policies", "options"), [
+    (("random", "random", "random", "random"), {}),
+    (("greedy", "random", "greedy", "random"), {"threshold": 6, "rounds": 2}),
+    (("greedy", "greedy", "random"), {"lucky_rank_only": True}),
+    (("random", "greedy"), {"threshold": 0, "rounds": 4}),
+])
+def test_compiled_games_are_the_python_engines_move_for_move(
+        policies: tuple[str, ...], options: dict[str, Any]) -> None:
+    if _kernels.core is None:
+        pytest.skip("the package runs on the twin")
+    rules = Rules(players=len(policies), **options)
+    fast = simulate(3, seed=11, policies=policies, rules=rules, record=True)
+    slow = simulate(3, seed=11, policies=policies, rules=rules, record=True, compiled=False)
+    assert fast.actions is not None and slow.actions is not None
+    for a, b in zip(fast.actions, slow.actions):
+        assert a.tolist() == b.tolist()
+    assert fast.scores.tolist() == slow.scores.tolist() and fast.winners.tolist() == slow.winners.tolist()
+    assert fast.steps.tolist() == [len(a) for a in slow.actions]
+    assert (fast.scores.sum(axis=1) == 0).all()
+    assert np.array_equal(fast.seeds, game_seeds(11, 3))
+
+
+def test_simulator_is_seeded_and_thread_safe() -> None:
+    if _kernels.core is None:
+        pytest.skip("the package runs on the twin")
+    policies = ("greedy", "random", "random", "random")
+    whole = simulate(40, seed=2, policies=policies)
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(lambda s: simulate(s, policies=policies), np.array_split(game_seeds(2, 40), 2)))
+    assert np.array_equal(np.concatenate([p.scores for p in parts]), whole.scores)
+    # the rule-based player beats three random ones by far
+    assert simulate(300, seed=5, policies=policies).win_share()[0] > 0.5 * 300
+
+
+def test_simulator_refuses_bad_arguments() -> None:
+    with pytest.raises(FourCardsError, match="unknown policy"):
+        simulate(1, policies=("random", "clever"), rules=Rules(players=2))
+    with pytest.raises(FourCardsError, match="2 players need 2 policies"):
+        simulate(1, policies=("random",), rules=Rules(players=2))
+    with pytest.raises(FourCardsError, match=">= 0"):
+        simulate(-1)
+    for games in (1.5, None, True):
+        with pytest.raises(TypeError):
+            simulate(games)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="0..2\\*\\*64-1"):
+        simulate([2 ** 70])
+    with pytest.raises(FourCardsError, match="0..2\\*\\*64-1"):
+        simulate([-1])
+    with pytest.raises(TypeError):
+        simulate(np.array([1.5]))
+    with pytest.raises(TypeError):
+        simulate(1, rules={"players": 4})  # type: ignore[arg-type]
+    if _kernels.core is not None:
+        with pytest.raises(InvalidRulesError, match="compiled=False"):
+            simulate(1, rules=Rules(threshold=2 ** 70))
+        with pytest.raises(ValueError):
+            core.fc_simulate(np.zeros(1, np.uint64), [0, 2], 2, 10, 1, False)
+    assert simulate(0).scores.shape == (0, 4)
+
+
+def test_tournament_uses_the_compiled_games_with_the_same_records() -> None:
+    from fourcards.fourcolor import simulate as module
+    from fourcards.tournament import Entrant, MatchRecord, play_deals, run_tournament
+
+    entrants = [Entrant("greedy"), Entrant("random"), Entrant("random")]
+    rows = module.tournament_rows(entrants, [0, 1], 9, {"players": 3})
+    if _kernels.core is None:
+        assert rows is None
+        return
+    assert rows is not None
+    fast = [MatchRecord(*row) for row in rows]
+    assert fast == play_deals(entrants, [0, 1], 9, {"players": 3}, "four-color")
+    # the Python engine, by hand, gives the same records
+    game = FourColor(players=3)
+    from fourcards.engine import derive_seed
+    from fourcards.tournament import make_bot
+
+    for record in fast[:3]:
+        game_seed = derive_seed(9, record.deal)
+        bots = [make_bot(entrants[e], derive_seed(game_seed, 1000 + e), "four-color") for e in record.entrants]
+        state = game.new_match(game_seed)
+        while not state.is_terminal:
+            player = state.current_player
+            state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
+        assert tuple(state.scores) == record.penalties
+    result = run_tournament(entrants, deals=20, seed=1, game="four-color")
+    assert result.matches == 60 and result.stats["greedy"].win_rate.mean > 0.5

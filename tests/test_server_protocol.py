@@ -1,0 +1,95 @@
+"""The server's message parsing and per-seat views (no server extra needed)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from fourcards.games import GAMES, get_game
+from fourcards.server.protocol import (
+    ERROR_CODES, MAX_MESSAGE_BYTES, Act, Call, Hint, Hit, Join, Ping, ProtocolError, error_message,
+    parse_client_message, parse_zangle_text,
+)
+from fourcards.server.views import observation_view, record_text, record_view
+
+
+def test_valid_messages_parse() -> None:
+    assert parse_client_message('{"type": "join", "table": "t1", "token": "x"}') == Join("t1", "x")
+    assert parse_client_message(b'{"type": "act", "id": "a", "version": 0, "action": 5}') == Act("a", 0, 5)
+    assert parse_client_message('{"type": "call", "id": "c", "version": 2, "zangle": "2(own) = 1(own) + 1(centre)"}') \
+        == Call("c", 2, "2(own) = 1(own) + 1(centre)")
+    assert parse_client_message('{"type": "hit", "id": "h", "version": 2}') == Hit("h", 2)
+    assert parse_client_message('{"type": "hint"}') == Hint(None)
+    assert parse_client_message('{"type": "ping", "extra": [1, 2]}') == Ping()
+
+
+@pytest.mark.parametrize("raw,code", [
+    ("{", "bad_json"), ("[]", "bad_json"), ("null", "bad_json"), (b"\x80\x81", "bad_json"),
+    ("x" * (MAX_MESSAGE_BYTES + 1), "too_large"), ('{"type": "ACT"}', "bad_message"),
+    ('{"type": 3}', "bad_message"), ('{"type": "act", "id": "a", "version": -1, "action": 0}', "bad_message"),
+    ('{"type": "act", "id": "a", "version": 0, "action": 2147483648}', "bad_message"),
+    ('{"type": "act", "id": "a", "version": 0, "action": "5"}', "bad_message"),
+    ('{"type": "act", "id": "a", "version": 0.0, "action": 5}', "bad_message"),
+    ('{"type": "act", "id": "", "version": 0, "action": 5}', "bad_message"),
+    ('{"type": "join", "table": "t", "token": ""}', "bad_message"),
+    ('{"type": "hint", "id": 5}', "bad_message"),
+    ("[" * 100_000, "too_large"), ("[" * 2000 + "]" * 2000, "bad_json"),
+])
+def test_bad_messages_get_a_code(raw: str | bytes, code: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(raw)
+    assert caught.value.code == code and code in ERROR_CODES
+    message = error_message(caught.value)
+    assert message["type"] == "error" and message["code"] == code and message["reason"]
+
+
+def test_an_error_names_the_message_id_when_it_is_known() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message('{"type": "act", "id": "m7", "version": 1, "action": true}')
+    assert error_message(caught.value)["id"] == "m7"
+
+
+def test_zangle_notation() -> None:
+    assert parse_zangle_text("5a(own) = Z(centre) + 1(own)") == (("5a", "own"), [("Z", "centre"), ("1", "own")])
+    for bad in ("5a = 1 + 2", "5a(own)", "5a(table) = 1(own) + 1(own)", ""):
+        with pytest.raises(ProtocolError):
+            parse_zangle_text(bad)
+
+
+def _play(name: str, steps: int, **rules: Any) -> Any:
+    state = get_game(name).new_game(**rules).new_match(seed=11)
+    rng = random.Random(2)
+    for _ in range(steps):
+        if state.is_terminal:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_views_show_the_seats_own_hand_and_every_record_reads(name: str) -> None:
+    state = _play(name, 120)
+    for seat in range(state.game.num_players):
+        view = observation_view(name, state.observation(seat))
+        json.dumps(view)  # JSON data only
+        assert view["seat"] == seat
+        if "hand" in view:
+            assert all(isinstance(card, str) for card in view["hand"])
+    for record in state.history:
+        text = record_text(record)
+        assert text and not text.startswith(type(record).__name__ + ":"), text  # a sentence, not a dump
+        assert record_view(record)["text"] == text
+
+
+def test_a_gang_of_four_view_holds_no_other_hand() -> None:
+    state = _play("gang-of-four", 10)
+    views = [observation_view("gang-of-four", state.observation(s)) for s in range(4)]
+    for seat, view in enumerate(views):
+        assert view["hand"] == [str(c) for c in state.hand(seat)]
+        text = json.dumps(view)
+        for other in range(4):
+            if other != seat:
+                assert json.dumps(views[other]["hand"]) not in text
