@@ -30,12 +30,20 @@ else:
     if DEBUG:
         compile_args = ["-O0", "-g"]
 
+# ``FOURCARDS_SANITIZE=1``: AddressSanitizer and UBSan, at -O1 (see tools/asan.sh).
+link_args = []
+if os.environ.get("FOURCARDS_SANITIZE", "") not in ("", "0"):
+    compile_args = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=undefined"]
+    link_args = ["-fsanitize=address,undefined"]
+
 # One extension per game, beside its twin and its switch (``_kernels.py``), and one
 # for what they share (``_native``: the RNG test vectors and the call floor).
 # The shared inline helpers are in ``fourcards/_common.pxd`` and ``_bits.h``.
 MODULES = {
     "fourcards._native": "src/fourcards/_native.pyx",
     "fourcards.gangoffour._core": "src/fourcards/gangoffour/_core.pyx",
+    "fourcards.gangoffour._vector": "src/fourcards/gangoffour/_vector.pyx",
     "fourcards.fourcolor._core": "src/fourcards/fourcolor/_core.pyx",
     "fourcards.zangle._core": "src/fourcards/zangle/_core.pyx",
 }
@@ -47,6 +55,7 @@ extensions = [
         include_dirs=["src/fourcards", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
     )
     for name, source in MODULES.items()
 ]

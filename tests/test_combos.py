@@ -220,7 +220,7 @@ def test_errors_name_the_input() -> None:
         legal_actions(0b10)
     with pytest.raises(ImpossibleCardsError, match="not canonical"):
         classify_mask(0b10)
-    with pytest.raises(OverflowError):
+    with pytest.raises(ImpossibleCardsError, match="does not fit"):
         classify_mask(-1)
     with pytest.raises(TypeError):
         classify_mask("G5")  # type: ignore[arg-type]

@@ -91,7 +91,7 @@ def test_batch_errors_agree(table: list[list[int]]) -> None:
 @pytest.mark.parametrize("bad", [0b10, 1 << 64, -1])
 def test_bad_masks_raise_the_same(bad: int) -> None:
     for kernel in (core.classify_mask, ref.classify_mask):
-        with pytest.raises((FourCardsError, OverflowError)) as info:
+        with pytest.raises(FourCardsError) as info:
             kernel(bad)
         if bad == 0b10:
             assert "not canonical" in str(info.value)

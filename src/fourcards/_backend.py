@@ -20,8 +20,8 @@ from types import ModuleType
 __all__ = ["COMPILED", "EXTENSIONS", "load", "native"]
 
 #: Every compiled module the package ships.
-EXTENSIONS = ("fourcards._native", "fourcards.gangoffour._core", "fourcards.fourcolor._core",
-              "fourcards.zangle._core")
+EXTENSIONS = ("fourcards._native", "fourcards.gangoffour._core", "fourcards.gangoffour._vector",
+              "fourcards.fourcolor._core", "fourcards.zangle._core")
 
 
 def _flag(name: str) -> bool:

@@ -3,21 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from typing import Any
+
+from .args import int_in, quote
 
 __all__ = ["add_commands", "run"]
 
 
-def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, 0 to 60."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number of seconds") from None
+    if not math.isfinite(value) or not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 60 seconds")
+    return value
+
+
+def add_commands(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the game server (web page, HTTP API, WebSockets)",
                             description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=int_in(0, 65535), default=8000, help="port, 0 for any free one (default 8000)")
     parser.add_argument("--db", default="fourcards-server.db",
                         help="SQLite file of the tables (created when missing; default fourcards-server.db)")
-    parser.add_argument("--bot-delay", type=float, default=0.3, help="seconds a bot waits before it acts")
-    parser.add_argument("--max-tables", type=int, default=1000, help="open tables at most (default 1000)")
-    parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    parser.add_argument("--bot-delay", type=_seconds, default=0.3,
+                        help="seconds a bot waits before it acts (default 0.3)")
+    parser.add_argument("--max-tables", type=int_in(1, 1_000_000), default=1000,
+                        help="open tables at most (default 1000)")
+    parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                        help="uvicorn's log level (default warning)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,9 +45,6 @@ def run(args: argparse.Namespace) -> int:
         from ..server.app import create_app
     except ImportError as error:
         print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"--port {args.port}: a port is 0..65535", file=sys.stderr)
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, max_tables=args.max_tables)
     print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {args.db})", flush=True)

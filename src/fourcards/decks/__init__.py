@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from ..errors import FourCardsError
 
-__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "FAMILIES", "CARD_IDS"]
+__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS"]
 
 FAMILIES: Final = "ABCDEFGH"
 CARD_IDS: Final[tuple[str, ...]] = tuple(f"{f}{n}" for f in FAMILIES for n in range(1, 5))
@@ -113,7 +113,13 @@ class Deck:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number a float holds (an int like ``10**400`` is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def parse_deck(data: Any, source: str = "deck") -> Deck:
@@ -123,15 +129,18 @@ def parse_deck(data: Any, source: str = "deck") -> Deck:
         raise DeckError(source, [f"the top level must be an object, not {type(data).__name__}"])
     if data.get("format") != "fourcards-deck":
         problems.append(f"format: expected \"fourcards-deck\", got {data.get('format')!r}")
-    if data.get("version") != 1:
+    if type(data.get("version")) is not int or data.get("version") != 1:
         problems.append(f"version: expected 1, got {data.get('version')!r}")
     for key in ("name", "source"):
         if not isinstance(data.get(key), str) or not data.get(key):
             problems.append(f"{key}: missing or not a non-empty string")
     families = data.get("families")
     if not isinstance(families, dict) or sorted(families) != list(FAMILIES):
-        problems.append(f"families: must name exactly the families A..H, got {families!r}")
+        problems.append(f"families: must name exactly the families A..H, got {families!r:.200}")
         families = {f: f for f in FAMILIES}
+    for family in FAMILIES:
+        if not isinstance(families[family], str) or not families[family]:
+            problems.append(f"families.{family}: {families[family]!r:.80} is not a non-empty string")
     categories_data = data.get("categories")
     categories: list[Category] = []
     if not isinstance(categories_data, list) or not categories_data:
@@ -200,9 +209,12 @@ def parse_deck(data: Any, source: str = "deck") -> Deck:
             else:
                 row.append(float(values[category]))
         by_id[cid] = (name, tuple(row))
-    for cid in CARD_IDS:
-        if cid not in by_id and cards_data:
-            problems.append(f"cards: missing card {cid}")
+    if not cards_data:
+        problems.append("cards: empty (a deck lists the 32 cards A1..H4)")
+    else:
+        for cid in CARD_IDS:
+            if cid not in by_id:
+                problems.append(f"cards: missing card {cid}")
     if problems:
         raise DeckError(source, problems)
     cards = tuple(DeckCard(cid, code, by_id[cid][0], by_id[cid][1], ids) for code, cid in enumerate(CARD_IDS))
@@ -214,16 +226,34 @@ def parse_deck(data: Any, source: str = "deck") -> Deck:
 def load_deck(path: str | Path | None = None) -> Deck:
     """Load and validate a deck file (default: the shipped chemical-elements deck)."""
     if path is None:
-        text = resources.files(__package__).joinpath("elements.json").read_text()
+        raw = resources.files(__package__).joinpath("elements.json").read_bytes()
         source = "elements.json"
     else:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"path must be a str or a Path, not {type(path).__name__}")
         try:
-            text = Path(path).read_text()
-        except OSError as error:
+            raw = Path(path).read_bytes()
+        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
             raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
         source = str(path)
+    return load_deck_bytes(raw, source)
+
+
+def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
+    """Validate a deck file's content (UTF-8 JSON); :class:`DeckError` for anything else."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"raw must be bytes, not {type(raw).__name__}")
+    try:
+        text = bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DeckError(source, [f"not UTF-8 text: {error}"]) from None
     try:
         data = json.loads(text)
-    except ValueError as error:
+    except RecursionError:
+        raise DeckError(source, ["not a deck: JSON nested too deeply"]) from None
+    except ValueError as error:  # also an int of more than 4300 digits
         raise DeckError(source, [f"not JSON: {error}"]) from None
-    return parse_deck(data, source)
+    try:
+        return parse_deck(data, source)
+    except RecursionError:
+        raise DeckError(source, ["not a deck: JSON nested too deeply"]) from None

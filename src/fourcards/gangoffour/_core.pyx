@@ -16,6 +16,8 @@ from libc.string cimport memcpy
 from libc.math cimport sqrt, log
 from libc.stdlib cimport malloc, free, realloc
 
+import operator
+
 import numpy as np
 cimport numpy as cnp
 
@@ -212,6 +214,58 @@ cdef inline void _check_hand(uint64_t hand) except *:
         raise _deck.mask_error(hand)
 
 
+# -- arguments from Python: the same checks (and errors) as the twin ----------------
+# Cython's own conversion of an ``int`` or ``uint64_t`` parameter truncates floats
+# and raises OverflowError; the public kernels take objects and convert them here.
+
+cdef object _TWO_64 = 1 << 64
+
+
+cdef inline object _index(object value, str name):
+    """``value`` as a Python int (``operator.index``: ints, numpy ints, bools); TypeError otherwise."""
+    if type(value) is int:
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+
+
+cdef uint64_t _as_mask(object mask) except? 0xFFFFFFFFFFFFFFFF:
+    """A canonical card mask from Python, checked like the twin's ``_check_mask``."""
+    cdef object value
+    cdef uint64_t c_mask
+    if type(mask) is int:
+        value = mask
+    else:
+        try:
+            value = operator.index(mask)
+        except TypeError:
+            raise _deck.mask_error(mask) from None
+    if value < 0 or value >= _TWO_64:
+        raise _deck.mask_error(value)
+    c_mask = <uint64_t>value
+    if not _canonical(c_mask):
+        raise _deck.mask_error(value)
+    return c_mask
+
+
+cdef int _as_action(object action, str name) except? -2:
+    """An action index (-1: none) from Python, checked like the twin's ``_check_action``."""
+    cdef object value = _index(action, name)
+    if value < -1 or value >= N_ACTIONS:
+        raise _deck.action_error(value, name)
+    return <int>value
+
+
+cdef Py_ssize_t _as_size(object value, str name, Py_ssize_t low, Py_ssize_t high) except? -2:
+    """An int in ``low..high`` from Python (TypeError for other types, FourCardsError out of range)."""
+    cdef object number = _index(value, name)
+    if number < low or number > high:
+        raise _deck.range_error(name, number, low, high)
+    return <Py_ssize_t>number
+
+
 cdef Py_ssize_t _scan(uint64_t hand, int lo, int hi, int32_t* out, Py_ssize_t n) noexcept nogil:
     cdef uint64_t missing = ~hand
     cdef int run, end, j
@@ -244,11 +298,9 @@ cdef Py_ssize_t _legal(uint64_t hand, int table, int32_t* out) noexcept nogil:
     return _scan(hand, gangs, N_ACTIONS, out, n)
 
 
-def classify_mask(uint64_t mask):
+def classify_mask(mask):
     """Action index of the combination a canonical mask holds, or -1."""
-    if not _canonical(mask):
-        raise _deck.mask_error(mask)
-    return _lookup(mask)
+    return _lookup(_as_mask(mask))
 
 
 cdef inline bint _beats(int a, int b) noexcept nogil:
@@ -262,23 +314,22 @@ cdef inline bint _beats(int a, int b) noexcept nogil:
     return a > b and _group_end[_kind_of[b]] == _group_end[_kind_of[a]]
 
 
-def beats(int a, int b):
+def beats(a, b):
     """Whether action ``a`` may be played on action ``b`` (``b == -1``: empty table)."""
-    if a < -1 or a >= N_ACTIONS:
-        raise _deck.action_error(a, "action")
-    _check_table(b)
-    return _beats(a, b)
+    cdef int c_a = _as_action(a, "action")
+    cdef int c_b = _as_action(b, "table action")
+    return _beats(c_a, c_b)
 
 
-def legal_actions(uint64_t hand, int table=-1):
+def legal_actions(hand, table=-1):
     """Sorted action indices (int32) playable from ``hand`` on ``table`` (-1: leading)."""
     cdef int32_t buffer[N_ACTIONS]
     cdef Py_ssize_t n
     cdef cnp.npy_intp dims[1]
-    _check_hand(hand)
-    _check_table(table)
+    cdef uint64_t c_hand = _as_mask(hand)
+    cdef int c_table = _as_action(table, "table action")
     with nogil:
-        n = _legal(hand, table, buffer)
+        n = _legal(c_hand, c_table, buffer)
     dims[0] = n
     result = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
     if n:
@@ -286,7 +337,7 @@ def legal_actions(uint64_t hand, int table=-1):
     return result
 
 
-def legal_mask(uint64_t hand, int table=-1, Py_ssize_t size=N_ACTIONS):
+def legal_mask(hand, table=-1, size=N_ACTIONS):
     """A bool array over all actions: which are playable from ``hand`` on ``table``.
 
     ``size`` (at least 12352) makes the array longer, zeros past the
@@ -294,15 +345,14 @@ def legal_mask(uint64_t hand, int table=-1, Py_ssize_t size=N_ACTIONS):
     cdef int32_t buffer[N_ACTIONS]
     cdef Py_ssize_t n, i
     cdef cnp.npy_intp dims[1]
-    _check_hand(hand)
-    _check_table(table)
-    if size < N_ACTIONS:
-        raise ValueError(f"size {size} is smaller than the {N_ACTIONS} combinations")
-    dims[0] = size
+    cdef uint64_t c_hand = _as_mask(hand)
+    cdef int c_table = _as_action(table, "table action")
+    cdef Py_ssize_t c_size = _as_size(size, "size", N_ACTIONS, _deck.MAX_MASK_SIZE)
+    dims[0] = c_size
     result = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
     cdef uint8_t* out = <uint8_t*>cnp.PyArray_DATA(result)
     with nogil:
-        n = _legal(hand, table, buffer)
+        n = _legal(c_hand, c_table, buffer)
         for i in range(n):
             out[buffer[i]] = 1
     return result
@@ -314,7 +364,8 @@ cdef Py_ssize_t _classify_rows(const uint8_t* codes, Py_ssize_t rows, Py_ssize_t
     cdef Py_ssize_t i, k, first_bad = -1
     cdef const uint8_t* row
     cdef uint64_t add, mask
-    cdef int count, action
+    cdef int64_t count  # an int would wrap after 2**24 invalid codes (weight 256 each)
+    cdef int action
     cdef uint8_t c
     for i in range(rows):
         row = codes + i * width
@@ -325,7 +376,7 @@ cdef Py_ssize_t _classify_rows(const uint8_t* codes, Py_ssize_t rows, Py_ssize_t
             add += _add_bit[c]
             count += _weight[c]
         mask = add | ((add >> 1) & _pair_lo)
-        if fc_popcount64(mask) != count:
+        if <int64_t>fc_popcount64(mask) != count:
             # An invalid code, or more copies than the deck holds: in the
             # latter case the canonical mask has fewer bits than cards.
             if first_bad < 0:
@@ -432,6 +483,8 @@ cdef int _text_mask(str text, uint64_t* out) except -2:
             i += 1
         else:
             value = 0
+            if i < n and text[i] == u'0':
+                return -1  # no leading zeros ("G01"), as Card.parse
             while i < n and value < 100:
                 digit = text[i]
                 if not (u'0' <= digit <= u'9'):
@@ -494,50 +547,8 @@ def fast_classify(cards):
 # simulation without the GIL.
 # =============================================================================
 
-cdef enum:
-    PASS_ACTION = 12352
-    GIVE_BACK_BASE = 12353
-    ANNOUNCE_BASE = 12387
-    PHASE_PLAY = 0
-    PHASE_GIVE_BACK = 1
-    PHASE_OVER = 2
-    MAX_LEGAL = 24739
-    POLICY_RANDOM = 0
-    POLICY_GREEDY = 1
-    M1_CODE = 3
-    GP_CODE = 31
-    RD_CODE = 33
-
-ctypedef struct GofRules:
-    int players
-    int target
-    int dealer
-    bint pass_is_final
-    bint manual
-    bint may_pass
-    bint chinese
-
-
-ctypedef struct GofMatch:
-    GofRules rules
-    uint64_t rng
-    uint64_t hands[4]
-    int totals[4]
-    int round
-    int dealer
-    int direction
-    int phase
-    int current
-    int table
-    int table_player
-    unsigned int passed
-    unsigned int announced
-    unsigned int out
-    bint m1_lead
-    uint64_t played
-    int loser
-    unsigned int winners
-    int steps
+# The action constants and the GofRules / GofMatch structs are declared in _core.pxd
+# (so other compiled modules, such as _vector, can drive matches).
 
 
 cdef inline uint64_t _additive(uint64_t mask) noexcept nogil:
@@ -618,6 +629,8 @@ cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noe
     m.out = 0
     m.played = 0
     m.phase = PHASE_PLAY
+    m.given = -1
+    m.returned = -1
     if winner < 0:
         holder = -1
         for p in range(n):
@@ -638,6 +651,7 @@ cdef void _start_round(GofMatch* m, int dealer, int winner, int* cards_left) noe
     m.loser = best
     code = _highest_code(m.hands[best])
     _move_card(m, best, winner, code)
+    m.given = code
     m.phase = PHASE_GIVE_BACK
     m.current = winner
 
@@ -767,6 +781,7 @@ cdef void _sim_apply(GofMatch* m, int action) noexcept nogil:
     m.steps += 1
     if m.phase == PHASE_GIVE_BACK:
         _move_card(m, player, m.loser, action - GIVE_BACK_BASE)
+        m.returned = action - GIVE_BACK_BASE
         m.phase = PHASE_PLAY
         return
     if action == PASS_ACTION:
@@ -928,24 +943,32 @@ cdef inline bint _breaks_gang(int combo, uint64_t gang_bits) noexcept nogil:
     return False
 
 
-def greedy_choose(uint64_t hand, int table, int phase, int player, sizes, legal):
+def greedy_choose(hand, table, phase, player, sizes, legal):
     """The rule-based policy: the action it picks from ``legal`` (sorted ints)."""
     cdef int c_sizes[4]
-    cdef int players = len(sizes), i
-    cdef int32_t[::1] view = np.ascontiguousarray(legal, dtype=np.int32)
+    cdef int players, i
+    cdef uint64_t c_hand = _as_mask(hand)
+    cdef int c_table = _as_action(table, "table action")
+    cdef int c_phase = <int>_as_size(phase, "phase", 0, 1)
+    cdef int c_player
+    cdef int32_t[::1] view
+    players = len(sizes)
     if not 2 <= players <= 4:
         raise ValueError(f"sizes must list 2 to 4 hand sizes, got {players}")
-    if not -1 <= table < N_ACTIONS:
-        raise _deck.action_error(table, "table action")
-    if view.shape[0] and (min(view) < 0 or max(view) >= ANNOUNCE_BASE + N_ACTIONS
-                          or (phase == PHASE_GIVE_BACK and min(view) < GIVE_BACK_BASE)
-                          or (phase == PHASE_GIVE_BACK and max(view) >= ANNOUNCE_BASE)):
-        raise ValueError(f"legal actions out of range for phase {phase}")
+    c_player = <int>_as_size(player, "player", 0, players - 1)
     for i in range(players):
-        c_sizes[i] = sizes[i]
-    if view.shape[0] == 0:
+        c_sizes[i] = <int>_as_size(sizes[i], f"sizes[{i}]", 0, 64)
+    array = np.asarray(legal)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise TypeError(f"legal must be a 1-D sequence of ints, not {array.ndim}-D {array.dtype}")
+    if array.size == 0:
         raise ValueError("no legal action to choose from")
-    return _greedy_choose(hand, table, phase, player, players, c_sizes, &view[0], <int>view.shape[0])
+    low, high = int(array.min()), int(array.max())
+    if (low < 0 or high >= ANNOUNCE_BASE + N_ACTIONS
+            or (c_phase == PHASE_GIVE_BACK and (low < GIVE_BACK_BASE or high >= ANNOUNCE_BASE))):
+        raise ValueError(f"legal actions out of range for phase {c_phase}")
+    view = np.ascontiguousarray(array, dtype=np.int32)
+    return _greedy_choose(c_hand, c_table, c_phase, c_player, players, c_sizes, &view[0], <int>view.shape[0])
 
 
 cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, int n) noexcept nogil:
@@ -962,7 +985,13 @@ cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, 
 cdef GofRules _rules_of(dict rules) except *:
     """The ``GofRules`` struct from ``fourcards.gangoffour._kernels.pack_rules``
     (a dict by field name), checked."""
-    cdef GofRules r = rules
+    cdef GofRules r
+    names = ("players", "target", "dealer", "pass_is_final", "manual", "may_pass", "chinese")
+    if sorted(rules) != sorted(names):
+        raise ValueError(f"rules must give exactly the fields {', '.join(names)}; got {sorted(map(str, rules))}")
+    for name in names:  # ints only: Cython's struct conversion would truncate floats
+        _as_size(rules[name], f"rules[{name!r}]", 0, 2**31 - 1)
+    r = rules
     if not 2 <= r.players <= 4:
         raise ValueError(f"players={r.players} is not 2..4")
     if r.target < 1:
@@ -1074,6 +1103,73 @@ ctypedef struct SearchNode:
     double reward
 
 
+#: The largest ``GofSearch(capacity)``: nodes of 40 bytes, so 1.3 GB.
+MAX_SEARCH_NODES = 1 << 25
+
+
+def check_exploration(exploration):
+    """``exploration`` as a float, refused unless a finite number 0..1000."""
+    if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
+        raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
+    try:
+        value = float(exploration)
+    except OverflowError:
+        value = float("inf")
+    if not (0.0 <= value <= 1000.0):  # NaN fails too
+        raise _deck.range_error("exploration", exploration, 0, 1000)
+    return value
+
+
+cdef void _check_search_root(int players, hand, me, sizes, table, table_player, passed,
+                             announced, out, direction, played, totals, known, seed,
+                             exploration) except *:
+    """Check what ``GofSearch.reset`` is given: every field in range and the
+    cards consistent (no card twice, enough unseen cards for the hidden hands),
+    so the search in C cannot index out of bounds or loop."""
+    cdef uint64_t additive = 0
+    cdef int p, cards = 0, need = 0
+    c_hand = _as_mask(hand)
+    c_me = _as_size(me, "me", 0, players - 1)
+    _as_action(table, "table")
+    c_table_player = _as_size(table_player, "table_player", -1, players - 1)
+    if (_index(table, "table") < 0) != (c_table_player < 0):
+        raise ValueError(f"table={table} and table_player={table_player}: both -1 or neither")
+    seats = (1 << players) - 1
+    c_passed = _as_size(passed, "passed", 0, seats)
+    _as_size(announced, "announced", 0, seats)
+    c_out = _as_size(out, "out", 0, seats)
+    if _index(direction, "direction") not in (1, -1):
+        raise ValueError(f"direction={direction} is not 1 or -1")
+    c_played = _as_mask(played)
+    if not 0 <= _index(seed, "seed") < _TWO_64:
+        raise _deck.range_error("seed", seed, 0, 2**64 - 1)
+    check_exploration(exploration)
+    for name, values in (("sizes", sizes), ("totals", totals), ("known", known)):
+        if len(values) != players:
+            raise ValueError(f"{name} lists {len(values)} seats, not {players}")
+    for p in range(players):
+        _as_size(totals[p], f"totals[{p}]", 0, 2**31 - 1)
+        size = _as_size(sizes[p], f"sizes[{p}]", 0, 64)
+        if ((c_out >> p) & 1) != (size == 0):
+            raise ValueError(f"seat {p} holds {size} cards but is {'' if (c_out >> p) & 1 else 'not '}out")
+        mask = _as_mask(known[p])
+        if p != c_me:
+            additive += _additive(mask)
+            cards += fc_popcount64(mask)
+            if fc_popcount64(mask) > size:
+                raise ValueError(f"known[{p}] holds more cards than sizes[{p}]={size}")
+            need += size - fc_popcount64(mask)
+    if sizes[c_me] != fc_popcount64(c_hand) or c_hand == 0:
+        raise ValueError(f"sizes[{c_me}]={sizes[c_me]} is not the {fc_popcount64(c_hand)} cards of the hand, "
+                         "or the hand is empty")
+    for mask in (c_hand, c_played):
+        additive += _additive(mask)
+        cards += fc_popcount64(mask)
+    if fc_popcount64(_canon(additive)) != cards or cards + need > 64:
+        raise _deck.ImpossibleCardsError(f"hand, played and known cards overlap or leave too few unseen cards "
+                              f"for the hidden hands")
+
+
 cdef class GofSearch:
     """A search tree for one decision (see ``fourcards.gangoffour.bots.SearchBot``)."""
 
@@ -1090,20 +1186,28 @@ cdef class GofSearch:
     cdef int32_t legal[MAX_LEGAL]
     cdef int32_t path[4096]
     cdef public long iterations
+    cdef bint busy                 # run() is searching (without the GIL)
 
-    def __cinit__(self, int capacity=200000):
-        self.nodes = <SearchNode*>malloc(capacity * sizeof(SearchNode))
+    def __cinit__(self, capacity=200000):
+        cdef Py_ssize_t c_capacity = _as_size(capacity, "capacity", 1, MAX_SEARCH_NODES)
+        self.nodes = <SearchNode*>malloc(c_capacity * sizeof(SearchNode))
         if self.nodes == NULL:
-            raise MemoryError()
-        self.capacity = capacity
+            raise MemoryError(f"no memory for a search tree of {c_capacity} nodes")
+        self.capacity = <int>c_capacity
         self.count = 0
+        self.busy = False
+
+    cdef void _check_idle(self) except *:
+        if self.busy:
+            raise RuntimeError("this GofSearch is searching in another thread; "
+                               "use one GofSearch (one SearchBot) per thread")
 
     def __dealloc__(self):
         free(self.nodes)
 
-    def reset(self, dict rules not None, uint64_t hand, int me, sizes, int table, int table_player,
-              unsigned int passed, unsigned int announced, unsigned int out, bint must_lead_m1,
-              int direction, uint64_t played, totals, known, uint64_t seed, double exploration):
+    def reset(self, dict rules not None, hand, me, sizes, table, table_player,
+              passed, announced, out, bint must_lead_m1,
+              direction, played, totals, known, seed, exploration):
         """Start a new tree for the player ``me`` to act, from what they observe.
 
         ``played`` is the canonical mask of the cards played this round;
@@ -1111,8 +1215,13 @@ cdef class GofSearch:
         to hold (the exchange's cards not yet seen played)."""
         cdef int p, players
         cdef uint64_t seen
-        self.root.rules = _rules_of(rules)
-        players = self.root.rules.players
+        cdef GofRules c_rules
+        self._check_idle()
+        c_rules = _rules_of(rules)
+        players = c_rules.players
+        _check_search_root(players, hand, me, sizes, table, table_player, passed, announced, out,
+                           direction, played, totals, known, seed, exploration)
+        self.root.rules = c_rules
         self.root.rng = 0
         self.root.round = 1
         self.root.dealer = 0
@@ -1125,8 +1234,10 @@ cdef class GofSearch:
         self.root.announced = announced
         self.root.out = out
         self.root.m1_lead = must_lead_m1
-        self.root.played = _additive(played)
+        self.root.played = _additive(<uint64_t>played)
         self.root.loser = -1
+        self.root.given = -1
+        self.root.returned = -1
         self.root.winners = 0
         self.root.steps = 0
         for p in range(4):
@@ -1137,15 +1248,15 @@ cdef class GofSearch:
         for p in range(players):
             self.root.totals[p] = totals[p]
             self.sizes[p] = sizes[p]
-            self.known[p] = _additive(known[p]) if p != me else 0
-        self.root.hands[me] = hand
-        seen = _additive(hand) + _additive(played)
+            self.known[p] = _additive(<uint64_t>known[p]) if p != me else 0
+        self.root.hands[me] = <uint64_t>hand
+        seen = _additive(<uint64_t>hand) + _additive(<uint64_t>played)
         for p in range(players):
             seen += self.known[p]
         self.unknown = _additive(_deck.FULL_DECK) - seen
         self.me = me
         self.rng = seed
-        self.exploration = exploration
+        self.exploration = check_exploration(exploration)
         self.iterations = 0
         self.count = 1
         self.nodes[0].action = -1
@@ -1211,7 +1322,7 @@ cdef class GofSearch:
 
     cdef void _iterate(self) noexcept nogil:
         cdef GofMatch m
-        cdef int node = 0, depth = 0, n, i, c, best, untried_count, pick, p, q
+        cdef int node = 0, depth = 0, n, i, c, best, untried_count, pick, p, q, playout
         cdef int action = -1
         cdef int players, mover
         cdef int start_totals[4]
@@ -1224,7 +1335,7 @@ cdef class GofSearch:
             start_totals[p] = m.totals[p]
         self.path[0] = 0
         # selection and expansion
-        while m.round == 1 and m.phase == PHASE_PLAY:
+        while m.round == 1 and m.phase == PHASE_PLAY and 0 <= m.current < players:
             n = _sim_legal(&m, self.legal)
             mover = m.current
             untried_count = 0
@@ -1241,6 +1352,8 @@ cdef class GofSearch:
                 if score > best_score:
                     best_score = score
                     best = c
+            if untried_count == 0 and best < 0:
+                break  # no legal action (or no finite score): play out from here
             if untried_count > 0:
                 pick = <int>_below(&self.rng, <uint64_t>untried_count)
                 for i in range(n):
@@ -1265,9 +1378,14 @@ cdef class GofSearch:
             if depth >= 4095:
                 break
             self.path[depth] = node
-        # play the round out with the rule-based policy
-        while m.round == 1 and m.phase == PHASE_PLAY:
+        # play the round out with the rule-based policy (a round has at most
+        # 4 * 16 plays and a pass between; the bound guards a bad root)
+        playout = 0
+        while m.round == 1 and m.phase == PHASE_PLAY and 0 <= m.current < players and playout < 100000:
+            playout += 1
             n = _sim_legal(&m, self.legal)
+            if n == 0:
+                break
             for p in range(players):
                 sizes[p] = fc_popcount64(m.hands[p])
             action = _greedy_choose(m.hands[m.current], m.table, m.phase, m.current, players,
@@ -1294,18 +1412,30 @@ cdef class GofSearch:
                 self.nodes[node].reward += reward
         self.iterations += 1
 
-    def run(self, long iterations):
-        """Run ``iterations`` more iterations without the GIL."""
+    def run(self, iterations):
+        """Run ``iterations`` more iterations without the GIL.
+
+        One search at a time: a call while another thread is in ``run`` (or
+        ``reset``/``statistics`` meanwhile) raises ``RuntimeError``."""
         cdef long i
+        cdef long c_iterations = <long>_as_size(iterations, "iterations", 0, 2**31 - 1)
+        self._check_idle()
         if self.count == 0:
             raise RuntimeError("reset() the search first")
-        with nogil:
-            for i in range(iterations):
-                self._iterate()
+        self.busy = True  # set and tested while holding the GIL: no two runs overlap
+        try:
+            with nogil:
+                for i in range(c_iterations):
+                    self._iterate()
+        finally:
+            self.busy = False
         return self.iterations
 
     def statistics(self):
         """``[(action, visits, mean reward)]`` of the root's children, most visited first."""
+        self._check_idle()
+        if self.count == 0:
+            raise RuntimeError("reset() the search first")
         cdef int c = self.nodes[0].first_child
         result = []
         while c >= 0:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..errors import ImpossibleCardsError, InvalidCardError, InvalidComboError
+from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError, InvalidComboError
 
 NUM_KINDS: Final = 34
 PAD: Final = 255
@@ -113,7 +113,7 @@ def mask_error(mask: object) -> Exception:
     if not isinstance(mask, int):
         return TypeError(f"a card mask must be an int, not {type(mask).__name__}")
     if mask < 0 or mask > FULL_DECK:
-        return OverflowError(f"card mask {mask:#x} does not fit in 64 bits")
+        return ImpossibleCardsError(f"card mask {mask:#x} does not fit in 64 bits (0..2**64-1)")
     bad = (mask >> 1) & PAIR_LO & ~mask
     code = KIND_OF_BIT[(bad & -bad).bit_length() - 1]
     return ImpossibleCardsError(
@@ -146,6 +146,15 @@ def too_many_error(codes: list[int], where: str = "") -> ImpossibleCardsError:
 NUM_ACTIONS: Final = 12352
 KIND_START: Final[tuple[int, ...]] = (0, 34, 98, 174, 1692, 7845, 12214, 12235, 12352)
 """First action index of each combination kind (and the end)."""
+
+
+MAX_MASK_SIZE: Final = 1 << 20
+"""The longest ``legal_mask(size=...)`` array the kernels make."""
+
+
+def range_error(name: str, value: int, low: int, high: int) -> FourCardsError:
+    """The error for an integer argument outside ``low..high``."""
+    return FourCardsError(f"{name}={value} is out of range ({low}..{high})")
 
 
 def action_error(action: int, name: str = "action") -> InvalidComboError:

@@ -188,6 +188,16 @@ def _check_action(action: Any, name: str) -> int:
     return value
 
 
+def _check_int(value: Any, name: str, low: int, high: int) -> int:
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not low <= number <= high:
+        raise d.range_error(name, number, low, high)
+    return number
+
+
 def classify_mask(mask: int) -> int:
     """Action index of the combination a canonical mask holds, or -1."""
     mask = _check_mask(mask)
@@ -230,8 +240,7 @@ def legal_mask(hand: int, table: int = -1, size: int = NUM_ACTIONS) -> np.ndarra
     combinations: room for a game's other actions."""
     hand = _check_mask(hand)
     table = _check_action(table, "table action")
-    if size < NUM_ACTIONS:
-        raise ValueError(f"size {size} is smaller than the {NUM_ACTIONS} combinations")
+    size = _check_int(size, "size", NUM_ACTIONS, d.MAX_MASK_SIZE)
     out = np.zeros(size, dtype=np.bool_)
     out[_legal(hand, table)] = True
     return out
@@ -346,7 +355,19 @@ def greedy_choose(hand: int, table: int, phase: int, player: int,
       allowed, the lowest play);
     - a play that may announce the last card always does.
     """
-    legal = [int(a) for a in legal]
+    hand = _check_mask(hand)
+    table = _check_action(table, "table action")
+    phase = _check_int(phase, "phase", 0, 1)
+    if not 2 <= len(sizes) <= 4:
+        raise ValueError(f"sizes must list 2 to 4 hand sizes, got {len(sizes)}")
+    player = _check_int(player, "player", 0, len(sizes) - 1)
+    sizes = [_check_int(s, f"sizes[{i}]", 0, 64) for i, s in enumerate(sizes)]
+    if np.ndim(legal) != 1:
+        raise TypeError(f"legal must be a 1-D sequence of ints, not {np.ndim(legal)}-D")
+    try:
+        legal = [operator.index(a) for a in legal]
+    except TypeError:
+        raise TypeError(f"legal must be a 1-D sequence of ints, not {legal!r}") from None
     if not legal:
         raise ValueError("no legal action to choose from")
     top = ANNOUNCE_BASE if phase == 1 else ANNOUNCE_BASE + NUM_ACTIONS

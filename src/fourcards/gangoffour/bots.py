@@ -14,10 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import math
+import threading
 import time
 from typing import Any
 
 from ..bots import RandomBot
+from ..errors import FourCardsError
 from ..rng import Rng
 from . import _deck, _kernels
 from ._kernels import core
@@ -60,6 +63,8 @@ def known_cards(observation: Observation) -> list[int]:
     if exchange.returned is not None:
         facts.append((exchange.loser, exchange.returned.code))
     for seat, code in facts:
+        if not isinstance(seat, int) or not 0 <= seat < len(known):
+            raise FourCardsError(f"exchange seat {seat!r} is not a seat (0..{len(known) - 1})")
         if seat != observation.player and code not in played:
             known[seat] = _deck.canonical_from_sum(known[seat] - ((known[seat] >> 1) & _deck.PAIR_LO)
                                                    + _deck.BIT[code])
@@ -78,30 +83,59 @@ class SearchBot:
     in C (``fourcards.gangoffour._core.GofSearch``), without the GIL.
 
     The budget is ``iterations`` per move, or ``time_per_move`` seconds.
-    The give-back uses the rule-based choice.
+    The give-back uses the rule-based choice.  ``exploration`` (the UCB
+    constant) is a finite number 0..1000; ``capacity`` (tree nodes, 40 bytes
+    each) is 1..2**25.
+
+    Threads: one bot may be shared, but its searches run one at a time (a lock
+    inside serialises concurrent ``choose`` calls); for parallel search give
+    each thread its own bot.
     """
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.02,
                  exploration: float = 0.7, capacity: int = 200_000) -> None:
+        if iterations is not None:
+            if not isinstance(iterations, int) or isinstance(iterations, bool):
+                raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
+            if not 1 <= iterations <= 2**31 - 1:
+                raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
+        if not isinstance(time_per_move, (int, float)) or isinstance(time_per_move, bool):
+            raise TypeError(f"time_per_move must be a number, not {type(time_per_move).__name__}")
+        if iterations is None and not (time_per_move > 0 and math.isfinite(time_per_move)):
+            raise FourCardsError(f"time_per_move={time_per_move!r} must be a positive, finite number of seconds")
+        if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
+            raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
+        if not (0 <= exploration <= 1000):  # also refuses NaN; an int too big for a float fails here
+            raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
+        if not isinstance(capacity, int) or isinstance(capacity, bool):
+            raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
+        if not 1 <= capacity <= 1 << 25:
+            raise FourCardsError(f"capacity={capacity} must be 1..2**25 tree nodes")
         if core is None:
             raise RuntimeError("SearchBot needs the compiled core (FOURCARDS_NO_EXTENSIONS is set "
                                "or the extension did not build)")
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be at least 1, got {iterations}")
-        if iterations is None and not time_per_move > 0:
-            raise ValueError(f"time_per_move must be positive, got {time_per_move}")
         self.rng = Rng(seed)
         self.iterations = iterations
         self.time_per_move = time_per_move
-        self.exploration = exploration
+        self.exploration = float(exploration)
         self._search = core.GofSearch(capacity)
+        self._lock = threading.Lock()
         self._greedy = GreedyBot()
         self.last_statistics: list[tuple[int, int, float]] = []
         self.total_iterations = 0
         self.searched_moves = 0
 
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
+        """The action to play (one of ``legal_actions``); the observation is
+        checked in full before the search starts (a ``FourCardsError`` names a
+        field out of range or cards that cannot be)."""
+        with self._lock:
+            return self._choose(observation, legal_actions)
+
+    def _choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
+        if not isinstance(observation, Observation):
+            raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
+        if len(legal_actions) == 0:
             raise ValueError("no legal action to choose from")
         if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
             return self._greedy.choose(observation, legal_actions)
@@ -110,9 +144,10 @@ class SearchBot:
         bits = [sum(1 << p for p, flag in enumerate(flags) if flag)
                 for flags in (observation.passed, observation.announced, observation.out)]
         table = -1 if observation.table is None else observation.table.action
+        table_player = -1 if observation.table is None else observation.table_player
         search: Any = self._search
         search.reset(packed, observation.hand_mask, observation.player, observation.hand_sizes,
-                     table, observation.table_player, bits[0], bits[1], bits[2],
+                     table, table_player, bits[0], bits[1], bits[2],
                      observation.must_lead_m1, observation.direction, observation.played_mask,
                      observation.scores, known_cards(observation), self.rng.next_u64(),
                      self.exploration)

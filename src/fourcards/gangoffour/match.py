@@ -76,7 +76,7 @@ class Rules(GameRules):
     target_score: int = option(100, low=1)
     """The match ends after a round in which someone reaches this many points."""
     dealer: int = -1
-    """Round 1's dealer (default ``players - 1``, so seat 0 deals first)."""
+    """Round 1's dealer (default ``players - 1``: that seat deals, so seat 0 is dealt to first)."""
     pass_is_final: bool = False
     """A player who passed may not play again until the cycle ends."""
     manual_last_card: bool = False

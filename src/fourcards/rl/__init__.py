@@ -7,7 +7,10 @@
   registered with Gymnasium on import as ``fourcards/GangOfFour-v0`` etc.;
 - :mod:`fourcards.rl.openspiel`: Gang of Four as an OpenSpiel Python game
   (``pyspiel.load_game("python_fourcards_gang_of_four")`` after
-  :func:`fourcards.rl.openspiel.register`).
+  :func:`fourcards.rl.openspiel.register`);
+- :class:`~fourcards.rl.vector.VectorGangOfFour`: many Gang of Four matches
+  stepped together in C for one learning seat against built-in bots (needs
+  the compiled kernels, no framework).
 
 Each framework is imported only when its adapter is used, so ``import
 fourcards.rl`` works with any of them installed (Gymnasium's ids are registered

@@ -139,14 +139,21 @@ cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssi
     return n
 
 
+cdef uint64_t _packed(object value, str name) except? 0xFFFFFFFFFFFFFFFF:
+    from fourcards.zangle.cards import check_packed
+    return <uint64_t>check_packed(value, name)
+
+
 cdef inline void _z_unpack(uint64_t packed, int* counts) noexcept nogil:
     cdef int k
     for k in range(ZK):
         counts[k] = (packed >> (4 * k)) & 15
 
 
-def zangle_find_packed(uint64_t centre, uint64_t own):
-    """Every Zangle as rows of a ``uint8`` array (see above) from packed card counts."""
+def zangle_find_packed(centre, own):
+    """Every Zangle as rows of a ``uint8`` array (see above) from packed card counts
+    (ints of 44 bits; anything else is refused, as by the twin)."""
+    cdef uint64_t c_centre = _packed(centre, "centre"), c_own = _packed(own, "own")
     cdef int c[ZK]
     cdef int o[ZK]
     cdef Py_ssize_t capacity = 64, n
@@ -154,10 +161,8 @@ def zangle_find_packed(uint64_t centre, uint64_t own):
     cdef cnp.npy_intp dims[2]
     if not _z_ready:
         raise RuntimeError("the Zangle tables are not loaded")
-    if centre >> (4 * ZK) or own >> (4 * ZK):
-        raise ValueError("packed card counts use 4 bits for each of 11 kinds")
-    _z_unpack(centre, c)
-    _z_unpack(own, o)
+    _z_unpack(c_centre, c)
+    _z_unpack(c_own, o)
     rows = <uint8_t*>malloc(capacity * ZROW)
     if rows == NULL:
         raise MemoryError()

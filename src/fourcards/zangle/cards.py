@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -31,7 +32,7 @@ from .tiling import TILINGS
 
 __all__ = ["KINDS", "DEFAULT_DECK", "deck_cards", "Zangle", "Check", "check_zangle", "find_zangles",
            "best_zangle", "kind_code", "CENTRE", "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
-           "find_zangles_packed", "split_cards"]
+           "find_zangles_packed", "split_cards", "card_code", "check_packed", "check_zangle_value"]
 
 KINDS: Final[tuple[str, ...]] = ("Z",) + SHAPE_ORDER
 """Card kinds by code: ``Z`` then the 10 shapes."""
@@ -55,20 +56,31 @@ TILING_COUNTS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
 
 def kind_code(card: str) -> int:
     """The code of a card given by notation (case-insensitive)."""
-    text = card.strip().lower() if isinstance(card, str) else card
+    if not isinstance(card, str):
+        raise TypeError(f"a Zangle card is given by its notation (a str), not {type(card).__name__} ({card!r})")
+    text = card.strip().lower()
     for code, kind in enumerate(KINDS):
         if kind.lower() == text:
             return code
     raise InvalidCardError(f"{card!r} is not a Zangle card: Z, {', '.join(SHAPE_ORDER)}")
 
 
+MAX_DECK: Final = 10_000
+"""The most cards a deck composition may hold."""
+
+
 def deck_cards(composition: Mapping[str, int] | None = None) -> list[int]:
     """The deck as card codes (default: :data:`DEFAULT_DECK`)."""
     composition = DEFAULT_DECK if composition is None else composition
-    cards = []
+    if not isinstance(composition, Mapping):
+        raise TypeError(f"a deck composition maps card notation to a count (a dict), not "
+                        f"{type(composition).__name__}")
+    cards: list[int] = []
     for kind, count in composition.items():
-        if not isinstance(count, int) or count < 0:
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise FourCardsError(f"deck count for {kind!r} must be a non-negative int, got {count!r}")
+        if len(cards) + count > MAX_DECK:
+            raise FourCardsError(f"deck count for {kind!r} ({count}) takes the deck past {MAX_DECK} cards")
         cards += [kind_code(kind)] * count
     if not cards:
         raise FourCardsError("a deck needs at least one card")
@@ -107,6 +119,30 @@ class Zangle:
 
     def __repr__(self) -> str:
         return f"<Zangle {self}>"
+
+
+def check_zangle_value(zangle: object) -> Zangle:
+    """A :class:`Zangle` whose fields are all in range (kinds 0..10, places
+    ``CENTRE``/``OWN``, pieces a tuple of pairs), else ``FourCardsError``
+    (``TypeError`` for another type).  It does not check the rules: see
+    :func:`check_zangle`."""
+    if not isinstance(zangle, Zangle):
+        raise TypeError(f"expected a Zangle, not {type(zangle).__name__}")
+
+    def in_range(value: object, high: int) -> bool:
+        return type(value) is int and 0 <= value < high
+
+    if not in_range(zangle.target, len(KINDS)) or not in_range(zangle.target_place, 2):
+        raise FourCardsError(f"Zangle target {zangle.target!r} at place {zangle.target_place!r}: "
+                             f"kinds are 0..{len(KINDS) - 1}, places 0 (centre) or 1 (own)")
+    if not isinstance(zangle.pieces, tuple) or len(zangle.pieces) > 200:
+        raise FourCardsError(f"Zangle pieces must be a tuple of (kind, place) pairs, got {zangle.pieces!r:.80}")
+    for piece in zangle.pieces:
+        if not (isinstance(piece, tuple) and len(piece) == 2 and in_range(piece[0], len(KINDS))
+                and in_range(piece[1], 2)):
+            raise FourCardsError(f"Zangle piece {piece!r:.40}: a (kind 0..{len(KINDS) - 1}, "
+                                 f"place 0 or 1) pair")
+    return zangle
 
 
 @dataclass(frozen=True)
@@ -149,18 +185,36 @@ def check_zangle(target: str, pieces: str | Sequence[str], places: str | Sequenc
     return Check(True)
 
 
+def card_code(card: str | int) -> int:
+    """The code of a card given by notation or by code (0..10), checked."""
+    if isinstance(card, str):
+        return kind_code(card)
+    try:
+        code = operator.index(card) if not isinstance(card, bool) else None
+    except TypeError:
+        code = None
+    if code is None:
+        raise TypeError(f"a Zangle card is a notation (str) or a code (int 0..10), not "
+                        f"{type(card).__name__} ({card!r})")
+    if not 0 <= code < len(KINDS):
+        raise InvalidCardError(f"{code} is not a Zangle card code (0..{len(KINDS) - 1})")
+    return code
+
+
 def split_cards(cards: str | Iterable[str | int]) -> list[str | int]:
     """Cards as a list: text is split on blanks and commas (``"4b 2 Z"``), like
     every game's text input; other iterables are taken item by item."""
     if isinstance(cards, str):
         return list(cards.replace(",", " ").split())
+    if isinstance(cards, (bytes, bytearray)):
+        raise TypeError("cards must be text or a list of cards, not bytes")
     return list(cards)
 
 
 def _counts(cards: str | Iterable[str | int]) -> list[int]:
     counts = [0] * len(KINDS)
     for card in split_cards(cards):
-        counts[card if isinstance(card, int) and not isinstance(card, bool) else kind_code(str(card))] += 1
+        counts[card_code(card)] += 1
     return counts
 
 
@@ -241,10 +295,18 @@ def zangle_from_row(row: Sequence[int]) -> Zangle:
     return Zangle(int(row[0]), int(row[1]), tuple(sorted(pieces)))
 
 
+def check_packed(packed: object, name: str = "packed") -> int:
+    """Packed card counts (:func:`pack_counts`), checked: an int of 44 bits."""
+    if not isinstance(packed, int) or isinstance(packed, bool):
+        raise TypeError(f"{name} must be packed card counts (an int), not {type(packed).__name__}")
+    if not 0 <= packed < 1 << (4 * len(KINDS)):
+        raise FourCardsError(f"{name}={packed:#x}: packed card counts use 4 bits for each of 11 kinds")
+    return packed
+
+
 def _find_packed_reference(centre: int, own: int) -> list[tuple[int, ...]]:
     """The twin of the compiled fast path: rows from packed counts."""
-    if centre >> (4 * len(KINDS)) or own >> (4 * len(KINDS)):
-        raise ValueError("packed card counts use 4 bits for each of 11 kinds")
+    centre, own = check_packed(centre, "centre"), check_packed(own, "own")
     c = [k for k in range(len(KINDS)) for _ in range((centre >> (4 * k)) & 15)]
     o = [k for k in range(len(KINDS)) for _ in range((own >> (4 * k)) & 15)]
     return zangle_rows(find_zangles(c, o))
@@ -266,6 +328,7 @@ _CORE = _load_core()
 def find_zangles_packed(centre: int, own: int) -> object:
     """Fast path: every Zangle as rows (a ``uint8`` array in compiled mode, a
     list of tuples on the twin) from packed counts (:func:`pack_counts`)."""
+    centre, own = check_packed(centre, "centre"), check_packed(own, "own")
     if _CORE is not None:
         return _CORE.zangle_find_packed(centre, own)  # type: ignore[attr-defined]
     return _find_packed_reference(centre, own)

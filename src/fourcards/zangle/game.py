@@ -11,7 +11,11 @@ Engine decisions beyond the rules file:
 - the top of every pile is its last card;
 - a bonus round (for a tie for the lowest total) is played in turn style by
   the tied players, 4 face-up cards each and no draw pile, dealer first among
-  them; if a full cycle passes without a Zangle the tied players share the win;
+  them; once the centre draw pile is empty, a full cycle without a Zangle ends
+  it and the tied players share the win;
+- a round (bonus or not) ends after a full cycle of turns without a Zangle
+  only once the centre draw pile is empty: a turn that starts while the pile
+  still holds cards takes a hit, and the hits drain the pile;
 - solitaire: one 10-card pile; the game ends when the player's pile and cards
   are empty, or when no Zangle is possible and the centre draw pile is empty.
 """
@@ -274,6 +278,7 @@ class ZangleState(State[Zangle]):
             self._hit_this_turn = False
             if self._available(seat):
                 return
+            pile_was_empty = not self._centre_pile
             if self._centre_pile:
                 card = self._centre_pile.pop()
                 self._cards[seat].append(card)
@@ -283,7 +288,9 @@ class ZangleState(State[Zangle]):
                 if self._available(seat):
                     return
             self._record(TurnEnded(seat, False))
-            self._idle += 1
+            # only turns without a Zangle once the centre draw pile is empty count
+            # towards the idle cycle that ends the round
+            self._idle = self._idle + 1 if pile_was_empty else 0
             self._next_turn()
 
     def _next_turn(self) -> None:

@@ -3,9 +3,16 @@
 Players (or a server on their behalf) :meth:`SpeedsterTable.submit` calls
 (a call and its Zangle arrive as one event) and hits, each with a timestamp;
 :meth:`SpeedsterTable.resolve` applies the waiting events in timestamp order
-(ties: the lower seat first) up to a time.  Every method takes one lock, so
-the table is safe to drive from many threads; the outcome depends only on
-the events and their timestamps, not on which thread delivered them first.
+(ties: the lower seat first, then a seat's calls before its hits, then the
+calls in Zangle order) up to a time.  Every method takes one lock, so the
+table is safe to drive from many threads; the outcome depends only on the
+events and their timestamps, not on which thread delivered them first.
+
+A call names the centre :attr:`~Snapshot.version` it was made on (by default
+the version when it is submitted).  A call that loses a race (the centre
+changed since its version and its Zangle no longer fits) is a ``late call``:
+refused, without penalty.  Only a Zangle that does not fit the centre it was
+made on is a ``false call``.
 
 >>> from fourcards.zangle.cards import best_zangle
 >>> table = SpeedsterTable(players=2, seed=3)
@@ -15,12 +22,15 @@ the events and their timestamps, not on which thread delivered them first.
 ['hit']
 
 Decisions beyond the rules file: the round's winner (who gains an equalizer
-level) is the player who ran out of cards, or, when the round ends with the
-centre draw pile empty and no Zangle possible, the players holding the fewest
-cards; a hit is refused when the centre draw pile is empty or when a level-3
-player already has 3 face-up cards; a tie for the lowest total after the last
-round is settled by a real-time bonus round (4 face-up cards each, no pile),
-shared when nobody can finish.
+level) is the player who ran out of cards, or, when the round ends with no
+Zangle possible and no hit possible (the centre draw pile empty, or every
+player at level 3 or more holding 3 face-up cards), the players holding the
+fewest cards; a hit is refused when the centre draw pile is empty or when a
+level-3 player already has 3 face-up cards; with ``check="at_round_end"`` each
+round winner with a wrong Zangle scores 5 and everyone else 0; a tie for the
+lowest total after the last round is settled by a real-time bonus round (4
+cards each, face up, no pile, except that a player at level 3 or more shows
+3 and keeps the 4th face down as their pile), shared when nobody can finish.
 """
 
 from __future__ import annotations
@@ -29,11 +39,13 @@ import heapq
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ..errors import FourCardsError, InvalidRulesError
 from ..rng import Rng
-from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, deck_cards, find_zangles
+import math
+
+from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards, find_zangles
 
 __all__ = ["SpeedsterTable", "Event", "Outcome", "Snapshot", "SpeedsterBot", "run_speedster"]
 
@@ -47,12 +59,14 @@ class Event:
     sequence: int
     kind: str  # "call" or "hit"
     zangle: Zangle | None = None
+    version: int = 0  # a call: the centre version it was made on
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What an event did: ``kind`` is ``zangle``, ``false call``, ``hit``,
-    ``refused hit``, ``round end`` or ``game end``."""
+    """What an event did: ``kind`` is ``zangle``, ``false call``, ``late call``
+    (lost a race: refused without penalty), ``hit``, ``refused hit``,
+    ``round end`` or ``game end``."""
 
     timestamp: float
     player: int
@@ -73,6 +87,8 @@ class Snapshot:
     totals: tuple[int, ...]
     over: bool
     playing: tuple[int, ...]
+    version: int = 0
+    """The centre's version: it goes up with every change of the centre cards."""
 
 
 def _valid(zangle: Zangle) -> bool:
@@ -98,7 +114,8 @@ class SpeedsterTable:
             raise InvalidRulesError("the deck is too small for this many players")
         self._rng = Rng(seed)
         self._lock = threading.Lock()
-        self._queue: list[tuple[float, int, int, Event]] = []
+        self._queue: list[tuple[Any, ...]] = []
+        self.version = 0
         self._sequence = 0
         self._clock = float("-inf")
         self.levels = [0] * players
@@ -125,13 +142,17 @@ class SpeedsterTable:
         self.taken: list[int] = [0] * self.players
         for seat in seats:
             if bonus:
-                self.cards[seat] = [cards.pop() for _ in range(4)]
+                dealt = [cards.pop() for _ in range(4)]
+                # a level-3 player shows at most 3: the 4th waits face down as their pile
+                self.cards[seat] = dealt[:self._limit(seat)]
+                self.piles[seat] = dealt[self._limit(seat):]
             else:
                 self.piles[seat] = [cards.pop() for _ in range(10)]
                 if self.levels[seat] >= 4:
                     self.piles[seat] += [cards.pop() for _ in range(5)]
         self.centre = [cards.pop() for _ in range(4)]
         self.centre_pile = cards
+        self.version += 1
         for seat in seats:
             self._refill_own(seat)
 
@@ -146,9 +167,13 @@ class SpeedsterTable:
     def _holding(self, seat: int) -> int:
         return len(self.cards[seat]) + len(self.piles[seat])
 
+    def _may_hit(self, seat: int) -> bool:
+        return bool(self.centre_pile) and len(self.cards[seat]) < (3 if self.levels[seat] >= 3 else 1 << 30)
+
     def _check_round_end(self, timestamp: float) -> None:
         out = [s for s in self.playing if self._holding(s) == 0]
-        stuck = not self.centre_pile and not any(find_zangles(self.centre, self.cards[s]) for s in self.playing)
+        stuck = (not any(self._may_hit(s) for s in self.playing)
+                 and not any(find_zangles(self.centre, self.cards[s]) for s in self.playing))
         if not out and not stuck:
             return
         if self.bonus:
@@ -159,10 +184,9 @@ class SpeedsterTable:
         round_winners = out or [s for s in self.playing if self._holding(s) == fewest]
         points = [self._holding(p) for p in range(self.players)]
         if self.check == "at_round_end":
-            for seat in round_winners:
-                if any(not valid for _, valid in self.zangles[seat]):
-                    points = [0] * self.players
-                    points[seat] = 5
+            wrong = [seat for seat in round_winners if any(not valid for _, valid in self.zangles[seat])]
+            if wrong:  # each wrong winner scores 5, everyone else 0
+                points = [5 if p in wrong else 0 for p in range(self.players)]
         for p in range(self.players):
             self.totals[p] += points[p]
         for seat in round_winners:
@@ -186,23 +210,44 @@ class SpeedsterTable:
         self.outcomes.append(Outcome(timestamp, -1, "game end", f"winners {list(self.winners)}"))
 
     # -- events --------------------------------------------------------------------------------
-    def submit(self, player: int, kind: str, timestamp: float, zangle: Zangle | None = None) -> None:
-        """Queue a call (with its Zangle) or a hit; applied by :meth:`resolve`."""
-        if not isinstance(player, int) or not 0 <= player < self.players:
+    def submit(self, player: int, kind: str, timestamp: float, zangle: Zangle | None = None,
+               version: int | None = None) -> None:
+        """Queue a call (with its Zangle and the centre ``version`` it was made
+        on, by default the current one) or a hit; applied by :meth:`resolve`.
+        Everything is checked here, before the event is queued."""
+        if type(player) is not int or not 0 <= player < self.players:
             raise FourCardsError(f"player {player!r} is not a seat (0..{self.players - 1})")
         if kind not in ("call", "hit"):
             raise FourCardsError(f"{kind!r} is not an event: call or hit")
-        if kind == "call" and not isinstance(zangle, Zangle):
-            raise FourCardsError("a call arrives with its Zangle")
+        _check_time(timestamp, "timestamp")
+        if kind == "call":
+            if not isinstance(zangle, Zangle):
+                raise FourCardsError("a call arrives with its Zangle")
+            check_zangle_value(zangle)
+        elif zangle is not None:
+            raise FourCardsError("a hit carries no Zangle")
         with self._lock:
+            if version is None:
+                version = self.version
+            if type(version) is not int or not 0 <= version <= self.version:
+                raise FourCardsError(f"version {version!r} is not a centre version seen yet (0..{self.version})")
             if timestamp < self._clock:
                 raise FourCardsError(f"event at {timestamp} arrives after the table resolved {self._clock}")
             self._sequence += 1
-            event = Event(float(timestamp), player, self._sequence, kind, zangle)
-            heapq.heappush(self._queue, (event.timestamp, player, self._sequence, event))
+            event = Event(float(timestamp), player, self._sequence, kind, zangle, version)
+            # The order depends on the events only, never on delivery: ties by seat,
+            # then calls before hits, then the calls' Zangles and versions.
+            content = ((0, zangle.target, zangle.target_place, zangle.pieces, -version) if zangle is not None
+                       else (1,))
+            heapq.heappush(self._queue, (event.timestamp, player, content, self._sequence, event))
 
-    def submit_call(self, player: int, zangle: Zangle, timestamp: float) -> None:
-        self.submit(player, "call", timestamp, zangle)
+    def pending(self, player: int) -> int:
+        """How many of ``player``'s events wait to be resolved."""
+        with self._lock:
+            return sum(1 for entry in self._queue if entry[1] == player)
+
+    def submit_call(self, player: int, zangle: Zangle, timestamp: float, version: int | None = None) -> None:
+        self.submit(player, "call", timestamp, zangle, version)
 
     def submit_hit(self, player: int, timestamp: float) -> None:
         self.submit(player, "hit", timestamp)
@@ -210,10 +255,12 @@ class SpeedsterTable:
     def resolve(self, until: float | None = None) -> list[Outcome]:
         """Apply the queued events up to ``until`` (all when ``None``), in
         timestamp order (ties: the lower seat first); return their outcomes."""
+        if until is not None:
+            _check_time(until, "until")
         with self._lock:
             done: list[Outcome] = []
             while self._queue and (until is None or self._queue[0][0] <= until):
-                event = heapq.heappop(self._queue)[3]
+                event = heapq.heappop(self._queue)[-1]
                 self._clock = max(self._clock, event.timestamp)
                 if self.over:
                     continue
@@ -231,8 +278,9 @@ class SpeedsterTable:
                                          "not playing this round"))
             return
         if event.kind == "hit":
-            if not self.centre_pile or len(self.cards[seat]) >= (3 if self.levels[seat] >= 3 else 99):
+            if not self._may_hit(seat):
                 self.outcomes.append(Outcome(t, seat, "refused hit"))
+                self._check_round_end(t)  # nobody may hit and nobody can Zangle: the round ends
                 return
             card = self.centre_pile.pop()
             self.cards[seat].append(card)
@@ -245,6 +293,10 @@ class SpeedsterTable:
         present = all(self.centre.count(k) >= n for k, n in centre_use.items()) and \
             all(self.cards[seat].count(k) >= n for k, n in own_use.items())
         valid = _valid(zangle)
+        if not present and event.version < self.version:
+            self.outcomes.append(Outcome(t, seat, "late call",
+                                         f"{zangle}: the centre changed since version {event.version}"))
+            return
         if not present or (self.check == "each" and not valid):
             if self.centre_pile:
                 self.piles[seat].insert(0, self.centre_pile.pop())  # face down, at the bottom
@@ -260,6 +312,7 @@ class SpeedsterTable:
         self.taken[seat] += zangle.cards
         self.zangles[seat].append((zangle, valid))
         self._refill_centre()
+        self.version += 1
         self._refill_own(seat)
         self.outcomes.append(Outcome(t, seat, "zangle", str(zangle)))
         self._check_round_end(t)
@@ -269,7 +322,7 @@ class SpeedsterTable:
         with self._lock:
             return Snapshot(self.round, tuple(self.centre), tuple(tuple(c) for c in self.cards),
                             tuple(len(p) for p in self.piles), len(self.centre_pile), tuple(self.levels),
-                            tuple(self.totals), self.over, tuple(self.playing))
+                            tuple(self.totals), self.over, tuple(self.playing), self.version)
 
     def card_count(self) -> int:
         with self._lock:
@@ -277,8 +330,16 @@ class SpeedsterTable:
                     + sum(map(len, self.piles)) + sum(self.taken))
 
 
+def _check_time(value: object, name: str) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    if not math.isfinite(value):
+        raise FourCardsError(f"{name}={value!r} must be a finite number of seconds")
+
+
 class SpeedsterBot:
-    """Calls its best Zangle, or else takes a hit, ``reaction`` seconds after it looks."""
+    """Calls its best Zangle, or else takes a hit, ``reaction`` seconds after it
+    looks; it waits for its last event to be resolved before it looks again."""
 
     def __init__(self, player: int, reaction: float = 0.5) -> None:
         self.player, self.reaction = player, reaction
@@ -286,13 +347,15 @@ class SpeedsterBot:
     def act(self, table: SpeedsterTable, now: float) -> None:
         from .cards import best_zangle
 
+        if table.pending(self.player):
+            return
         snap = table.snapshot()
         if snap.over or self.player not in snap.playing:
             return
         best = best_zangle(list(snap.centre), list(snap.cards[self.player]))
         if best is not None:
-            table.submit_call(self.player, best, now + self.reaction)
-        elif snap.centre_pile:
+            table.submit_call(self.player, best, now + self.reaction, snap.version)
+        elif snap.centre_pile and (snap.levels[self.player] < 3 or len(snap.cards[self.player]) < 3):
             table.submit_hit(self.player, now + self.reaction)
 
 

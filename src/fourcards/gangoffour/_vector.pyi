@@ -1,0 +1,33 @@
+"""Type stubs for the compiled vectorized environment (see ``_vector.pyx``)."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+OBSERVATION_SIZE: int
+
+class GofVector:
+    seat: int
+    num_envs: int
+    num_actions: int
+    packed: bool
+    observations: npt.NDArray[np.float32]
+    masks: npt.NDArray[np.bool_] | npt.NDArray[np.uint8]
+    rewards: npt.NDArray[np.float32]
+    dones: npt.NDArray[np.bool_]
+    episodes: npt.NDArray[np.int64]
+    steps: npt.NDArray[np.int64]
+    match_steps: npt.NDArray[np.int64]
+    seeds: npt.NDArray[np.uint64]
+    final_scores: npt.NDArray[np.int32]
+    match_numbers: npt.NDArray[np.int64]
+    def __init__(
+        self, num_envs: int, seed: int, rules: dict[str, int], policies: Sequence[int], seat: int, packed: bool
+    ) -> None: ...
+    def reset_range(self, next_match: bool, lo: int, hi: int) -> None: ...
+    def first_illegal(self, actions: npt.NDArray[np.int64], lo: int, hi: int) -> int: ...
+    def step_range(self, actions: npt.NDArray[np.int64], lo: int, hi: int) -> None: ...
+    def start_shared(self) -> None: ...
+    def step_shared(self, actions: npt.NDArray[np.int64], chunk: int) -> int: ...
+    def legal_actions(self, env: int) -> npt.NDArray[np.int32]: ...

@@ -1,0 +1,311 @@
+"""Many Gang of Four matches at once, stepped in C: one learning seat against built-in bots.
+
+>>> env = VectorGangOfFour(4, seed=1, opponents="greedy")
+>>> observations, masks = env.reset()
+>>> observations.shape, masks.shape
+((4, 217), (4, 12387))
+>>> actions = [int(np.flatnonzero(row)[0]) for row in masks]
+>>> observations, masks, rewards, dones = env.step(actions)
+>>> int(env.steps.sum()) > 4
+True
+
+Each call rewrites the instance's buffers (``observations``, ``masks``,
+``rewards``, ``dones``) and returns them (read-only views): copy what you keep.
+
+Seeds: env ``i``'s match number ``k`` (``k = 0, 1, ...``: its first match,
+then one more at each end of a match and at each ``reset()``) has seed
+``derive_seed(derive_seed(seed, i), k)`` (:func:`fourcards.engine.derive_seed`),
+so ``GangOfFour(rules).new_match(env.match_seed(i, k))`` is the same match.
+In a match with seed ``s`` a ``"random"`` opponent in seat ``p`` plays
+``RandomBot(derive_seed(s, p + 1))`` and a ``"greedy"`` one ``GreedyBot()``,
+exactly as :func:`fourcards.gangoffour.simulate.simulate` seats them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._backend import load
+from ..engine import derive_seed
+from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..gangoffour import _kernels
+from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
+from ..gangoffour.simulate import POLICIES
+
+#: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
+_vector = load("fourcards.gangoffour._vector")
+
+__all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS"]
+
+#: The most matches one instance steps (about 13 KB each with bool masks).
+MAX_ENVS = 1 << 16
+#: The most threads one step may use.
+MAX_THREADS = 64
+#: Envs a thread takes at a time when threads share a step.
+STEP_CHUNK = 16
+
+
+def _whole(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+class VectorGangOfFour:
+    """``n`` Gang of Four matches stepped together in C, one learning seat in each.
+
+    ``opponents`` names the bots of the other seats (``"random"`` or
+    ``"greedy"``): one name for all, or one per seat in seat order, either
+    ``players - 1`` names (the learning seat skipped) or ``players`` entries
+    with ``None`` at the learning seat.  ``rules`` is a
+    :class:`~fourcards.gangoffour.match.Rules` (default: 4 players);
+    ``seat`` the learning seat (default 0).
+
+    ``observations`` (``float32 (n, 217)``) hold ``MatchState.observation_tensor(seat)``
+    at the learning seat's turn; ``masks`` its legal actions over
+    ``num_actions`` (``bool (n, num_actions)``, or with ``packed_masks=True``
+    ``uint8 (n, ceil(num_actions / 8))`` bits in :func:`numpy.packbits` order:
+    action ``a`` is bit ``7 - a % 8`` of byte ``a // 8``, so
+    ``np.unpackbits(masks, axis=1)[:, :num_actions]`` gives the bools).
+
+    ``step(actions)`` plays each env's action, then the bots until the
+    learning seat is to act again.  When a match ends, ``rewards[i]`` is
+    ``MatchState.returns()[seat]`` (the seat's share of the win minus
+    ``1 / players``; 0 on other steps), ``dones[i]`` is True, and env ``i``
+    has already started its next match: ``observations[i]`` and ``masks[i]``
+    are that match's first turn (auto-reset).  Per env counters: ``steps``
+    (engine steps, every seat's actions), ``episodes`` (matches finished),
+    ``match_steps`` and ``final_scores`` (of the last finished match),
+    ``seeds`` (of the current match).
+
+    The C loops run without the GIL.  One call at a time per instance (a
+    second thread entering raises :class:`RuntimeError`); separate instances
+    run in parallel in separate threads, and ``threads=k`` splits one
+    instance's batch over ``k`` threads.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        seed: int = 0,
+        opponents: str | Sequence[str | None] = "random",
+        *,
+        rules: Rules | None = None,
+        seat: int = 0,
+        packed_masks: bool = False,
+        threads: int = 1,
+    ) -> None:
+        if _vector is None:
+            raise RuntimeError("VectorGangOfFour needs the compiled kernels (fourcards.gangoffour._vector)")
+        n = _whole(n, "n")
+        if not 1 <= n <= MAX_ENVS:
+            raise FourCardsError(f"n={n}: the number of matches must be 1..{MAX_ENVS}")
+        seed = _whole(seed, "seed")
+        if not 0 <= seed < 1 << 64:
+            raise FourCardsError(f"seed={seed} must be in 0..2**64-1")
+        rules = Rules() if rules is None else rules
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a gangoffour Rules, not {type(rules).__name__}")
+        seat = _whole(seat, "seat")
+        if not 0 <= seat < rules.players:
+            raise FourCardsError(f"seat={seat} is not a seat of {rules.players} players")
+        if not isinstance(packed_masks, bool):
+            raise TypeError(f"packed_masks must be a bool, not {type(packed_masks).__name__}")
+        self._threads = self._check_threads(threads)
+        self.rules = rules
+        self.game = GangOfFour(rules)
+        self.seat = seat
+        self.seed = seed
+        self.num_envs = n
+        self.opponents = self._policy_names(opponents, rules.players, seat)
+        policies = [-1 if name is None else POLICIES[name] for name in self.opponents]
+        self._core: Any = _vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, seat, packed_masks)
+        self.num_actions: int = self._core.num_actions
+        self.observation_size: int = OBSERVATION_SIZE
+        self.packed_masks = packed_masks
+        self.observations: npt.NDArray[np.float32] = _read_only(self._core.observations)
+        self.masks: npt.NDArray[Any] = _read_only(self._core.masks)
+        self.rewards: npt.NDArray[np.float32] = _read_only(self._core.rewards)
+        self.dones: npt.NDArray[np.bool_] = _read_only(self._core.dones)
+        self.steps: npt.NDArray[np.int64] = _read_only(self._core.steps)
+        self.episodes: npt.NDArray[np.int64] = _read_only(self._core.episodes)
+        self.match_steps: npt.NDArray[np.int64] = _read_only(self._core.match_steps)
+        self.final_scores: npt.NDArray[np.int32] = _read_only(self._core.final_scores)
+        self.seeds: npt.NDArray[np.uint64] = _read_only(self._core.seeds)
+        self.match_numbers: npt.NDArray[np.int64] = _read_only(self._core.match_numbers)
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_size = 0
+        self._started = False
+
+    # -- checks ------------------------------------------------------------------------
+    @staticmethod
+    def _check_threads(threads: object) -> int:
+        count = _whole(threads, "threads")
+        if not 1 <= count <= MAX_THREADS:
+            raise FourCardsError(f"threads={count} must be 1..{MAX_THREADS}")
+        return count
+
+    @staticmethod
+    def _policy_names(opponents: object, players: int, seat: int) -> tuple[str | None, ...]:
+        if isinstance(opponents, str):
+            names: list[object] = [opponents] * players
+            names[seat] = None
+        elif isinstance(opponents, Sequence):
+            names = list(opponents)
+            if len(names) == players - 1:
+                names.insert(seat, None)
+            elif len(names) != players or names[seat] is not None:
+                raise FourCardsError(
+                    f"opponents={opponents!r}: give {players - 1} names (the other seats in order) "
+                    f"or {players} with None at the learning seat {seat}"
+                )
+        else:
+            raise TypeError(f"opponents must be a name or a sequence of names, not {type(opponents).__name__}")
+        for p, name in enumerate(names):
+            if p == seat:
+                continue
+            if not isinstance(name, str) or name not in POLICIES:
+                raise InvalidRulesError(f"opponent {name!r} for seat {p}: choose from {sorted(POLICIES)}")
+        return tuple(None if p == seat else str(name) for p, name in enumerate(names))
+
+    def _checked_actions(self, actions: object) -> npt.NDArray[np.int64]:
+        array = np.asarray(actions)
+        if array.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integers, not {array.dtype}")
+        if array.shape != (self.num_envs,):
+            raise FourCardsError(f"actions must have shape ({self.num_envs},), not {array.shape}")
+        out_of_range = np.flatnonzero((array < 0) | (array >= self.num_actions))
+        if out_of_range.size:
+            i = int(out_of_range[0])
+            raise IllegalMoveError(
+                f"env {i}: action {int(array[i])} is not an action of this game (0..{self.num_actions - 1})"
+            )
+        return np.ascontiguousarray(array, dtype=np.int64)
+
+    # -- running ---------------------------------------------------------------------------
+    def _ranges(self, threads: int) -> list[tuple[int, int]]:
+        parts = min(threads, self.num_envs)
+        bounds = [self.num_envs * k // parts for k in range(parts + 1)]
+        return [(bounds[k], bounds[k + 1]) for k in range(parts)]
+
+    def _run(self, threads: int, work: Any, *args: Any) -> list[Any]:
+        """``work(*args, lo, hi)`` over the envs, cut into ``threads`` ranges."""
+        ranges = self._ranges(threads)
+        if len(ranges) == 1:
+            return [work(*args, 0, self.num_envs)]
+        pool = self._pool
+        if pool is None or self._pool_size < len(ranges) - 1:
+            if pool is not None:
+                pool.shutdown()
+            self._pool_size = len(ranges) - 1
+            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
+        futures = [pool.submit(work, *(*args, lo, hi)) for lo, hi in ranges[1:]]
+        first = work(*args, *ranges[0])
+        return [first] + [future.result() for future in futures]
+
+    def _step(self, threads: int, actions: npt.NDArray[np.int64]) -> None:
+        """Step every env; with several threads, each takes chunks of envs from a
+        shared counter until none is left (so a thread the OS starts late costs
+        nothing but its share of the work, which the others do)."""
+        threads = min(threads, self.num_envs)
+        if threads == 1:
+            self._core.step_range(actions, 0, self.num_envs)
+            return
+        pool = self._pool
+        if pool is None or self._pool_size < threads - 1:
+            if pool is not None:
+                pool.shutdown()
+            self._pool_size = threads - 1
+            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
+        chunk = max(1, min(STEP_CHUNK, self.num_envs // (4 * threads)))
+        self._core.start_shared()
+        futures = [pool.submit(self._core.step_shared, actions, chunk) for _ in range(threads - 1)]
+        done = self._core.step_shared(actions, chunk) + sum(future.result() for future in futures)
+        assert done == self.num_envs
+
+    def _enter(self) -> None:
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError("this VectorGangOfFour is being stepped by another thread; "
+                               "use one instance per thread (or threads=k to split a batch)")
+
+    def reset(self, threads: int | None = None) -> tuple[npt.NDArray[np.float32], npt.NDArray[Any]]:
+        """Start a new match in every env (the next match number after the first
+        call) and play to the learning seat's first turn."""
+        count = self._threads if threads is None else self._check_threads(threads)
+        self._enter()
+        try:
+            self._run(count, self._core.reset_range, self._started)
+            self._started = True
+        finally:
+            self._lock.release()
+        return self.observations, self.masks
+
+    def step(
+        self, actions: npt.ArrayLike, threads: int | None = None
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[Any], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """Play one action per env (an integer array of shape ``(n,)``) and the bots
+        after it; ``(observations, masks, rewards, dones)``.
+
+        Every action is checked before any is played: an illegal one raises
+        :class:`~fourcards.errors.IllegalMoveError` naming the env and the action,
+        and changes nothing."""
+        count = self._threads if threads is None else self._check_threads(threads)
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        checked = self._checked_actions(actions)
+        self._enter()
+        try:
+            i = self._core.first_illegal(checked, 0, self.num_envs)  # a bit test an env
+            if i >= 0:
+                legal = self._core.legal_actions(i)
+                shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
+                raise IllegalMoveError(
+                    f"env {i}: action {int(checked[i])} is not legal for seat {self.seat} "
+                    f"in match seed {int(self.seeds[i])} (legal: {shown})"
+                )
+            self._step(count, checked)
+        finally:
+            self._lock.release()
+        return self.observations, self.masks, self.rewards, self.dones
+
+    def legal_actions(self, env: int) -> list[int]:
+        """The learning seat's legal actions in env ``env``, sorted."""
+        env = _whole(env, "env")
+        if not 0 <= env < self.num_envs:
+            raise FourCardsError(f"env {env} is not one of 0..{self.num_envs - 1}")
+        result: list[int] = self._core.legal_actions(env).tolist()
+        return result
+
+    def match_seed(self, env: int, number: int) -> int:
+        """The seed of env ``env``'s match number ``number``:
+        ``derive_seed(derive_seed(seed, env), number)``."""
+        return derive_seed(derive_seed(self.seed, _whole(env, "env")), _whole(number, "number"))
+
+    def close(self) -> None:
+        """Stop the worker threads (if ``threads > 1`` was used)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self) -> VectorGangOfFour:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"VectorGangOfFour({self.num_envs}, seed={self.seed}, opponents={self.opponents!r}, "
+                f"rules={self.rules!r}, seat={self.seat})")
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    view: npt.NDArray[Any] = array.view()
+    view.flags.writeable = False
+    return view

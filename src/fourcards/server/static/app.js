@@ -1,0 +1,571 @@
+// The fourcards page: a lobby (create a table, join by link) and the table of
+// every game, over the server's HTTP API and one WebSocket per seat.
+
+import { h, clear } from "./dom.js";
+import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
+import { loadCardData, useDeck } from "./cards.js";
+import { GAMES, commonHistory } from "./games.js";
+import * as api from "./api.js";
+
+const main = () => document.getElementById("main");
+let connection = null; // the open table's Connection, if any
+let games = []; // the server's list of games
+
+// -- seat tokens, kept so a reload returns to the same seat ---------------------------
+
+const SEATS = "fourcards.seats";
+
+function storedSeats() {
+  try {
+    return JSON.parse(localStorage.getItem(SEATS) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export function storeSeat(table, seat, token) {
+  const seats = storedSeats();
+  seats[table] = { seat, token };
+  localStorage.setItem(SEATS, JSON.stringify(seats));
+}
+
+function seatOf(table) {
+  return storedSeats()[table] || null;
+}
+
+function forgetSeat(table) {
+  const seats = storedSeats();
+  delete seats[table];
+  localStorage.setItem(SEATS, JSON.stringify(seats));
+}
+
+// -- routing ---------------------------------------------------------------------
+
+function route() {
+  if (connection) {
+    connection.close();
+    connection = null;
+  }
+  const match = /^#\/(table|join)\/([\w-]+)/.exec(location.hash);
+  if (match && seatOf(match[2])) showTable(match[2]);
+  else if (match) showJoin(match[2]);
+  else showLobby();
+}
+
+function gameTitle(name) {
+  return t(`game.${name}`);
+}
+
+function errorText(error) {
+  if (error && error.code) return has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.http");
+  return t("error.network");
+}
+
+function banner(text, kind = "error") {
+  return h("p", { class: `banner ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+}
+
+// -- header: title and language ------------------------------------------------------
+
+function renderHeader() {
+  const header = clear(document.getElementById("header"));
+  const select = h("select", { id: "language", "aria-label": t("language.choose"),
+    onchange: async (event) => {
+      await setLanguage(event.target.value, true);
+      renderHeader();
+      rerender();
+    } }, LANGUAGES.map((lang) => h("option", { value: lang, selected: lang === language() }, t(`language.${lang}`))));
+  header.append(
+    h("a", { href: "#/", class: "brand" }, t("app.title")),
+    h("label", { class: "language" }, h("span", { class: "visually-hidden" }, t("language.choose")), select));
+  document.title = t("app.title");
+}
+
+let rerender = () => route();
+
+// -- lobby -----------------------------------------------------------------------
+
+/** The rules a form can set: ints, booleans and fixed choices (not decks). */
+function formRules(game) {
+  const rules = {};
+  for (const rule of game.rules || []) {
+    if (rule.type === "object") continue;
+    rules[rule.name] = rule;
+  }
+  return rules;
+}
+
+function ruleInput(game, name, spec, values) {
+  const id = `rule-${name}`;
+  const value = values[name] ?? spec.default;
+  const label = h("label", { for: id }, t(`rule.${name}`));
+  let input;
+  if (spec.choices) {
+    input = h("select", { id, name }, spec.choices.map((c) => h("option", { value: String(c), selected: String(c) === String(value) }, t(`rule.${name}.${c}`))));
+  } else if (spec.type === "bool") {
+    input = h("input", { id, name, type: "checkbox", checked: Boolean(value) });
+    return h("div", { class: "field check" }, input, label);
+  } else if (spec.type === "str") {
+    input = h("input", { id, name, type: "text", value });
+  } else {
+    const float = spec.type === "float";
+    input = h("input", { id, name, type: "number", value, min: spec.min ?? (float ? 0 : undefined), max: spec.max,
+      step: float ? "any" : 1, inputmode: float ? "decimal" : "numeric" });
+  }
+  return h("div", { class: "field" }, label, input);
+}
+
+function readRules(form, spec) {
+  const rules = {};
+  for (const [name, field] of Object.entries(spec)) {
+    const input = form.querySelector(`[name="${name}"]`);
+    if (!input) continue;
+    if (field.type === "bool") rules[name] = input.checked;
+    else if (field.type === "int" || field.type === "float") rules[name] = Number(input.value);
+    else rules[name] = input.value;
+    if (rules[name] === field.default) delete rules[name];
+  }
+  return rules;
+}
+
+async function showLobby() {
+  const root = clear(main());
+  root.append(h("p", { class: "loading" }, t("lobby.loading")));
+  let tables = [];
+  try {
+    if (!games.length) {
+      const listed = await api.listGames();
+      games = (Array.isArray(listed) ? listed : listed.games).filter((g) => g.name in GAMES);
+    }
+    const listed = await api.listTables();
+    tables = Array.isArray(listed) ? listed : listed.tables;
+  } catch (error) {
+    clear(root).append(banner(errorText(error)));
+    return;
+  }
+  clear(root);
+  const state = { game: games[0].name, values: {} };
+  const createBox = h("section", { class: "panel", id: "create" });
+  const draw = () => {
+    const game = games.find((g) => g.name === state.game);
+    const spec = formRules(game);
+    if (spec.players && game.players) Object.assign(spec.players, { min: game.players[0], max: game.players[1] });
+    const players = Number(state.values.players ?? spec.players?.default ?? game.players?.[0] ?? 2);
+    const form = h("form", { id: "create-form", onsubmit: async (event) => {
+      event.preventDefault();
+      const rules = readRules(form, spec);
+      if (spec.players) rules.players = players;
+      const seats = [{ kind: "human" }];
+      for (let s = 1; s < players; s++) {
+        const choice = form.querySelector(`[name="seat-${s}"]`).value;
+        seats.push(choice === "human" ? { kind: "human" } : { kind: "bot", bot: choice });
+      }
+      submit.disabled = true;
+      try {
+        const created = await api.createTable(game.name, rules, seats);
+        const claimed = await api.claimSeat(created.id, 0);
+        storeSeat(created.id, claimed.seat, claimed.token);
+        location.hash = `#/table/${created.id}`;
+      } catch (error) {
+        submit.disabled = false;
+        form.append(banner(errorText(error)));
+      }
+    } });
+    form.addEventListener("change", (event) => {
+      if (event.target.name === "game") {
+        state.game = event.target.value;
+        state.values = {};
+        draw();
+      } else if (event.target.name === "players") {
+        Object.assign(state.values, readRules(form, spec), { players: Number(event.target.value) });
+        draw();
+      } else if (event.target.name === "mode") {
+        // Solitaire is one player; taking turns, two or more.
+        const players = Number(form.querySelector('[name="players"]')?.value || 1);
+        const wanted = event.target.value === "solitaire" ? 1 : Math.max(2, players);
+        Object.assign(state.values, readRules(form, spec), { mode: event.target.value, players: wanted });
+        draw();
+      }
+    });
+    const seatRows = [];
+    for (let s = 1; s < players; s++) {
+      seatRows.push(h("div", { class: "field" },
+        h("label", { for: `seat-${s}` }, t("seat.name", { n: num(s + 1) })),
+        h("select", { id: `seat-${s}`, name: `seat-${s}` },
+          game.bots.map((bot) => h("option", { value: bot, selected: bot === (game.best_bot || game.bots[game.bots.length - 1]) }, t("lobby.bot", { kind: t(`bot.${bot}`) }))),
+          h("option", { value: "human" }, t("lobby.human")))));
+    }
+    const submit = h("button", { type: "submit", class: "primary" }, t("lobby.create"));
+    form.append(
+      h("div", { class: "field" }, h("label", { for: "game" }, t("lobby.game")),
+        h("select", { id: "game", name: "game" }, games.map((g) => h("option", { value: g.name, selected: g.name === state.game }, gameTitle(g.name))))),
+      h("p", { class: "note" }, t(`game.${game.name}.about`)),
+      h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(spec).map(([name, rule]) => ruleInput(game, name, rule, state.values))),
+      h("fieldset", {}, h("legend", {}, t("lobby.seats")),
+        h("p", { class: "note" }, t("lobby.you", { n: num(1) })), seatRows),
+      submit);
+    clear(createBox).append(h("h2", {}, t("lobby.new")), form);
+  };
+  draw();
+  const open = tables.filter((table) => !table.terminal && table.game in GAMES
+    && (seatOf(table.id) || table.seats.some((s) => s.kind === "human" && !s.taken)));
+  const tableList = h("section", { class: "panel", id: "tables" }, h("h2", {}, t("lobby.tables")),
+    open.length
+      ? h("ul", { class: "tables" }, open.map((table) => h("li", {},
+        h("span", {}, gameTitle(table.game), " · ", t("lobby.table.seats", {
+          free: num(table.seats.filter((s) => s.kind === "human" && !s.taken).length), total: num(table.seats.length) })),
+        h("a", { href: `#/join/${table.id}`, class: "button" }, seatOf(table.id) ? t("lobby.return") : t("lobby.join")))))
+      : h("p", { class: "empty" }, t("lobby.tables.none")));
+  root.append(createBox, tableList);
+  rerender = () => showLobby();
+}
+
+// -- joining by link -------------------------------------------------------------
+
+async function showJoin(tableId) {
+  const root = clear(main());
+  rerender = () => showJoin(tableId);
+  let info;
+  try {
+    info = await api.getTable(tableId);
+  } catch (error) {
+    root.append(banner(errorText(error)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
+    return;
+  }
+  const free = info.seats.map((s, seat) => ({ ...s, seat })).filter((s) => s.kind === "human" && !s.taken);
+  root.append(h("section", { class: "panel" },
+    h("h2", {}, t("join.title", { game: gameTitle(info.game) })),
+    free.length
+      ? h("div", { class: "actions" }, free.map((s) => h("button", { type: "button", class: "primary", onclick: async (event) => {
+        event.target.disabled = true;
+        try {
+          const claimed = await api.claimSeat(tableId, s.seat);
+          storeSeat(tableId, claimed.seat, claimed.token);
+          location.hash = `#/table/${tableId}`;
+          if (location.hash === `#/table/${tableId}`) route();
+        } catch (error) {
+          root.append(banner(errorText(error)));
+        }
+      } }, t("join.seat", { n: num(s.seat + 1) }))))
+      : h("p", { class: "empty" }, t("join.full")),
+    h("a", { href: "#/", class: "button" }, t("lobby.back"))));
+}
+
+// -- the table ---------------------------------------------------------------------
+
+class Connection {
+  constructor(table, seat, token, onMessage, onStatus) {
+    Object.assign(this, { table, seat, token, onMessage, onStatus });
+    this.closed = false;
+    this.retry = 0;
+    this.counter = 0;
+    this.open();
+  }
+
+  open() {
+    const address = new URL("ws", api.BASE);
+    address.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(address);
+    this.socket = socket;
+    this.onStatus("connecting");
+    socket.addEventListener("open", () => {
+      this.retry = 0;
+      socket.send(JSON.stringify({ type: "join", table: this.table, token: this.token }));
+      this.onStatus("connected");
+    });
+    socket.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.onMessage(message);
+    });
+    socket.addEventListener("close", () => {
+      if (this.closed) return;
+      // Reconnect with backoff: 0.5 s, 1 s, 2 s, 4 s, then every 5 s.
+      const delay = Math.min(5000, 500 * 2 ** this.retry++);
+      this.onStatus("reconnecting");
+      this.timer = setTimeout(() => this.open(), delay);
+    });
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  nextId() {
+    return `c${Date.now().toString(36)}${(this.counter++).toString(36)}`;
+  }
+
+  act(version, action) {
+    return this.send({ type: "act", id: this.nextId(), version, action });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.socket) this.socket.close();
+  }
+}
+
+function showTable(tableId) {
+  const { seat, token } = seatOf(tableId);
+  const view = { table: tableId, seat, message: null, state: null, welcome: null, hint: null, status: "connecting",
+    error: null, selected: new Set(), sent: false, end: null };
+  const root = clear(main());
+  const board = h("div", { id: "table", class: "table" });
+  root.append(board);
+  const draw = () => drawTable(board, view);
+  rerender = draw;
+  connection = new Connection(tableId, seat, token, (message) => {
+    switch (message.type) {
+      case "welcome":
+        view.welcome = message;
+        useDeck(message.deck);
+        if (message.seat !== undefined) view.seat = message.seat;
+        break;
+      case "state":
+        if (view.state && message.version !== undefined && view.state.version !== undefined && message.version < view.state.version) return;
+        view.state = message;
+        // For tests and tools: the state version and seat on screen.
+        window.fourcardsVersion = message.version;
+        window.fourcardsSeat = view.seat;
+        view.sent = false;
+        view.hint = null;
+        view.error = null;
+        view.selected.clear();
+        break;
+      case "ack":
+        break;
+      case "hint":
+        if (view.state && message.version !== undefined && message.version !== view.state.version) return;
+        view.hint = message;
+        break;
+      case "end":
+        view.end = message;
+        break;
+      case "error":
+        view.sent = false;
+        if (message.code === "bad_token" || message.code === "unknown_table") {
+          // The stored seat is no good any more (the table is gone): forget it.
+          view.fatal = message;
+          connection.closed = true;
+          forgetSeat(tableId);
+        }
+        if (message.code !== "replaced") view.error = message;
+        else {
+          view.fatal = message;
+          connection.closed = true;
+        }
+        break;
+      default:
+        return;
+    }
+    draw();
+  }, (status) => {
+    view.status = status;
+    draw();
+  });
+  draw();
+}
+
+function observationOf(state) {
+  return state.view || {};
+}
+
+function drawTable(board, view) {
+  // Keep the keyboard focus across a redraw: on the same control, or on the first move.
+  const active = document.activeElement;
+  const focus = active && board.contains(active) && active !== board
+    ? (active.id ? `#${active.id}` : active.classList.contains("action") ? "#actions button.action"
+      : active.dataset.group ? `[data-group="${CSS.escape(active.dataset.group)}"]`
+        : active.dataset.pick ? `[data-pick="${CSS.escape(active.dataset.pick)}"]` : null)
+    : null;
+  render(board, view);
+  if (focus) {
+    const target = board.querySelector(`${focus}:not([disabled])`) || board.querySelector("#actions button.action:not([disabled])")
+      || board.querySelector("#hint");
+    if (target) target.focus();
+  }
+}
+
+function render(board, view) {
+  clear(board);
+  const state = view.state;
+  const welcome = view.welcome || {};
+  const gameName = (state && state.game) || welcome.game;
+  if (view.fatal) {
+    board.append(banner(errorText(view.fatal)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
+    return;
+  }
+  const link = new URL(`#/join/${view.table}`, api.BASE).href;
+  board.append(h("header", { class: "table-head" },
+    h("h2", {}, gameName ? gameTitle(gameName) : t("table.loading")),
+    h("span", { class: `status status-${view.status}`, role: "status" }, t(`status.${view.status}`)),
+    h("button", { type: "button", class: "link", onclick: async (event) => {
+      try {
+        await navigator.clipboard.writeText(link);
+        event.target.textContent = t("table.invite.copied");
+      } catch {
+        event.target.textContent = link;
+      }
+    } }, t("table.invite"))));
+  if (!state) {
+    board.append(h("p", { class: "loading" }, t("table.loading")));
+    return;
+  }
+  const game = GAMES[gameName];
+  const obs = observationOf(state);
+  const seats = welcome.seats || [];
+  const players = seats.length || (state.scores ? state.scores.length : 0);
+  const ctx = {
+    game: gameName,
+    seat: view.seat,
+    seatName(seat) {
+      if (seat === view.seat) return t("seat.you");
+      const info = seats[seat];
+      if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: t(`bot.${info.bot}`) });
+      if (info && info.name) return t("seat.named", { n: num(seat + 1), name: info.name });
+      return t("seat.name", { n: num(seat + 1) });
+    },
+    selectable(cardEl, name) {
+      if (!(state.legal_actions && state.legal_actions.length)) return cardEl;
+      const pressed = view.selected.has(name);
+      return h("button", { type: "button", class: `card-button${pressed ? " selected" : ""}`, "aria-pressed": String(pressed), dataset: { pick: name },
+        onclick: () => {
+          if (view.selected.has(name)) view.selected.delete(name);
+          else view.selected.add(name);
+          drawTable(board, view);
+        } }, cardEl);
+    },
+  };
+  const current = state.current_player ?? obs.current_player;
+  const scores = state.scores || obs.scores || obs.totals || [];
+  board.append(h("ol", { class: "seats", "aria-label": t("table.seats") },
+    Array.from({ length: players }, (_, seat) => h("li", { class: `seat${seat === current ? " current" : ""}${seat === view.seat ? " mine" : ""}`,
+      "aria-current": seat === current ? "true" : null },
+      h("strong", {}, ctx.seatName(seat)),
+      seat === current && !state.terminal ? h("span", { class: "turn" }, t("seat.turn")) : null,
+      h("span", { class: "score" }, t(`score.${gameName}`, { score: num(scores[seat] ?? 0) })),
+      game.seatFacts(obs, seat).map((fact) => h("span", { class: "fact" }, fact))))));
+  board.append(h("div", { class: "board" }, game.board(obs, ctx)));
+
+  // The legal actions, the hint, the end.
+  const legal = state.legal_actions || [];
+  const panel = h("section", { class: "panel actions-panel", "aria-label": t("table.actions") });
+  if (state.terminal) {
+    panel.append(drawEnd(state, view, ctx));
+  } else if (game.realtime) {
+    // Speedster: call any Zangle you see, or take a hit, at any moment.
+    const playing = (obs.playing || []).includes(view.seat);
+    panel.append(h("h3", {}, playing ? t("sp.now") : t("sp.watching")));
+    if (view.error) panel.append(banner(errorText(view.error)));
+    if (playing) {
+      const send = (message) => {
+        if (view.sent) return;
+        if (connection.send({ ...message, id: connection.nextId(), version: state.version })) {
+          view.sent = true;
+          drawTable(board, view);
+        }
+      };
+      panel.append(h("div", { class: "actions", id: "actions" },
+        (obs.zangles || []).slice(0, 40).map((text) => h("button", { type: "button", class: "action", disabled: view.sent,
+          onclick: () => send({ type: "call", zangle: text }) }, game.action(text, ctx))),
+        h("button", { type: "button", class: "action hit", id: "hit", disabled: view.sent,
+          onclick: () => send({ type: "hit" }) }, t("sp.hit"))));
+      if (!(obs.zangles || []).length) panel.append(h("p", { class: "note" }, t("sp.none")));
+    }
+  } else if (legal.length) {
+    const selected = [...view.selected];
+    const matching = selected.length
+      ? legal.filter((a) => selected.every((card) => game.cardsOf(a.text).includes(card)))
+      : legal;
+    panel.append(h("h3", {}, t("table.your.turn")));
+    if (view.error) panel.append(banner(errorText(view.error)));
+    let grouped = matching;
+    if (game.group) {
+      // Some games' moves come in groups (Four Pack: whom to ask): pick the group first.
+      const groups = new Map();
+      for (const a of matching) {
+        const g = game.group(a.text, ctx);
+        if (g && !groups.has(g.key)) groups.set(g.key, g);
+      }
+      if (groups.size) {
+        if (!groups.has(view.group)) view.group = groups.keys().next().value;
+        panel.append(h("div", { class: "groups", role: "group" }, [...groups.values()].map((g) => h("button", {
+          type: "button", class: "group", "aria-pressed": String(g.key === view.group), dataset: { group: g.key },
+          onclick: () => { view.group = g.key; drawTable(board, view); } }, g.label))));
+        grouped = matching.filter((a) => (game.group(a.text, ctx) || {}).key === view.group);
+      }
+    }
+    const shown = grouped.slice(0, 40);
+    panel.append(h("div", { class: "actions", id: "actions" }, shown.map((a) => h("button", {
+      type: "button", class: `action${view.hint && view.hint.action === a.action ? " hinted" : ""}`,
+      dataset: { action: a.action }, disabled: view.sent,
+      onclick: () => {
+        if (view.sent) return;
+        if (connection.act(state.version, a.action)) {
+          view.sent = true;
+          drawTable(board, view);
+        }
+      } }, game.action(a.text, ctx)))));
+    if (grouped.length > shown.length) panel.append(h("p", { class: "note" }, t("table.more", { count: num(grouped.length - shown.length) })));
+    if (selected.length && !matching.length) panel.append(h("p", { class: "note" }, t("table.no.match")));
+    panel.append(h("div", { class: "tools" },
+      h("button", { type: "button", id: "hint", onclick: () => connection.send({ type: "hint", id: `h${Date.now().toString(36)}` }) }, t("table.hint")),
+      selected.length ? h("button", { type: "button", onclick: () => { view.selected.clear(); drawTable(board, view); } }, t("table.clear")) : null));
+    if (view.hint) {
+      const hinted = legal.find((a) => a.action === view.hint.action);
+      panel.append(h("p", { class: "hint", role: "status" }, t("table.hint.says"), " ", hinted ? game.action(hinted.text, ctx) : t("table.hint.none")));
+    }
+  } else {
+    panel.append(h("p", { class: "waiting" }, current >= 0 ? t("table.waiting", { seat: ctx.seatName(current) }) : t("table.waiting.any")));
+  }
+  board.append(panel);
+  board.append(drawHistory(state, ctx));
+}
+
+function drawEnd(state, view, ctx) {
+  const winners = state.winners || (view.end && view.end.winners) || [];
+  const scores = state.scores || [];
+  const won = winners.includes(view.seat);
+  return h("div", { class: "end", id: "end" },
+    h("h3", {}, t("end.title")),
+    h("p", { class: "result" }, won ? t("end.won") : t("end.lost", { seats: winners.map((s) => ctx.seatName(s)).join(", ") })),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("end.seat")), h("th", { scope: "col" }, t("end.score")))),
+      h("tbody", {}, scores.map((score, seat) => h("tr", { class: winners.includes(seat) ? "winner" : "" },
+        h("th", { scope: "row" }, ctx.seatName(seat)), h("td", {}, num(score)))))),
+    h("a", { href: "#/", class: "button primary" }, t("end.again")));
+}
+
+function drawHistory(state, ctx) {
+  const items = (state.history || []).slice(-12).reverse();
+  return h("details", { class: "panel history", open: true },
+    h("summary", {}, t("table.history")),
+    items.length
+      ? h("ol", { reversed: true }, items.map((item) => h("li", {}, historyLine(item, GAMES[ctx.game], ctx))))
+      : h("p", { class: "empty" }, t("table.history.none")));
+}
+
+function historyLine(record, game, ctx) {
+  if (!record || typeof record !== "object") return t("h.other");
+  return (game && game.history(record, ctx)) || commonHistory(record, ctx);
+}
+
+// -- start ---------------------------------------------------------------------------
+
+async function start() {
+  await setLanguage(preferredLanguage());
+  await loadCardData();
+  renderHeader();
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();

@@ -1,0 +1,291 @@
+"""Hostile input and rule fixes for Zangle and the deck loader (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fourcards import FourCardsError
+from fourcards.decks import DeckError, load_deck
+from fourcards.errors import InvalidCardError
+from fourcards.zangle import cards as zcards
+from fourcards.zangle.bots import GreedyBot
+from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _find_packed_reference, deck_cards, find_zangles,
+                                    find_zangles_packed, kind_code, pack_counts)
+from fourcards.zangle.game import ZangleGame, ZangleState
+from fourcards.zangle.speedster import SpeedsterBot, SpeedsterTable, run_speedster
+
+FIND_PACKED = [pytest.param(find_zangles_packed, id="fast path"), pytest.param(_find_packed_reference, id="twin")]
+
+
+# -- codes, packed counts and decks ------------------------------------------------------------
+
+@pytest.mark.parametrize("cards, error", [
+    ([-1], InvalidCardError), ([11], InvalidCardError), ([1.5], TypeError), ([True], TypeError),
+    (["Q"], InvalidCardError), ("1 2 13", InvalidCardError), (b"12", TypeError), ([None], TypeError),
+])
+def test_card_codes_are_checked(cards: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        pack_counts(cards)
+    with pytest.raises(error):
+        find_zangles(cards, ["1"])
+
+
+def test_pack_counts_still_takes_codes_and_notation() -> None:
+    assert pack_counts([0, "Z", 10]) == 2 + (1 << 40)
+
+
+@pytest.mark.parametrize("find", FIND_PACKED)
+@pytest.mark.parametrize("centre, own, error", [
+    (1.5, 0, TypeError), (0, 2.0, TypeError), ("1", 0, TypeError), (True, 0, TypeError),
+    (-1, 0, FourCardsError), (1 << 44, 0, FourCardsError), (0, 1 << 70, FourCardsError),
+])
+def test_packed_counts_are_checked_the_same_on_both_paths(find: Callable[[Any, Any], Any], centre: Any,
+                                                          own: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        find(centre, own)
+
+
+def test_the_compiled_kernel_checks_on_its_own() -> None:
+    core = zcards._CORE
+    if core is None:
+        pytest.skip("the compiled Zangle kernel is not built")
+    for bad in (1.5, -1, 1 << 44):
+        with pytest.raises((TypeError, FourCardsError)):
+            core.zangle_find_packed(bad, 0)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("composition, error", [
+    (["1", "2"], TypeError), ([("1", 20)], TypeError), ({"1": True}, FourCardsError),
+    ({"1": 10**9}, FourCardsError), ({"1": -1}, FourCardsError), ({1: 3}, TypeError), ({"Q": 3}, InvalidCardError),
+    ({"1": 2.0}, FourCardsError),
+])
+def test_deck_compositions_are_checked(composition: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        deck_cards(composition)
+
+
+def test_kind_code_names_a_wrong_type() -> None:
+    with pytest.raises(TypeError, match="notation"):
+        kind_code(3)  # type: ignore[arg-type]
+
+
+# -- turn style: a round without Zangles ends only once the centre draw pile is empty ----------
+
+def round_ends(state: ZangleState, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool, bool]]:
+    """(centre pile left, someone out, bonus) at every round end while the game plays out."""
+    ends: list[tuple[int, bool, bool]] = []
+    original = ZangleState._end_round
+
+    def spy(self: ZangleState) -> None:
+        out = any(not self._cards[s] and not self._piles[s] for s in self._seats)
+        ends.append((len(self._centre_pile), out, self._bonus))
+        original(self)
+
+    monkeypatch.setattr(ZangleState, "_end_round", spy)
+    bots = [GreedyBot() for _ in range(state.game.num_players)]
+    while not state.is_terminal:
+        seat = state.current_player
+        state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()))
+    return ends
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rounds_end_with_a_player_out_or_the_centre_pile_empty(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = ZangleGame(players=3).new_match(seed)
+    ends = round_ends(state, monkeypatch)
+    assert len(ends) >= 3
+    for pile, out, _bonus in ends:
+        assert out or pile == 0, ends
+    assert state.card_count() == 120
+
+
+def test_a_bonus_round_also_waits_for_the_empty_pile(monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed in range(4):
+        s = ZangleGame(players=3, rounds=1).new_match(seed)
+        s._totals = [0, 0, 0]
+        s._cards, s._piles = [[], [], []], [[], [], []]
+        s._end_round()  # a three-way tie: a bonus round
+        assert s._bonus and s._centre_pile
+        ends = round_ends(s, monkeypatch)
+        assert ends and all(out or pile == 0 for pile, out, _ in ends), ends
+        monkeypatch.undo()
+
+
+# -- Speedster -------------------------------------------------------------------------------------
+
+def test_speedster_bots_make_no_false_calls() -> None:
+    for seed in (1, 2, 3):
+        table = run_speedster(SpeedsterTable(players=3, seed=seed),
+                              [SpeedsterBot(0, 0.2), SpeedsterBot(1, 0.4), SpeedsterBot(2, 0.6)])
+        kinds = [o.kind for o in table.outcomes]
+        assert table.over and kinds.count("zangle") > 20
+        assert kinds.count("false call") == 0, kinds.count("false call")
+        assert table.card_count() == 120
+        for outcome in table.outcomes:
+            if outcome.kind == "round end":
+                points = json.loads(outcome.detail.split("points ")[1].split(", totals")[0])
+                assert sum(points) <= 120
+
+
+def test_a_call_that_loses_a_race_is_not_a_false_call() -> None:
+    table = SpeedsterTable(players=2, seed=4)
+    one, z = kind_code("1"), kind_code("Z")
+    table.centre = [one, z, z, z]
+    table.centre_pile = [kind_code("5d")] * 10  # refills that cannot make the same Zangle again
+    table.cards = [[one, kind_code("5a"), kind_code("5b")], [one, kind_code("5c"), kind_code("5d")]]
+    version = table.snapshot().version
+    same = Zangle(one, CENTRE, ((z, CENTRE), (one, OWN)))
+    table.submit_call(0, same, 1.0, version)
+    table.submit_call(1, same, 1.5, version)
+    pile = len(table.piles[1])
+    kinds = [o.kind for o in table.resolve(2.0)]
+    assert kinds[:2] == ["zangle", "late call"]
+    assert len(table.piles[1]) == pile  # no penalty card
+    assert table.snapshot().version > version
+    # a Zangle that does not fit the centre it was made on is still a false call
+    table.submit_call(1, same, 3.0)
+    assert table.resolve(3.0)[-1].kind == "false call"
+    with pytest.raises(FourCardsError, match="version"):
+        table.submit_call(1, same, 4.0, table.snapshot().version + 1)
+
+
+@pytest.mark.parametrize("zangle", [
+    Zangle(kind_code("2"), CENTRE, ((kind_code("1"), -1), (kind_code("1"), OWN))),
+    Zangle(kind_code("2"), CENTRE, ((kind_code("1"), 2), (kind_code("1"), OWN))),
+    Zangle(11, CENTRE, ((1, OWN), (1, CENTRE))),
+    Zangle(2, -1, ((1, OWN), (1, CENTRE))),
+    Zangle(2, CENTRE, [(1, OWN), (1, CENTRE)]),  # type: ignore[arg-type]
+    Zangle(2, CENTRE, ((1, OWN, 0), (1, CENTRE))),  # type: ignore[arg-type]
+    Zangle(2, CENTRE, ((1.0, OWN), (1, CENTRE))),  # type: ignore[arg-type]
+])
+def test_speedster_checks_a_zangle_before_touching_the_table(zangle: Zangle) -> None:
+    table = SpeedsterTable(players=2, seed=4)
+    before = (table.snapshot(), table.card_count())
+    with pytest.raises(FourCardsError):
+        table.submit_call(0, zangle, 1.0)
+    table.resolve(2.0)
+    assert (table.snapshot(), table.card_count()) == before == (before[0], 120)
+
+
+@pytest.mark.parametrize("timestamp, error", [
+    (float("nan"), FourCardsError), (float("inf"), FourCardsError), ("1.0", TypeError), (None, TypeError),
+])
+def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exception]) -> None:
+    table = SpeedsterTable(players=2, seed=4)
+    with pytest.raises(error):
+        table.submit_hit(0, timestamp)
+    if timestamp is not None:  # resolve(None): everything queued
+        with pytest.raises(error):
+            table.resolve(timestamp)
+    table.submit_hit(0, 1.0)  # later events still resolve
+    assert [o.kind for o in table.resolve(1.0)] == ["hit"]
+    with pytest.raises(FourCardsError):
+        table.submit_hit(True, 2.0)
+
+
+def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:
+    results = []
+    for calls_first in (True, False):
+        table = SpeedsterTable(players=2, seed=4)
+        seat = next(s for s in range(2) if find_zangles(table.centre, table.cards[s]))
+        zangle = find_zangles(table.centre, table.cards[seat])[0]
+        events: list[Callable[[], None]] = [lambda: table.submit_call(seat, zangle, 1.0),  # noqa: B023
+                                            lambda: table.submit_hit(seat, 1.0)]  # noqa: B023
+        for submit in events if calls_first else events[::-1]:
+            submit()
+        results.append([o.kind for o in table.resolve(1.0)])
+    assert results[0] == results[1]
+    assert results[0][:2] == ["zangle", "hit"]
+
+
+def test_at_round_end_every_wrong_winner_scores_five() -> None:
+    table = SpeedsterTable(players=3, seed=4, check="at_round_end")
+    wrong = Zangle(kind_code("4b"), CENTRE, ((kind_code("2"), OWN), (kind_code("2"), OWN)))
+    for seat in (0, 1):
+        table.zangles[seat] = [(wrong, False)]
+        table.cards[seat], table.piles[seat] = [], []
+    table._check_round_end(1.0)
+    assert table.totals == [5, 5, 0]
+    assert table.levels[:2] == [1, 1]
+
+
+def test_bonus_round_at_level_three_shows_three_cards_and_ends() -> None:
+    table = SpeedsterTable(players=2, seed=4, rounds=1)
+    table.levels = [3, 3]
+    table.totals = [10, 10]
+    table._start_round([0, 1], bonus=True)
+    assert [len(c) for c in table.cards] == [3, 3] and [len(p) for p in table.piles] == [1, 1]
+    # nobody can make a Zangle and nobody may hit (3 face-up cards at level 3): the round ends
+    z, names = kind_code("Z"), ("5a", "5b", "5c", "5d")
+    table.centre = [z, z, z, z]
+    table.cards = [[kind_code(n) for n in names[:3]], [kind_code(n) for n in names[1:]]]
+    assert not any(find_zangles(table.centre, table.cards[s]) for s in range(2))
+    table.submit_hit(0, 1.0)
+    kinds = [o.kind for o in table.resolve(1.0)]
+    assert kinds == ["refused hit", "game end"] and table.over and table.winners == (0, 1)
+
+
+def test_speedster_bots_finish_bonus_rounds_at_high_levels() -> None:
+    for seed in range(3):
+        table = SpeedsterTable(players=2, seed=seed, rounds=1)
+        table.levels = [3, 4]
+        table._start_round([0, 1], bonus=True)
+        run_speedster(table, [SpeedsterBot(0, 0.3), SpeedsterBot(1, 0.5)], max_time=5000.0)
+        assert table.over
+
+
+# -- the deck loader ---------------------------------------------------------------------------------
+
+def sample() -> dict[str, Any]:
+    from importlib import resources
+
+    data: dict[str, Any] = json.loads(resources.files("fourcards.decks").joinpath("elements.json").read_text())
+    return data
+
+
+def write(tmp_path: Path, content: str | bytes) -> Path:
+    path = tmp_path / "deck.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda d: d.update(version=True), "version"),
+    (lambda d: d["families"].update(A=3), "families.A"),
+    (lambda d: d["families"].update(B=""), "families.B"),
+    (lambda d: d.update(cards=[]), "cards: empty"),
+    (lambda d: d["cards"][0]["values"].update(density=10**400), "not a number"),
+    (lambda d: d["cards"][0]["values"].update(density=-(10**309)), "not a number"),
+])
+def test_deck_values_misread_before_are_refused(tmp_path: Path, change: Callable[[dict[str, Any]], Any],
+                                                problem: str) -> None:
+    data = sample()
+    change(data)
+    with pytest.raises(DeckError, match=problem):
+        load_deck(write(tmp_path, json.dumps(data)))
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"format": "fourcards-deck", "x": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply|not JSON"),
+    (b"\xff\xfe{}", "not UTF-8"),
+    ('{"version": ' + "9" * 5000 + "}", "not JSON"),
+])
+def test_deck_files_that_are_not_decks_get_a_deck_error(tmp_path: Path, content: str | bytes, problem: str) -> None:
+    with pytest.raises(DeckError, match=problem):
+        load_deck(write(tmp_path, content))
+
+
+def test_the_deck_loader_refuses_a_path_of_the_wrong_type() -> None:
+    with pytest.raises(TypeError):
+        load_deck(3)  # type: ignore[arg-type]
+    with pytest.raises(DeckError):
+        load_deck("no\0such")

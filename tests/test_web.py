@@ -1,0 +1,632 @@
+"""The browser page of the reference server (``fourcards/server/static``).
+
+Two parts:
+
+- the message catalogs and the page's files, checked in plain Python (always run):
+  every language has exactly the same keys, no empty message, the same
+  placeholders; every key the page asks for exists, including the ones built
+  from data (games, rules, bots, error codes, cards); nothing is loaded from
+  outside; the generated page data matches its generator;
+- the page in a real headless Chromium (Playwright, the ``browser`` extra, and
+  the operating system's ``chromium``), against the real server started as
+  ``python -m fourcards serve``: a whole match of every game played by clicking
+  the legal moves, a reload in the middle that comes back to the same seat, the
+  lobby and the join link, the hint, a phone-width table, and every language
+  with no English or raw key left on screen. Screenshots go to
+  ``$FOURCARDS_SCREENSHOTS`` (``docs/images`` for the docs) when it is set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fourcards.decks
+import fourcards.server
+from fourcards.games import GAMES
+from fourcards.server.protocol import ERROR_CODES
+
+STATIC = Path(fourcards.server.__file__).parent / "static"
+CATALOGS = STATIC / "i18n"
+LANGUAGES = ("en", "es", "fr", "it", "zh-Hant")
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("FOURCARDS_CHROMIUM", "/usr/bin/chromium")
+ELEMENTS = Path(fourcards.decks.__file__).parent / "elements.json"  # the installed deck
+
+
+def catalog(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((CATALOGS / f"{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
+# -- the catalogs ----------------------------------------------------------------------------------
+
+def test_every_catalog_has_the_same_keys_and_no_empty_message() -> None:
+    english = catalog("en")
+    assert len(english) > 200
+    for lang in LANGUAGES:
+        messages = catalog(lang)
+        assert set(messages) == set(english), (lang, set(messages) ^ set(english))
+        empty = [key for key, text in messages.items() if not isinstance(text, str) or not text.strip()]
+        assert not empty, (lang, empty)
+
+
+def test_every_translation_keeps_the_placeholders() -> None:
+    english = catalog("en")
+    for lang in LANGUAGES[1:]:
+        messages = catalog(lang)
+        wrong = [key for key in english if placeholders(messages[key]) != placeholders(english[key])]
+        assert not wrong, (lang, wrong)
+
+
+#: Messages that are the same word as in English in that language (checked by a person).
+SAME_AS_ENGLISH = {
+    "es": {"lobby.bot", "fc.rank.general", "fc.reason.hu"},
+    "fr": {"rule.mode", "rule.mode.solitaire", "score.four-color", "score.zangle", "score.zangle-speedster",
+           "end.score", "gof.dragon",
+           "zangle.place.centre", "zangle.centre"},
+    "it": {"lobby.bot"},
+    "zh-Hant": set(),
+}
+#: Names and symbols, the same in every language.
+NAMES = re.compile(r"^(app\.title|language\..*|element\..*|unit\..*|colour\.short\..*"
+                   r"|game\.(gang-of-four|zangle|zangle-speedster|four-pack|duelo))$")
+
+
+def words_of(text: str) -> str:
+    """The letters of a message once its placeholders are taken out."""
+    return re.sub(r"\{\w+\}|[^\w]", "", text)
+
+
+def test_every_message_is_translated() -> None:
+    english = catalog("en")
+    for lang in LANGUAGES[1:]:
+        same = {key for key, text in catalog(lang).items()
+                if text == english[key] and not NAMES.match(key) and words_of(text)}
+        assert same == SAME_AS_ENGLISH[lang], (lang, sorted(same ^ SAME_AS_ENGLISH[lang]))
+
+
+def _script_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(STATIC.glob("*.js")))
+
+
+def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
+    english = catalog("en")
+    used = set(re.findall(r"""\bt\(\s*"([^"]+)"\s*[,)]""", _script_text()))
+    assert len(used) > 100
+    assert not used - set(english), sorted(used - set(english))
+
+
+#: The codes of the HTTP API's errors (docs/server.md).
+HTTP_ERRORS = ("bad_deck", "bad_json", "bad_request", "bad_rules", "bad_seats", "unknown_game", "unknown_seat",
+               "unknown_table", "seat_taken", "too_large", "too_many_tables", "not_found")
+
+
+def _data_keys() -> set[str]:
+    """The keys the page builds from data: games, rules, bots, errors, cards."""
+    keys = {f"language.{lang}" for lang in LANGUAGES}
+    page_games = [name for name in GAMES]
+    for name in page_games:
+        entry = GAMES[name]
+        keys |= {f"game.{name}", f"game.{name}.about", f"score.{name}"}
+        keys |= {f"bot.{kind}" for kind in entry.bot_kinds}
+        rules = entry.game_class.rules_type
+        keys |= {f"rule.{f.name}" for f in dataclasses.fields(rules) if f.name != "deck"}
+    keys |= {"rule.mode.turn", "rule.mode.solitaire", "rule.check", "rule.check.each", "rule.check.at_round_end",
+             "rule.bot_reaction", "game.zangle-speedster", "game.zangle-speedster.about", "score.zangle-speedster"}
+    keys |= {f"error.{code}" for code in (*ERROR_CODES, *HTTP_ERRORS)}
+    keys |= {f"status.{s}" for s in ("connecting", "connected", "reconnecting")}
+    colours = ("green", "yellow", "red", "white", "multi")
+    keys |= {f"colour.{c}" for c in colours} | {f"colour.short.{c}" for c in colours}
+    keys |= {f"fc.rank.{r}" for r in ("general", "advisor", "elephant", "chariot", "horse", "cannon", "soldier")}
+    keys |= {f"fc.offer.{s}" for s in ("discard", "turned", "laid")}
+    keys |= {f"fc.reason.{r}" for r in ("hu", "generals", "empty", "stock", "other")}
+    keys |= {f"zangle.place.{p}" for p in ("centre", "own")}
+    deck = json.loads(ELEMENTS.read_text(encoding="utf-8"))
+    keys |= {f"family.{f}" for f in deck["families"]}
+    keys |= {f"category.{c['id']}" for c in deck["categories"]}
+    keys |= {f"unit.{c['unit']}" for c in deck["categories"] if c["unit"]}
+    keys |= {f"element.{c['symbol']}" for c in deck["cards"]}
+    return keys
+
+
+def test_every_key_built_from_data_is_in_the_catalog() -> None:
+    missing = _data_keys() - set(catalog("en"))
+    assert not missing, sorted(missing)
+
+
+def test_the_page_loads_nothing_from_outside() -> None:
+    for path in STATIC.rglob("*"):
+        if path.suffix not in (".html", ".js", ".css"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        urls = [u for u in re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"'`)]*", text)
+                if u != "http://www.w3.org/2000/svg" and not u.startswith("//www.w3.org/2000/svg")]
+        assert not urls, (path.name, urls)
+        assert "@import" not in text, path.name
+
+
+def test_the_page_data_matches_its_generator() -> None:
+    script = ROOT / "tools" / "generate_page_data.py"
+    if not script.exists():
+        pytest.skip("the tools folder is not here (installed package)")
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_zangle_shapes_are_the_geometry_s() -> None:
+    from fourcards.zangle.geometry import SHAPES
+
+    shapes = json.loads((STATIC / "data" / "zangle-shapes.json").read_text(encoding="utf-8"))
+    assert list(shapes) == list(SHAPES)
+    for notation, shape in SHAPES.items():
+        assert len(shapes[notation]["triangles"]) == shape.size
+
+
+# -- the page in Chromium -------------------------------------------------------------------------
+
+def _browser_parts() -> Any:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    return sync_api
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """``python -m fourcards serve`` on 127.0.0.1 and a free port."""
+
+    def __init__(self, db: Path, port: int | None = None) -> None:
+        self.port = port or _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
+             "--bot-delay", "0.02"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:
+            if self.process.poll() is not None:
+                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"the server stopped: {error}")
+            try:
+                urllib.request.urlopen(self.url + "/api/games", timeout=1).read()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise
+                time.sleep(0.1)
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return json.load(response)
+
+    def table(self, game: str, rules: dict[str, Any], bots: list[str]) -> str:
+        """A table with a human seat 0 and bots in the others: its id."""
+        seats = [{"kind": "human"}] + [{"kind": "bot", "bot": bot} for bot in bots]
+        created = self.post("/api/tables", {"game": game, "rules": rules, "seats": seats})
+        table_id: str = created["id"]
+        return table_id
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    _browser_parts()
+    running = Server(tmp_path_factory.mktemp("server") / "tables.db")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server: Server) -> Iterator[Any]:
+    sync_api = _browser_parts()
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """One browser tab on the server's page, failing on any script error."""
+
+    def __init__(self, browser: Any, server: Server, width: int = 1000, height: int = 900,
+                 locale: str = "en-US") -> None:
+        self.server = server
+        self.context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
+
+    def open(self, fragment: str = "") -> None:
+        self.page.goto(f"{self.server.url}/{fragment}")
+
+    def take_seat(self, table: str, seat: int = 0) -> None:
+        """Claim ``seat`` through the API and store its token as the page does."""
+        claimed = self.server.post(f"/api/tables/{table}/seats/{seat}", {})
+        self.open()
+        self.page.wait_for_selector("#create-form")
+        self.page.evaluate("([table, seat, token]) => localStorage.setItem('fourcards.seats',"
+                           " JSON.stringify({[table]: {seat, token}}))", [table, claimed["seat"], claimed["token"]])
+        self.open(f"#/table/{table}")
+
+    def wait_for_turn_or_end(self) -> str:
+        self.page.wait_for_selector("#actions button.action:not([disabled]), #end")
+        return "end" if self.page.query_selector("#end") else "turn"
+
+    def play(self, moves: int | None = None, choose: int = 0) -> int:
+        """Click legal moves until the match ends (or ``moves`` clicks): the clicks made."""
+        clicks = 0
+        while moves is None or clicks < moves:
+            if self.wait_for_turn_or_end() == "end":
+                break
+            buttons = self.page.query_selector_all("#actions button.action:not([disabled])")
+            if not buttons:
+                continue
+            version = self.version()
+            try:
+                buttons[min(choose, len(buttons) - 1)].click(timeout=2000)
+            except Exception:  # the table moved on and the button went away: look again
+                continue
+            clicks += 1
+            # the move is answered with a new state (or an error that re-enables the moves)
+            self.page.wait_for_function(
+                "v => window.fourcardsVersion !== v || document.querySelector('#actions button.action:not([disabled])')"
+                " || document.querySelector('#end')", arg=version)
+            assert clicks < 2000, "the match does not end"
+        return clicks
+
+    def version(self) -> int:
+        value: int = self.page.evaluate("window.fourcardsVersion ?? -1")
+        return value
+
+    def screenshot(self, name: str) -> None:
+        folder = os.environ.get("FOURCARDS_SCREENSHOTS")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(Path(folder) / name), full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+        assert not self.errors, self.errors
+
+
+GAME_SETUPS = {
+    "gang-of-four": ({"players": 3, "target_score": 1}, ["greedy", "greedy"]),
+    "four-color": ({"players": 2, "rounds": 1}, ["greedy"]),
+    "zangle": ({"players": 2, "rounds": 1}, ["greedy"]),
+    "four-pack": ({"players": 3, "max_asks": 40}, ["memory", "memory"]),
+    "duelo": ({"players": 2, "hand_limit": 12}, ["category"]),
+}
+
+
+@pytest.mark.parametrize("game", list(GAME_SETUPS))
+def test_a_whole_match_by_clicking_with_a_reload_in_the_middle(browser: Any, server: Server, game: str) -> None:
+    rules, bots = GAME_SETUPS[game]
+    table = server.table(game, rules, bots)
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.page.wait_for_selector(".board")
+        assert tab.page.inner_text("h2") == catalog("en")[f"game.{game}"]
+        first = tab.play(moves=3)
+        assert first >= 1
+        tab.screenshot(f"table-{game}.png")
+        before = tab.version()
+        # A reload comes back to the same seat, at the same point of the match or later.
+        tab.page.reload()
+        tab.page.wait_for_selector(".seat.mine")
+        tab.page.wait_for_function("v => (window.fourcardsVersion ?? -1) >= v", arg=before)
+        assert tab.page.inner_text(".seat.mine strong") == catalog("en")["seat.you"]
+        assert tab.page.evaluate("window.fourcardsSeat") == 0
+        tab.play()
+        tab.page.wait_for_selector("#end")
+        summary = server.get(f"/api/tables/{table}")
+        assert summary["terminal"] is True
+        shown = tab.page.inner_text("#end")
+        assert catalog("en")["end.title"] in shown
+        cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+        won = 0 in summary["winners"]
+        assert (tab.page.inner_text("#end .result") == catalog("en")["end.won"]) == won
+    finally:
+        tab.close()
+
+
+def test_the_lobby_creates_a_table_and_the_link_lets_a_second_person_join(browser: Any, server: Server) -> None:
+    host = Page(browser, server)
+    guest = Page(browser, server)
+    try:
+        host.open()
+        host.page.wait_for_selector("#create-form")
+        host.page.select_option("#game", "duelo")
+        host.page.fill("#rule-hand_limit", "4")
+        host.page.select_option("#seat-1", "human")
+        host.page.click("#create-form button[type=submit]")
+        host.page.wait_for_selector(".seat.mine")
+        table = host.page.evaluate("location.hash").split("/")[-1]
+        summary = server.get(f"/api/tables/{table}")
+        assert summary["game"] == "duelo" and summary["rules"]["hand_limit"] == 4
+        assert [(s["kind"], s["taken"]) for s in summary["seats"]] == [("human", True), ("human", False)]
+        # The open table is listed in the lobby; its link takes the free seat.
+        guest.open()
+        guest.page.wait_for_selector(f"#tables a[href='#/join/{table}']")
+        guest.open(f"#/join/{table}")
+        guest.page.click("text=" + catalog("en")["join.seat"].replace("{n}", "2"))
+        guest.page.wait_for_selector(".seat.mine")
+        assert guest.page.evaluate("window.fourcardsSeat") == 1
+        assert server.get(f"/api/tables/{table}")["seats"][1]["taken"] is True
+        # Two people play the match out, each clicking in their own tab.
+        for _ in range(200):
+            if host.page.query_selector("#end") and guest.page.query_selector("#end"):
+                break
+            for tab in (host, guest):
+                if tab.page.query_selector("#actions button.action:not([disabled])"):
+                    tab.play(moves=1)
+            host.page.wait_for_timeout(20)
+        assert host.page.query_selector("#end") and guest.page.query_selector("#end")
+    finally:
+        host.close()
+        guest.close()
+
+
+def test_the_hint_names_a_legal_move_and_marks_its_button(browser: Any, server: Server) -> None:
+    table = server.table("four-color", {"players": 2}, ["greedy"])
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.wait_for_turn_or_end()
+        tab.page.click("#hint")
+        tab.page.wait_for_selector(".hint")
+        hinted = tab.page.query_selector_all("#actions button.action.hinted")
+        assert len(hinted) == 1
+        assert tab.page.inner_text(".hint").startswith(catalog("en")["table.hint.says"])
+        hinted[0].click()
+        tab.page.wait_for_function("() => !document.querySelector('.hint')")
+    finally:
+        tab.close()
+
+
+def test_a_table_at_phone_width(browser: Any, server: Server) -> None:
+    table = server.table("gang-of-four", {"players": 4}, ["greedy", "greedy", "greedy"])
+    tab = Page(browser, server, width=375, height=740)
+    try:
+        tab.take_seat(table)
+        tab.play(moves=2)
+        tab.wait_for_turn_or_end()
+        # Nothing is wider than the screen, and the moves are big enough to touch.
+        assert tab.page.evaluate("document.documentElement.scrollWidth") <= 375
+        wide = tab.page.evaluate("""() => [...document.querySelectorAll('main *')]
+            .filter(e => e.getBoundingClientRect().right > 375.5 && e.getClientRects().length)
+            .map(e => e.className || e.tagName)""")
+        assert not wide, wide
+        sizes = tab.page.eval_on_selector_all(
+            "#actions button.action, #hint", "bs => bs.map(b => [b.offsetWidth, b.offsetHeight])")
+        assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+        tab.screenshot("table-phone.png")
+    finally:
+        tab.close()
+
+
+VISIBLE_TEXT = """() => {
+  const texts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const text = node.textContent.trim();
+    if (text && node.parentElement.checkVisibility()) texts.push(text);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title]')) {
+    if (el.checkVisibility()) texts.push(el.getAttribute('aria-label') || el.getAttribute('title'));
+  }
+  for (const option of document.querySelectorAll('option')) texts.push(option.textContent.trim());
+  return texts;
+}"""
+
+
+#: Common English words of the page that no other catalog uses.
+ENGLISH_WORDS = {"the", "your", "you", "and", "card", "cards", "seat", "play", "pass", "turn", "waiting",
+                 "points", "round", "hand", "table", "move", "moves", "hint", "history", "won", "with", "ask",
+                 "call", "hit", "families", "family", "score", "player", "players", "bot", "over", "loading",
+                 "connected", "rules", "game", "new", "join", "open", "back", "copy", "link"}
+
+
+def _english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    """A pattern for each English message that ``lang`` says differently."""
+    english, other = catalog("en"), catalog(lang)
+    patterns = []
+    for key, text in english.items():
+        if other[key] == text or len(words_of(text)) < 3:
+            continue
+        body = re.escape(text)
+        body = re.sub(r"\\\{\w+\\\}", ".+?", body)
+        patterns.append((key, re.compile(f"^{body}$")))
+    return patterns
+
+
+#: The tables each language is checked on (every game in two languages).
+TABLES_BY_LANGUAGE = {"es": ("gang-of-four", "four-color", "duelo"), "fr": ("zangle", "four-pack"),
+                      "it": ("duelo", "gang-of-four"), "zh-Hant": ("four-color", "zangle", "four-pack")}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Server, lang: str) -> None:
+    english_patterns = _english_patterns(lang)
+    keys = set(catalog("en"))
+    messages = catalog(lang)
+    own_words = {word.lower() for text in messages.values() for word in re.findall(r"[A-Za-z]+", text)}
+
+    def check(tab: Page, where: str) -> None:
+        texts: list[str] = tab.page.evaluate(VISIBLE_TEXT)
+        assert texts, where
+        raw = [text for text in texts if text in keys]
+        english = [(text, key) for text in texts for key, pattern in english_patterns if pattern.match(text)]
+        assert not raw, (where, raw)
+        assert not english, (where, english)
+        # Words written into the page's code rather than its catalogs would be English.
+        stray = [text for text in texts for word in re.findall(r"[A-Za-z]+", text)
+                 if word.lower() in ENGLISH_WORDS - own_words]
+        assert not stray, (where, stray)
+
+    tab = Page(browser, server)
+    try:
+        tab.open()
+        tab.page.wait_for_selector("#create-form")
+        with pytest.raises(AssertionError):  # the check sees English: the browser asked for it
+            check(tab, "lobby in English")
+        tab.page.select_option("#language", lang)
+        tab.page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
+        assert tab.page.inner_text("#create h2") == messages["lobby.new"]
+        for game in [*GAME_SETUPS, "zangle-speedster"]:
+            tab.page.select_option("#game", game)
+            tab.page.wait_for_selector(f"#create-form p.note >> text={catalog(lang)[f'game.{game}.about']}")
+            check(tab, f"lobby {game}")
+        # Every game's table, part-way through.
+        for game in TABLES_BY_LANGUAGE[lang]:
+            rules, bots = GAME_SETUPS[game]
+            table = server.table(game, rules, bots)
+            claimed = server.post(f"/api/tables/{table}/seats/0", {})
+            tab.page.evaluate("([table, seat, token]) => localStorage.setItem('fourcards.seats',"
+                              " JSON.stringify({[table]: {seat, token}}))", [table, 0, claimed["token"]])
+            tab.open(f"#/table/{table}")
+            tab.page.wait_for_selector(".board")
+            tab.play(moves=2)
+            tab.wait_for_turn_or_end()
+            check(tab, game)
+            if game == "duelo":  # and the end of a match
+                tab.play()
+                tab.page.wait_for_selector("#end")
+                check(tab, "the end of a match")
+        # The choice is kept across a reload.
+        tab.page.reload()
+        tab.page.wait_for_selector(".board")
+        assert tab.page.evaluate("document.documentElement.lang") == lang
+    finally:
+        tab.close()
+
+
+def test_the_browser_language_chooses_the_catalog(browser: Any, server: Server) -> None:
+    for locale, lang in (("fr-CA", "fr"), ("zh-TW", "zh-Hant"), ("de-DE", "en")):
+        tab = Page(browser, server, locale=locale)
+        try:
+            tab.open()
+            tab.page.wait_for_selector("#create-form")
+            assert tab.page.evaluate("document.documentElement.lang") == lang
+            assert tab.page.inner_text("#create h2") == catalog(lang)["lobby.new"]
+        finally:
+            tab.close()
+
+
+def test_the_page_reconnects_when_the_server_comes_back(browser: Any, tmp_path: Path) -> None:
+    first = Server(tmp_path / "tables.db")
+    table = first.table("zangle", {"players": 2}, ["greedy"])
+    tab = Page(browser, first)
+    second = None
+    try:
+        tab.take_seat(table)
+        tab.play(moves=1)
+        tab.wait_for_turn_or_end()
+        before = tab.version()
+        first.stop()
+        tab.page.wait_for_selector(".status-reconnecting")
+        second = Server(tmp_path / "tables.db", port=first.port)  # the same address, the stored tables
+        tab.page.wait_for_selector(".status-connected")
+        tab.page.wait_for_function("v => (window.fourcardsVersion ?? -1) >= v", arg=before)
+        assert tab.play(moves=1) == 1
+    finally:
+        tab.errors = [e for e in tab.errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e]
+        tab.close()
+        if second is not None:
+            second.stop()
+
+
+def test_a_whole_speedster_match_in_real_time(browser: Any, server: Server) -> None:
+    created = server.post("/api/tables", {"game": "zangle-speedster", "rules": {"players": 2, "rounds": 1,
+                                                                              "bot_reaction": 1.0},
+                                          "seats": [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}]})
+    table = created["id"]
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.page.wait_for_selector("#actions, #end")
+        calls = 0
+        for _ in range(400):
+            tab.page.wait_for_selector("#actions button.action:not([disabled]), #end")
+            if tab.page.query_selector("#end"):
+                break
+            # A Zangle when there is one (the first listed), else a hit: clicked inside the page
+            # in one step, as the table redraws whenever anyone acts.
+            clicked = tab.page.evaluate("""() => {
+                const button = document.querySelector('#actions button.action:not(.hit):not([disabled])')
+                    || document.querySelector('#hit:not([disabled])');
+                if (!button) return false;
+                button.click();
+                return true;
+            }""")
+            calls += bool(clicked)
+            tab.page.wait_for_timeout(100)
+        tab.page.wait_for_selector("#end")
+        assert calls > 0
+        summary = server.get(f"/api/tables/{table}")
+        assert summary["terminal"] is True
+        cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+        tab.screenshot("table-zangle-speedster.png")
+    finally:
+        tab.close()
+
+
+def test_an_uploaded_deck_is_drawn_with_its_own_names(browser: Any, server: Server) -> None:
+    deck = json.loads(ELEMENTS.read_text(encoding="utf-8"))
+    deck["name"] = "Planets and moons"
+    for card in deck["cards"]:
+        card["name"] = f"Body {card['id']}"
+    created = server.post("/api/tables", {"game": "duelo", "rules": {"players": 2}, "deck": deck,
+                                          "seats": [{"kind": "human"}, {"kind": "bot", "bot": "category"}]})
+    tab = Page(browser, server, locale="fr-FR")
+    try:
+        tab.take_seat(created["id"])
+        tab.page.wait_for_selector(".card.element.with-values")
+        card_id = tab.page.get_attribute(".card.element.with-values", "data-card")
+        assert tab.page.inner_text(".card.element.with-values .name") == f"Body {card_id}"
+    finally:
+        tab.close()
