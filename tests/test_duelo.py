@@ -45,7 +45,7 @@ def test_deal_piles_and_the_first_caller() -> None:
     assert s.pile_sizes in ((11, 11, 10), (11, 10, 11), (10, 11, 11)) and accounted(s)
     assert s.current_player == (dealt.dealer + 1) % 3
     obs = s.observation(0)
-    assert obs.top_card == s.pile(0)[0] and obs.categories[Z] == "atomic_number"
+    assert obs.top_card == s.pile(0)[0] and str(obs.categories[Z]) == "atomic_number"
 
 
 def test_the_highest_value_wins_the_top_cards_in_order() -> None:
@@ -53,7 +53,7 @@ def test_the_highest_value_wins_the_top_cards_in_order() -> None:
     s = position(["A1 B1", "H4 B2", "C3 B3"], current=0)
     record = s.choose("atomic_number")
     assert isinstance(record, HandPlayed) and record.winner == 1
-    assert s.pile(1) == ("B2", "H4", "C3", "A1")  # own card first, then in turn order from the winner
+    assert tuple(map(str, s.pile(1))) == ("B2", "H4", "C3", "A1")  # own card first, then in turn order from the winner
     assert s.current_player == 1 and s.pile_sizes == (1, 4, 1)
 
 
@@ -79,7 +79,7 @@ def test_a_tie_puts_the_cards_on_the_table_and_the_tied_play_on() -> None:
     s = position([f"{low} {rest[0]}", f"{a} {rest[1]} {rest[2]}", f"{b} {rest[3]}"], current=0)
     record = s.choose("isotopes")
     assert record.winner == -1 and record.tied == (1, 2) and record.table == 3  # type: ignore[union-attr]
-    assert s.table == (low, a, b) and s.observation(0).contenders == (1, 2)
+    assert tuple(map(str, s.table)) == (low, a, b) and s.observation(0).contenders == (1, 2)
     assert s.current_player == 1  # the tied player who received cards first
     second = s.choose("atomic_number")
     assert second.winner in (1, 2)  # type: ignore[union-attr]
@@ -103,7 +103,7 @@ def test_tied_players_running_out() -> None:
     a, b = next((x, y) for x in CARD_IDS for y in CARD_IDS if x < y and values[x] == values[y])
     s = position([a, b], current=0)
     s.choose("isotopes")
-    assert s.is_terminal and s.is_draw and s.winners == () and s.table == (a, b)
+    assert s.is_terminal and s.is_draw and s.winners == () and tuple(map(str, s.table)) == (a, b)
     low = min((c for c in CARD_IDS if c not in (a, b)), key=lambda c: values[c])
     spare = next(c for c in CARD_IDS if c not in (a, b, low))
     t = position([a, b, f"{low} {spare}"], current=0)

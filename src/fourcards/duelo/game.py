@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import CARD_IDS, Deck, load_deck
+from ..decks import Category, Deck, DeckCard, load_deck
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError
 from ..rng import Rng
@@ -78,11 +78,11 @@ class HandPlayed:
 
     number: int
     chooser: int
-    category: str
-    revealed: tuple[tuple[int, str], ...]
+    category: Category
+    revealed: tuple[tuple[int, DeckCard], ...]
     winner: int
     tied: tuple[int, ...]
-    taken: tuple[str, ...]
+    taken: tuple[DeckCard, ...]
     table: int
 
 
@@ -91,7 +91,7 @@ class TableTaken:
     """The only tied player left takes the cards on the table."""
 
     player: int
-    taken: tuple[str, ...]
+    taken: tuple[DeckCard, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +116,12 @@ class DueloObservation:
 
     player: int
     current_player: int
-    top_card: str | None
+    top_card: DeckCard | None
     pile_sizes: tuple[int, ...]
     table: int
     contenders: tuple[int, ...]
     hands: tuple[HandPlayed | TableTaken, ...]
-    categories: tuple[str, ...]
+    categories: tuple[Category, ...]
     legal_actions: tuple[int, ...] = field(default=())
 
 
@@ -133,7 +133,7 @@ class Duelo(Game["DueloState"]):
     >>> state.current_player, state.pile_sizes
     (0, (16, 16))
     >>> record = state.choose("density")
-    >>> record.category, len(record.revealed)
+    >>> str(record.category), len(record.revealed)
     ('density', 2)
     """
 
@@ -237,17 +237,17 @@ class DueloState(State[Choose]):
             taken = [c for _, c in order] + self._table
             self._piles[winner].extend(taken)
             self._table = []
-            record = HandPlayed(self._hands_played, chooser, category.id,
-                                tuple((p, CARD_IDS[c]) for p, c in revealed), winner, (),
-                                tuple(CARD_IDS[c] for c in taken), 0)
+            record = HandPlayed(self._hands_played, chooser, category,
+                                tuple((p, deck.cards[c]) for p, c in revealed), winner, (),
+                                tuple(deck.cards[c] for c in taken), 0)
             self._record(record)
             self._eliminate()
             self._contenders = tuple(self._active())
             self._current = winner
         else:
             self._table.extend(c for _, c in revealed)
-            record = HandPlayed(self._hands_played, chooser, category.id,
-                                tuple((p, CARD_IDS[c]) for p, c in revealed), -1, tuple(best), (),
+            record = HandPlayed(self._hands_played, chooser, category,
+                                tuple((p, deck.cards[c]) for p, c in revealed), -1, tuple(best), (),
                                 len(self._table))
             self._record(record)
             self._eliminate()
@@ -267,7 +267,7 @@ class DueloState(State[Choose]):
             elif len(self._contenders) == 1 and self._table:
                 # a lone contender left with the table takes it
                 lone = self._contenders[0]
-                taken_record = TableTaken(lone, tuple(CARD_IDS[c] for c in self._table))
+                taken_record = TableTaken(lone, tuple(deck.cards[c] for c in self._table))
                 self._record(taken_record)
                 self._hands = (taken_record, self._hands)
                 self._piles[lone].extend(self._table)
@@ -343,13 +343,16 @@ class DueloState(State[Choose]):
         """The player holding every card; () for a draw (see ``scores`` for the ranking)."""
         return self._winners
 
-    def pile(self, player: int) -> tuple[str, ...]:
+    def pile(self, player: int) -> tuple[DeckCard, ...]:
         """A seat's pile, top first (hidden information: for referees and tests)."""
-        return tuple(CARD_IDS[c] for c in self._piles[self._seat(player)])
+        cards = self.game.deck.cards
+        return tuple(cards[c] for c in self._piles[self._seat(player)])
 
     @property
-    def table(self) -> tuple[str, ...]:
-        return tuple(CARD_IDS[c] for c in self._table)
+    def table(self) -> tuple[DeckCard, ...]:
+        """The cards on the table after a tie, in the order they were put there."""
+        cards = self.game.deck.cards
+        return tuple(cards[c] for c in self._table)
 
     def describe(self) -> str:
         if self._over:
@@ -368,12 +371,12 @@ class DueloState(State[Choose]):
         return DueloObservation(
             player=player,
             current_player=self._current,
-            top_card=CARD_IDS[pile[0]] if pile else None,
+            top_card=self.game.deck.cards[pile[0]] if pile else None,
             pile_sizes=self.pile_sizes,
             table=len(self._table),
             contenders=self._contenders,
             hands=unroll(self._hands),
-            categories=tuple(c.id for c in self.game.deck.categories),
+            categories=self.game.deck.categories,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import CARD_IDS, FAMILIES, Deck, load_deck
+from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, load_deck
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError
 from ..rng import Rng
@@ -78,7 +78,7 @@ class Dealt:
 class Asked:
     asker: int
     target: int
-    card: str
+    card: DeckCard
     success: bool
 
 
@@ -104,7 +104,7 @@ class FourPackObservation:
 
     player: int
     current_player: int
-    hand: tuple[str, ...]
+    hand: tuple[DeckCard, ...]
     hand_mask: int
     hand_sizes: tuple[int, ...]
     families_down: tuple[tuple[str, ...], ...]
@@ -239,7 +239,7 @@ class FourPackState(State[Ask]):
         target, code = divmod(action, 32)
         me = self._current
         success = bool(self._hands[target] >> code & 1)
-        record = Asked(me, target, CARD_IDS[code], success)
+        record = Asked(me, target, self.game.deck.cards[code], success)
         self._record(record)
         self._asks = (record, self._asks)
         if success:
@@ -263,7 +263,7 @@ class FourPackState(State[Ask]):
     def _action_code(self, action: Any) -> int:
         if isinstance(action, Ask):
             target = self._seat(action.target, "target")
-            if not isinstance(action.card, str):
+            if not isinstance(action.card, (str, DeckCard)):
                 raise TypeError(f"an Ask's card is its id (A1..H4), not {type(action.card).__name__}")
             code = CARD_IDS.index(self.game.deck.card(action.card).id)
             return target * 32 + code
@@ -300,10 +300,10 @@ class FourPackState(State[Ask]):
     def winners(self) -> tuple[int, ...]:
         return self._winners
 
-    def hand(self, player: int) -> tuple[str, ...]:
+    def hand(self, player: int) -> tuple[DeckCard, ...]:
         """A seat's cards (hidden information: for referees and tests)."""
-        hand = self._hands[self._seat(player)]
-        return tuple(CARD_IDS[c] for c in range(32) if hand >> c & 1)
+        hand, cards = self._hands[self._seat(player)], self.game.deck.cards
+        return tuple(cards[c] for c in range(32) if hand >> c & 1)
 
     def describe(self) -> str:
         if self._over:
@@ -373,7 +373,7 @@ def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:
     seat was asked for it and lacked it since it last moved, else 0."""
     knowledge = [[0] * players for _ in range(32)]
     for ask in asks:
-        code = CARD_IDS.index(ask.card)
+        code = ask.card.code
         if ask.success:
             knowledge[code] = [0] * players
             knowledge[code][ask.asker] = 1
