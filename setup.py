@@ -64,7 +64,10 @@ extensions = [
 # looks at file times, so a debug build could silently reuse release C code).
 STAMP = os.path.join("build", "cython-mode")
 mode = "debug" if DEBUG else "release"
-previous = open(STAMP).read() if os.path.exists(STAMP) else None
+previous = None
+if os.path.exists(STAMP):
+    with open(STAMP) as old:
+        previous = old.read()
 os.makedirs("build", exist_ok=True)
 with open(STAMP, "w") as stamp:
     stamp.write(mode)

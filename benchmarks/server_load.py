@@ -68,7 +68,9 @@ class Server:
     def start(self) -> float:
         began = time.perf_counter()
         self.process = subprocess.Popen(
-            [sys.executable, *(["-m", "cProfile", "-o", os.environ["SERVER_PROFILE"]] if os.environ.get("SERVER_PROFILE") else []), "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
+            [sys.executable,
+             *(["-m", "cProfile", "-o", os.environ["SERVER_PROFILE"]] if os.environ.get("SERVER_PROFILE") else []),
+             "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
              "--bot-delay", "0", "--log-level", "error"], stdout=subprocess.DEVNULL)
         while True:
             if self.process.poll() is not None:
@@ -324,10 +326,11 @@ def report(title: str, run: Run, checked: dict[str, int], seconds: float, tables
         f"  tables ended            {checked['tables ended']} / {tables}",
         f"  clients connected at once {run.peak}",
         f"  actions acknowledged    {actions} in {seconds:.1f} s = {actions / seconds:.0f} actions/s",
-        f"  server CPU while playing {run.server_cpu:.1f} s = {1000 * run.server_cpu / max(1, actions):.2f} ms an action; "
+        f"  server CPU while playing {run.server_cpu:.1f} s = "
+        f"{1000 * run.server_cpu / max(1, actions):.2f} ms an action; "
         f"it waited {run.server_wait:.1f} s for a CPU (other processes' load)",
-        f"  load clients' CPU       {run.client_cpu:.1f} s = {1000 * run.client_cpu / max(1, actions):.2f} ms an action "
-        f"(one process, apart from the server)",
+        f"  load clients' CPU       {run.client_cpu:.1f} s = "
+        f"{1000 * run.client_cpu / max(1, actions):.2f} ms an action (one process, apart from the server)",
         f"  client retries sent     {run.retries} (each acknowledged, applied once)",
         f"  act -> ack latency      p50 {1000 * percentile(run.latencies, 0.5):.1f} ms, "
         f"p99 {1000 * percentile(run.latencies, 0.99):.1f} ms",
@@ -370,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as work:
         runs = [("normal run", False)] + ([] if args.no_crash else [("run with kill -9 in the middle", True)])
         output: list[str] = [f"server load: {args.tables} Gang of Four tables x {args.players} WebSocket clients, "
-                             f"target score {args.target_score}, think time {args.think} s, loopback, {os.cpu_count()} cores"]
+                             f"target score {args.target_score}, think time {args.think} s, loopback, "
+                             f"{os.cpu_count()} cores"]
         print(output[0], flush=True)
         for number, (title, crash) in enumerate(runs):
             db = Path(work) / f"load{number}.db"

@@ -1,7 +1,6 @@
 """Gang of Four from seat 0 against two greedy bots, with Gymnasium."""
 
 import gymnasium
-import numpy as np
 
 import fourcards.rl  # noqa: F401  (registers fourcards/GangOfFour-v0 and the others)
 

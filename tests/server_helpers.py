@@ -53,7 +53,8 @@ class ServerProcess:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the server stopped: {self.process.stderr.read().decode() if self.process.stderr else ''}")
+                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"the server stopped: {error}")
             try:
                 urllib.request.urlopen(self.http + "/api/games", timeout=1).read()
                 return self

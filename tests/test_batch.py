@@ -7,10 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from fourcards.gangoffour._deck import KIND_OF_BIT
-
 from fourcards import ImpossibleCardsError, InvalidCardError
-from fourcards.gangoffour import KINDS, PAD, NUM_ACTIONS, ComboKind, action_to_combo, classify, classify_batch
+from fourcards.gangoffour import KINDS, NUM_ACTIONS, PAD, ComboKind, action_to_combo, classify, classify_batch
+from fourcards.gangoffour._deck import KIND_OF_BIT
 
 
 def random_rows(n: int, seed: int) -> np.ndarray:

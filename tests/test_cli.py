@@ -7,12 +7,11 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from fourcards.cli import main
-from fourcards.gangoffour.match import GangOfFour, Rules
+from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
 
 pytestmark = pytest.mark.engine
@@ -158,8 +157,10 @@ def test_result_objects_print_readably() -> None:
     assert split is not None
     assert repr(split).startswith("<Split 16 points: RG RA RE | RC RH RN | ")
     assert repr(split.melds[0]) == "<Meld RG RA RE: command, concealed, 2 points>"
-    assert repr(best_zangle("4b 2 Z 3", "1 5a 1")) == "<Zangle 5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)>"
-    assert repr(check_zangle("Z", ["1", "1"], ["own", "centre"])) == "<Check: not a Zangle, a Z card cannot be a target>"
+    assert repr(best_zangle("4b 2 Z 3", "1 5a 1")) == (
+        "<Zangle 5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)>")
+    assert repr(check_zangle("Z", ["1", "1"], ["own", "centre"])) == (
+        "<Check: not a Zangle, a Z card cannot be a target>")
 
 
 def test_simulate_refuses_a_policy_string() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
-from importlib import resources
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ def test_generator_reproduces_the_shipped_deck() -> None:
         (lambda d: d["cards"][7].__setitem__("id", "A2"), "cards[7].id: duplicate id 'A2'"),
         (lambda d: d["cards"][3]["values"].__setitem__("density", "heavy"),
          "cards[3].values.density: 'heavy' is not a number (card A4)"),
-        (lambda d: d["cards"][2]["values"].__setitem__("weight", 3), "cards[2].values.weight: unknown category 'weight'"),
+        (lambda d: d["cards"][2]["values"].__setitem__("weight", 3),
+         "cards[2].values.weight: unknown category 'weight'"),
         (lambda d: d["cards"][9]["values"].pop("isotopes"), "cards[9].values.isotopes: missing (card C2)"),
         (lambda d: d["cards"][0].__setitem__("id", "Z9"), "cards[0].id: 'Z9' is not a card id"),
         (lambda d: d["categories"][1].__setitem__("higher_wins", "yes"), "categories[1].higher_wins"),

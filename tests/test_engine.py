@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import json
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fourcards import IllegalMoveError, NotYourTurnError
+from fourcards import IllegalMoveError, InvalidStateError, NotYourTurnError
 from fourcards.engine import SimultaneousDecision, derive_seed
 from fourcards.rng import Rng
 
@@ -77,7 +79,7 @@ def test_simultaneous_decision_hides_answers_until_all_are_in() -> None:
     decision.answer(3, "hu")
     assert decision.answer_of(3, viewer=0) is None and decision.answer_of(3, viewer=3) == "hu"
     with pytest.raises(IllegalMoveError, match="hidden"):
-        decision.answers
+        decision.answers  # noqa: B018 - reading the property is the test
     copy = decision.copy()
     decision.answer(0, "pass")
     decision.answer(1, "chi")
@@ -116,3 +118,127 @@ def test_returns_share_the_win_and_sum_to_zero() -> None:
     for seat in range(3):
         expected = (1 / len(state.winners) if seat in state.winners else 0.0) - 1 / 3
         assert returns[seat] == pytest.approx(expected)
+
+
+# -- saves: integrity, signatures and hostile input ----------------------------------------------
+
+def _played(name: str, steps: int = 6) -> Any:
+    from fourcards.games import get_game
+
+    state = get_game(name).new_game().new_match(4)
+    for _ in range(steps):
+        state.apply(state.legal_actions()[-1])
+    return state
+
+
+@pytest.mark.parametrize("name", ["gang-of-four", "four-color", "zangle", "four-pack", "duelo"])
+def test_signed_saves_refuse_edits_wrong_and_missing_keys(name: str) -> None:
+    from fourcards.engine import _digest
+
+    state = _played(name)
+    game = state.game
+    signed = state.to_json(key="server secret")
+    assert game.from_json(signed, key="server secret") == state
+    assert game.from_json(signed, key=b"server secret") == state
+    assert game.from_json(signed) == state  # the digest alone still checks integrity
+    data = json.loads(signed)
+    # an edit re-digested by a client (the digest is unkeyed) is caught by the signature only
+    edited = dict(data, actions=data["actions"][:-1])
+    edited["digest"] = _digest(edited)
+    with pytest.raises(InvalidStateError, match="signature"):
+        game.from_json(json.dumps(edited), key="server secret")
+    with pytest.raises(InvalidStateError, match="signature"):
+        game.from_json(signed, key="another key")
+    unsigned = state.to_json()
+    with pytest.raises(InvalidStateError, match="not signed"):
+        game.from_json(unsigned, key="server secret")
+    stripped = {k: v for k, v in data.items() if k != "signature"}
+    with pytest.raises(InvalidStateError, match="not signed"):
+        game.from_json(json.dumps(stripped), key="server secret")
+    # without a key, an edit that is not re-digested is still caught
+    with pytest.raises(InvalidStateError, match="altered"):
+        game.from_json(json.dumps(dict(data, actions=data["actions"][:-1])))
+    with pytest.raises(InvalidStateError, match="altered"):
+        game.from_json(json.dumps(dict(data, digest="\u00e9\ud800")))
+    with pytest.raises(TypeError):
+        state.to_json(key=123)
+    with pytest.raises(ValueError):
+        game.from_json(signed, key=b"")
+
+
+@pytest.mark.parametrize("name", ["gang-of-four", "four-color", "zangle", "four-pack", "duelo"])
+def test_hostile_saves_get_clean_errors(name: str) -> None:
+    from fourcards.engine import _digest
+
+    state = _played(name)
+    game = state.game
+    for text in ("[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000):
+        with pytest.raises(InvalidStateError, match="nested too deeply|not JSON"):
+            game.from_json(text)
+    data = json.loads(state.to_json())
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep]
+    for change in ({"actions": [2**70]}, {"actions": [-1]}, {"setup": {"deals": [[2**70] * 4]}},
+                   {"setup": {"deals": deep}}, {"setup": {"x": 1}}, {"seed": 2**70}):
+        forged = dict(data, **change)
+        forged["digest"] = _digest(forged)
+        with pytest.raises(InvalidStateError):
+            game.from_json(json.dumps(forged))
+    with pytest.raises(TypeError):
+        game.from_json(None)
+
+
+def test_gang_of_four_deal_with_a_huge_card_mask_is_refused_cleanly() -> None:
+    from fourcards.engine import _digest
+    from fourcards.gangoffour.match import GangOfFour
+
+    game = GangOfFour()
+    data = json.loads(game.new_match(1).to_json())
+    forged = dict(data, setup={"deals": [[2**70, 1, 2, 3]]})
+    forged["digest"] = _digest(forged)
+    with pytest.raises(InvalidStateError, match="does not replay.*64 bits"):
+        game.from_json(json.dumps(forged))
+
+
+def test_four_color_cards_do_not_compare_with_ints() -> None:
+    from fourcards.fourcolor import Card
+
+    card = Card.parse("RG")
+    assert card.__lt__(3) is NotImplemented
+    with pytest.raises(TypeError):
+        card < 3  # noqa: B015
+    assert card.__eq__(0) is NotImplemented and Card.parse("RG") < Card.parse("RA")
+    assert sorted([Card.parse("WS"), Card.parse("RG")]) == [Card.parse("RG"), Card.parse("WS")]
+
+
+@pytest.mark.parametrize("name", ["gang-of-four", "four-color", "zangle", "four-pack", "duelo"])
+def test_seats_refuse_bools_and_strangers(name: str) -> None:
+    state = _played(name, 0)
+    n = state.game.num_players
+    for bad in (True, False):
+        with pytest.raises(TypeError, match="bool"):
+            state.observation(bad)
+        with pytest.raises(TypeError, match="bool"):
+            state.observation_tensor(bad)
+    for bad_seat in (-1, n):
+        with pytest.raises(IllegalMoveError, match="not a seat"):
+            state.observation_tensor(bad_seat)
+    with pytest.raises(TypeError, match="out must be a numpy"):
+        state.observation_tensor(0, out=[0.0])
+    if name == "four-pack":
+        with pytest.raises(TypeError, match="bool"):
+            state.ask(True, "A1")
+        assert state.step == 0
+
+
+def test_step_is_a_counter_shared_by_clones() -> None:
+    from fourcards.gangoffour.match import GangOfFour
+
+    state = GangOfFour().new_match(2)
+    for expected in range(1, 6):
+        state.apply(state.legal_actions()[0], expected_step=expected - 1)
+        assert state.step == expected == len(state.actions)
+    clone = state.clone()
+    clone.apply(clone.legal_actions()[0])
+    assert (state.step, clone.step) == (5, 6)

@@ -21,7 +21,7 @@ from fourcards.fourcolor import (
 )
 from fourcards.fourcolor import _deck, _kernels
 from fourcards.fourcolor import _reference as ref
-from fourcards.fourcolor.bots import GreedyBot, hand_value
+from fourcards.fourcolor.bots import hand_value
 from fourcards.fourcolor.game import MELDS, FourColor, Rules
 from fourcards.fourcolor.simulate import game_seeds, simulate
 
@@ -141,7 +141,7 @@ def test_fast_path_reads_names_and_counts() -> None:
     split = best_split(hand.split())
     assert split is not None and split.points == 16 and len(split.melds) == 8
     assert best_split(hand.split()) == best_split(hand) == best_split([Card.parse(t) for t in hand.split()])
-    assert waits("RC RH RS RS RS GG".split()) == {Card.parse("RN"): 5}
+    assert waits(["RC", "RH", "RS", "RS", "RS", "GG"]) == {Card.parse("RN"): 5}
     assert best_points(hand_counts(hand)) == 16
 
 
@@ -270,7 +270,8 @@ def test_greedy_bot_chooses_as_its_twin_on_real_states() -> None:
     (("greedy", "greedy", "random"), {"lucky_rank_only": True}),
     (("random", "greedy"), {"threshold": 0, "rounds": 4}),
 ])
-def test_compiled_games_are_the_python_engines_move_for_move(policies: tuple[str, ...], options: dict[str, Any]) -> None:
+def test_compiled_games_are_the_python_engines_move_for_move(
+        policies: tuple[str, ...], options: dict[str, Any]) -> None:
     if _kernels.core is None:
         pytest.skip("the package runs on the twin")
     rules = Rules(players=len(policies), **options)

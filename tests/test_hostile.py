@@ -177,7 +177,8 @@ def test_search_bot_refuses_a_bad_exploration(exploration: float) -> None:
 
 @pytest.mark.parametrize("options, error", [
     ({"capacity": 0}, FourCardsError), ({"capacity": -1}, FourCardsError), ({"capacity": 1 << 40}, FourCardsError),
-    ({"capacity": 10.5}, TypeError), ({"iterations": 1.5}, TypeError), ({"time_per_move": float("nan")}, FourCardsError),
+    ({"capacity": 10.5}, TypeError), ({"iterations": 1.5}, TypeError),
+    ({"time_per_move": float("nan")}, FourCardsError),
     ({"exploration": "1"}, TypeError),
 ])
 def test_search_bot_refuses_bad_options(options: dict[str, Any], error: type[Exception]) -> None:

@@ -16,7 +16,7 @@ from fourcards.zangle import cards as zcards
 from fourcards.zangle.bots import GreedyBot
 from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _find_packed_reference, deck_cards, find_zangles,
                                     find_zangles_packed, kind_code, pack_counts)
-from fourcards.zangle.game import RoundEnd, ZangleGame, ZangleState
+from fourcards.zangle.game import ZangleGame, ZangleState
 from fourcards.zangle.speedster import SpeedsterBot, SpeedsterTable, run_speedster
 
 FIND_PACKED = [pytest.param(find_zangles_packed, id="fast path"), pytest.param(_find_packed_reference, id="twin")]
@@ -194,8 +194,8 @@ def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:
         table = SpeedsterTable(players=2, seed=4)
         seat = next(s for s in range(2) if find_zangles(table.centre, table.cards[s]))
         zangle = find_zangles(table.centre, table.cards[seat])[0]
-        events: list[Callable[[], None]] = [lambda: table.submit_call(seat, zangle, 1.0),
-                                            lambda: table.submit_hit(seat, 1.0)]
+        events: list[Callable[[], None]] = [lambda: table.submit_call(seat, zangle, 1.0),  # noqa: B023
+                                            lambda: table.submit_hit(seat, 1.0)]  # noqa: B023
         for submit in events if calls_first else events[::-1]:
             submit()
         results.append([o.kind for o in table.resolve(1.0)])

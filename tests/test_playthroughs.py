@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from fourcards.engine import Bot
-
 from fourcards.gangoffour.bots import GreedyBot, RandomBot
 from fourcards.gangoffour.playthrough import parse_header, record, render
 

@@ -39,7 +39,7 @@ def play_random(table: Any, seed: int, limit: int = 100_000) -> list[int]:
     table.reset(seed=seed)
     space_rng = np.random.default_rng(seed)
     actions: list[int] = []
-    for agent in table.agent_iter(limit):
+    for _agent in table.agent_iter(limit):
         observation, _, termination, truncation, _ = table.last()
         if termination or truncation:
             table.step(None)

@@ -247,7 +247,7 @@ def test_one_call_at_a_time_per_instance() -> None:
     env = VectorGangOfFour(2)
     env.reset()
     actions = np.array([env.legal_actions(0)[0], env.legal_actions(1)[0]])
-    with env._lock:  # as if another thread were inside step()
+    with env._lock:  # noqa: SIM117 - as if another thread were inside step()
         with pytest.raises(RuntimeError, match="another thread"):
             env.step(actions)
     env.step(actions)

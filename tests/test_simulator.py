@@ -29,7 +29,8 @@ rules_strategy = st.builds(
 )
 
 
-@given(rules_strategy, st.integers(0, 2**64 - 1), st.lists(st.sampled_from(["random", "greedy"]), min_size=4, max_size=4))
+@given(rules_strategy, st.integers(0, 2**64 - 1),
+       st.lists(st.sampled_from(["random", "greedy"]), min_size=4, max_size=4))
 @settings(max_examples=25, deadline=None)
 def test_simulator_agrees_with_the_engine(rules: Rules, seed: int, policies: list[str]) -> None:
     policies = policies[: rules.players]

@@ -22,5 +22,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
-    "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError", "__version__",
+    "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError",
+    "__version__",
 ]

@@ -6,19 +6,31 @@ starts matches; a :class:`State` is one match in progress:
 
 - whose turn: ``current_player`` (-1 once ``is_terminal``);
 - what may be done: ``legal_actions()`` (sorted ints), ``legal_actions_mask()``
-  (0/1 over ``num_distinct_actions``), ``can_apply(action)``;
-- doing it: ``apply(action)`` takes an int or the game's readable action type,
-  returns the immutable record it appended to ``history``, and raises
-  :class:`~fourcards.errors.IllegalMoveError` or
-  :class:`~fourcards.errors.NotYourTurnError` leaving the state exactly as it was;
-- results: ``scores``, ``winners``;
-- copies and saves: ``clone()``, ``to_json()`` / ``Game.from_json()``
-  (a versioned envelope naming game and rules, checked on load),
+  (0/1 over ``num_distinct_actions``), ``can_apply(action)`` and
+  ``why_illegal(action)`` (the reason, or None);
+- doing it: ``apply(action, player=None, expected_step=None)`` takes an int, the
+  game's readable action type, or the text ``action_to_string`` printed;
+  returns the first immutable record it appended to ``history``; raises
+  :class:`~fourcards.errors.IllegalMoveError`,
+  :class:`~fourcards.errors.NotYourTurnError` or
+  :class:`~fourcards.errors.StaleActionError` leaving the state exactly as it
+  was (``verify`` raises the same without acting); ``step`` counts the actions;
+- results: ``returns()``, one number per seat with one meaning in every game
+  (the share of the win minus 1/n: they sum to 0, and are all 0 for a draw),
+  consistent with ``winners`` (the winning seats: several for a shared win,
+  none for a draw); ``scores`` is each game's own tally (documented per game);
+- copies and saves: ``clone()``, ``to_json(key=None)`` / ``Game.from_json(text, key=None)``
+  (a versioned envelope naming game and rules, with a SHA-256 digest for
+  integrity and, with a key, an HMAC-SHA256 signature against forgery),
   ``Game.replay(seed, actions)``;
 - what a player may know: ``observation(player)`` and
   ``observation_tensor(player, out=buffer)`` with a layout each game documents;
+  every method that takes a seat refuses ``bool``, non-ints and seats off the table;
 - the two action layers: ``action_to_int`` / ``int_to_action`` /
-  ``action_to_string``.
+  ``action_to_string`` / ``parse_action``.
+
+Rules are frozen dataclasses on :class:`GameRules`: each field is checked
+from its type and :func:`option` bounds.
 
 Randomness: every match owns a :class:`~fourcards.rng.Rng` seeded from its
 seed; nothing is module-global, and the same seed and actions give the same
@@ -32,20 +44,25 @@ hidden until all eligible players have answered.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from .errors import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError, StaleActionError
+from .errors import (
+    FourCardsError, IllegalMoveError, InvalidRulesError, InvalidStateError, NotYourTurnError, StaleActionError,
+)
 from .rng import MASK64, Rng
 
 __all__ = [
-    "Bot", "Game", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll", "tensor_buffer",
-    "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
+    "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll",
+    "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -53,6 +70,7 @@ ENVELOPE_VERSION = 1
 
 A = TypeVar("A")  # a game's readable action type
 S = TypeVar("S", bound="State[Any]")
+R = TypeVar("R")  # a game's record type
 
 
 def unroll(node: Any) -> tuple[Any, ...]:
@@ -72,6 +90,8 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
     itself (checked, then cleared) or a new array."""
     if out is None:
         return np.zeros(size, dtype=np.float32)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy float32 array of shape ({size},), not {type(out).__name__}")
     if out.shape != (size,) or out.dtype != np.float32:
         raise ValueError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
     out[:] = 0.0
@@ -91,6 +111,78 @@ def derive_seed(seed: int, stream: int) -> int:
     return Rng((seed + stream * 0xD1B54A32D192ED03) & MASK64).next_u64()
 
 
+def option(default: Any, *, low: int | None = None, high: int | None = None,
+           choices: Sequence[Any] | None = None) -> Any:
+    """A rules field: its default and, checked by :class:`GameRules`, its bounds
+    (``low``/``high``, inclusive) or its ``choices``."""
+    metadata: dict[str, Any] = {}
+    if low is not None:
+        metadata["low"] = low
+    if high is not None:
+        metadata["high"] = high
+    if choices is not None:
+        metadata["choices"] = tuple(choices)
+    return field(default=default, metadata=metadata)
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether ``value`` has the type ``hint`` (int, bool, str, float, tuples of those)."""
+    if hint is int:
+        return type(value) is int
+    if hint is bool or hint is str:
+        return type(value) is hint
+    if hint is float:
+        return type(value) in (int, float)
+    if typing.get_origin(hint) is tuple:
+        if not isinstance(value, tuple):
+            return False
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(item, args[0]) for item in value)
+        return len(args) == len(value) and all(_conforms(v, a) for v, a in zip(value, args))
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__name__ if isinstance(hint, type) else str(hint)
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """Base of every game's frozen rules dataclass: each field is checked
+    against its annotated type (``bool`` is not an ``int``) and the bounds or
+    choices given with :func:`option`; a game adds cross-field checks in
+    :meth:`_check`.  Every failure is an :class:`InvalidRulesError` naming the
+    field and the value."""
+
+    _hints: ClassVar[dict[type, dict[str, Any]]] = {}
+
+    def __post_init__(self) -> None:
+        cls = type(self)
+        hints = GameRules._hints.get(cls)
+        if hints is None:
+            hints = GameRules._hints[cls] = typing.get_type_hints(cls)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            hint = hints[f.name]
+            if not _conforms(value, hint):
+                raise InvalidRulesError(f"rule {f.name}={value!r} must be {_type_name(hint)}")
+            meta = f.metadata
+            low, high = meta.get("low"), meta.get("high")
+            if (low is not None and value < low) or (high is not None and value > high):
+                bounds = (f"from {low} to {high}" if low is not None and high is not None
+                          else f"at least {low}" if low is not None else f"at most {high}")
+                raise InvalidRulesError(f"rule {f.name}={value!r} must be {bounds}")
+            if "choices" in meta and value not in meta["choices"]:
+                shown = [repr(c) for c in meta["choices"]]
+                listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+                raise InvalidRulesError(f"rule {f.name}={value!r} must be {listed}")
+        self._check()
+
+    def _check(self) -> None:
+        """Cross-field checks of a game (raise :class:`InvalidRulesError`)."""
+
+
 class Game(ABC, Generic[S]):
     """Static facts of a game under one set of rules, and a factory of matches.
 
@@ -104,6 +196,8 @@ class Game(ABC, Generic[S]):
     def __init__(self, rules: Any = None, **options: Any) -> None:
         if rules is not None and options:
             raise TypeError("give either a rules object or options, not both")
+        if rules is not None and not isinstance(rules, self.rules_type):
+            raise TypeError(f"rules must be a {self.rules_type.__qualname__}, not {type(rules).__name__}")
         self.rules = rules if rules is not None else self.rules_type(**options)
 
     @property
@@ -150,19 +244,28 @@ class Game(ABC, Generic[S]):
                 raise IllegalMoveError(f"replay step {index}: {error}") from None
         return state
 
-    def from_json(self, text: str | bytes) -> S:
-        """Load a match saved by :meth:`State.to_json` under these rules."""
-        data = _load_envelope(text, self.name)
-        if data["rules"] != self.rules_dict():
-            raise InvalidStateError(
-                f"saved match has rules {data['rules']}, not this game's {self.rules_dict()}"
-            )
+    def from_json(self, text: str | bytes, key: str | bytes | None = None) -> S:
+        """Load a match saved by :meth:`State.to_json` under these rules.
+
+        The digest is always checked (it catches damage, not forgery: anyone
+        can recompute it).  With ``key``, the save must also carry the
+        HMAC-SHA256 signature ``to_json(key=...)`` made with the same key, so a
+        server can hand saves to clients and refuse edited ones."""
+        secret = _key_bytes(key)
         try:
-            state = self.replay(data["seed"], data["actions"], **data["setup"])
-        except (FourCardsError, TypeError) as error:
-            raise InvalidStateError(f"saved match does not replay: {error}") from None
-        if state.summary() != data["summary"]:
-            raise InvalidStateError("saved match summary does not match its replay")
+            data = _load_envelope(text, self.name, secret)
+            if data["rules"] != self.rules_dict():
+                raise InvalidStateError(
+                    f"saved match has rules {_short(data['rules'])}, not this game's {self.rules_dict()}"
+                )
+            try:
+                state = self.replay(data["seed"], data["actions"], **data["setup"])
+            except (FourCardsError, TypeError, OverflowError, KeyError, IndexError) as error:
+                raise InvalidStateError(f"saved match does not replay: {error}") from None
+            if state.summary() != data["summary"]:
+                raise InvalidStateError("saved match summary does not match its replay")
+        except RecursionError:
+            raise InvalidStateError("saved match is nested too deeply") from None
         return state
 
 
@@ -178,13 +281,52 @@ class Bot(Protocol):
 
 
 class State(ABC, Generic[A]):
-    """One match in progress (see the module docstring for the contract)."""
+    """One match in progress (see the module docstring for the contract).
 
-    __slots__ = ()
+    The bookkeeping lives here, once: the checked :meth:`apply` (with
+    :meth:`can_apply` and :meth:`why_illegal` giving the reason), the seat
+    check of every method that takes a seat, the action range, the action
+    text both ways, the log of records and actions, the step counter,
+    :meth:`clone`, and the end-of-game checks.  A game writes its rules in a
+    handful of hooks: ``_legal_actions``, ``_why_illegal`` (asked only for an
+    in-range action while the game runs), ``_apply`` (only for a legal one;
+    it appends records with :meth:`_record` and returns the first),
+    ``_action_code`` / ``_int_to_action`` / ``parse_action`` (its readable
+    action type), ``_observation`` and ``_observation_tensor``.
+
+    :meth:`clone` is generated once per game class: every slot is shared
+    except those named in ``_copied`` (``"list"``: a list of immutable values,
+    copied; ``"lists"``: a list of such lists; ``"copy"``: an object with a
+    ``copy()`` method, or None; ``"rng"``: the :class:`~fourcards.rng.Rng`).
+    """
+
+    __slots__ = ("game", "seed", "setup", "_n", "_n_actions", "_log", "_acts", "_step")
 
     game: Game[Any]
     seed: int
     setup: dict[str, Any]
+    _n: int
+    _n_actions: int
+    _log: Any  # the records, newest first, as links (see :func:`unroll`): shared by clones
+    _acts: Any  # the integer actions, the same way
+    _step: int
+
+    _copied: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any] | None = None) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.game, self.seed, self.setup = game, seed, {} if setup is None else setup
+        self._n = game.num_players
+        self._n_actions = game.num_distinct_actions
+        self._log = None
+        self._acts = None
+        self._step = 0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "clone" not in cls.__dict__:
+            cls.clone = _make_clone(cls)  # type: ignore[method-assign,assignment]
 
     # -- turn and actions ----------------------------------------------------------
     @property
@@ -196,109 +338,184 @@ class State(ABC, Generic[A]):
     @abstractmethod
     def is_terminal(self) -> bool: ...
 
-    @abstractmethod
     def legal_actions(self) -> list[int]:
-        """The legal integer actions of ``current_player``, sorted."""
+        """The legal integer actions of ``current_player``, sorted ([] once terminal)."""
+        return [] if self.is_terminal else self._legal_actions()
+
+    @abstractmethod
+    def _legal_actions(self) -> list[int]:
+        """The legal actions while the game runs."""
 
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
         """A bool array of ``num_distinct_actions``: True where legal."""
-        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        mask = np.zeros(self._n_actions, dtype=np.bool_)
         mask[self.legal_actions()] = True
         return mask
 
-    @abstractmethod
-    def action_to_int(self, action: A | int) -> int: ...
+    # -- the two action layers -------------------------------------------------------
+    def action_to_int(self, action: A | int | str) -> int:
+        """The integer of ``action``: an int (numpy ints too, ``bool`` refused), the
+        game's readable action, or its text as :meth:`action_to_string` prints it."""
+        if type(action) is int:
+            return action
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            return int(action)
+        if isinstance(action, str):
+            return self._action_code(self.parse_action(action))
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action is an int or a {self.game.name} action, not bool")
+        return self._action_code(action)
 
-    @abstractmethod
-    def int_to_action(self, action: int) -> A: ...
+    def int_to_action(self, action: int) -> A:
+        """The readable action of an integer in ``0..num_distinct_actions-1``."""
+        if type(action) is not int:
+            if not isinstance(action, np.integer) or isinstance(action, np.bool_):
+                raise TypeError(f"an integer action must be an int, not {type(action).__name__}")
+            action = int(action)
+        if not 0 <= action < self._n_actions:
+            raise IllegalMoveError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
+        return self._int_to_action(action)
 
-    def action_to_string(self, action: A | int) -> str:
-        """The readable form of an action (its ``repr`` if it is not one of this game's)."""
+    def action_to_string(self, action: A | int | str) -> str:
+        """The readable form of an action (its ``repr`` if it is not one of this game's);
+        :meth:`apply` and :meth:`action_to_int` accept it back."""
         try:
             return str(self.int_to_action(self.action_to_int(action)))
         except (FourCardsError, TypeError):
             return repr(action)
 
     @abstractmethod
-    def _why_illegal(self, action: int) -> str | None:
-        """Why ``action`` may not be applied now (None: it may)."""
+    def parse_action(self, text: str) -> A:
+        """The readable action ``text`` names (what ``str`` of the action prints)."""
 
     @abstractmethod
-    def _apply(self, action: int) -> Any:
-        """Apply a legal action; return its record."""
+    def _action_code(self, action: Any) -> int:
+        """The integer of a readable action (TypeError for anything else)."""
 
-    def can_apply(self, action: A | int, player: int | None = None) -> bool:
-        """Whether ``apply(action, player)`` would succeed."""
+    @abstractmethod
+    def _int_to_action(self, action: int) -> A:
+        """The readable action of an in-range integer."""
+
+    # -- checks --------------------------------------------------------------------
+    def _seat(self, player: Any, name: str = "player") -> int:
+        """``player`` checked as a seat of this table (``bool`` refused)."""
+        if type(player) is not int:
+            if not isinstance(player, np.integer) or isinstance(player, np.bool_):
+                raise TypeError(f"{name} must be an int seat, not {type(player).__name__} {player!r}")
+            player = int(player)
+        seat: int = player
+        if not 0 <= seat < self._n:
+            raise IllegalMoveError(f"{name} {seat} is not a seat (0..{self._n - 1})")
+        return seat
+
+    def _reason(self, code: int) -> str | None:
+        if self.is_terminal:
+            return "the game is over"
+        if not 0 <= code < self._n_actions:
+            return f"{code} is not an action of this game (0..{self._n_actions - 1})"
+        return self._why_illegal(code)
+
+    @abstractmethod
+    def _why_illegal(self, action: int) -> str | None:
+        """Why an in-range ``action`` may not be applied now (None: it may);
+        only asked while the game runs."""
+
+    def why_illegal(self, action: A | int | str, player: int | None = None) -> str | None:
+        """Why ``apply(action, player)`` would fail (None: it would succeed)."""
         try:
             code = self.action_to_int(action)
-        except (ValueError, TypeError):
-            return False
-        if player is not None and player != self.current_player:
-            return False
-        return self._why_illegal(code) is None
+            if player is not None and self._seat(player) != self.current_player:
+                return f"it is not player {player}'s turn"
+        except (FourCardsError, TypeError) as error:
+            return str(error)
+        return self._reason(code)
+
+    def can_apply(self, action: A | int | str, player: int | None = None) -> bool:
+        """Whether ``apply(action, player)`` would succeed."""
+        return self.why_illegal(action, player) is None
+
+    def verify(self, action: A | int | str, player: int | None = None, expected_step: int | None = None) -> int:
+        """The integer of ``action`` if ``apply`` would take it; else the error ``apply`` raises."""
+        if expected_step is not None:
+            if type(expected_step) is not int:
+                raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
+            if expected_step != self._step:
+                raise StaleActionError(
+                    f"action {action!r} was chosen at step {expected_step}, but the match is at step "
+                    f"{self._step} ({self.describe()})"
+                )
+        code = action if type(action) is int else self.action_to_int(action)
+        if player is not None and self._seat(player) != self.current_player:
+            raise NotYourTurnError(
+                f"player {player} tried {self.action_to_string(code)!r} but it is "
+                f"{'nobody' if self.is_terminal else f'player {self.current_player}'}'s turn"
+                f" ({self.describe()})"
+            )
+        reason = self._reason(code)
+        if reason is not None:
+            raise IllegalMoveError(
+                f"player {self.current_player} may not {self.action_to_string(code)!r}: "
+                f"{reason} ({self.describe()})"
+            )
+        return code
 
     @property
     def step(self) -> int:
         """How many actions have been applied: the state's version number."""
-        return len(self.actions)
+        return self._step
 
-    def apply(self, action: A | int, player: int | None = None, expected_step: int | None = None) -> Any:
+    def apply(self, action: A | int | str, player: int | None = None, expected_step: int | None = None) -> Any:
         """Apply ``action`` for ``current_player`` (checked against ``player``
-        when given); returns the record appended to ``history``.
+        when given); returns the first record it appended to ``history``.
 
         ``expected_step`` is the :attr:`step` the caller chose the action on:
         when the state has moved on since, :class:`StaleActionError` is raised.
         Raises :class:`NotYourTurnError` / :class:`IllegalMoveError` and then
         changes nothing.
         """
-        if expected_step is not None:
-            if not isinstance(expected_step, int) or isinstance(expected_step, bool):
-                raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
-            if expected_step != self.step:
-                raise StaleActionError(
-                    f"action {action!r} was chosen at step {expected_step}, but the match is at step "
-                    f"{self.step} ({self.describe()})"
-                )
-        code = self.action_to_int(action)
-        if player is not None and player != self.current_player:
-            raise NotYourTurnError(
-                f"player {player} tried {self.action_to_string(code)!r} but it is "
-                f"{'nobody' if self.is_terminal else f'player {self.current_player}'}'s turn"
-                f" ({self.describe()})"
-            )
-        reason = self._why_illegal(code)
-        if reason is not None:
-            raise IllegalMoveError(
-                f"player {self.current_player} may not {self.action_to_string(code)!r}: "
-                f"{reason} ({self.describe()})"
-            )
+        if (type(action) is int and expected_step is None and 0 <= action < self._n_actions
+                and (player is None or (type(player) is int and player == self.current_player))
+                and not self.is_terminal and self._why_illegal(action) is None):
+            # the common case, checked without a detour (the same checks as verify)
+            code = action
+        else:
+            code = self.verify(action, player, expected_step)
+        self._acts = (code, self._acts)
+        self._step += 1
         return self._apply(code)
+
+    @abstractmethod
+    def _apply(self, action: int) -> Any:
+        """Apply a legal action (already logged in ``actions``); return its first record."""
+
+    def _record(self, record: R) -> R:
+        """Append ``record`` to the history; returns it."""
+        self._log = (record, self._log)
+        return record
 
     # -- results ---------------------------------------------------------------------
     @property
     @abstractmethod
-    def scores(self) -> tuple[int, ...]: ...
+    def scores(self) -> tuple[int, ...]:
+        """The game's own tally per seat (penalties, points, families or cards:
+        each game documents it); :meth:`returns` has one meaning everywhere."""
 
     @property
     @abstractmethod
     def winners(self) -> tuple[int, ...]:
-        """The winning seats once terminal (several for a shared win), else ()."""
+        """The winning seats once terminal (several for a shared win, none for
+        a draw), else ()."""
 
     def returns(self) -> tuple[float, ...]:
         """One number per seat with the same meaning in every game: at the end,
         the seat's share of the win (1/k to each of k winners, 0 otherwise)
         minus 1/n, so they sum to 0; all zeros before the end and for a draw."""
-        n = self.game.num_players
+        n = self._n
         winners = self.winners if self.is_terminal else ()
         if not winners:
             return (0.0,) * n
         share = 1.0 / len(winners)
         return tuple((share if seat in winners else 0.0) - 1.0 / n for seat in range(n))
-
-    # Subclasses keep ``_log`` (records) and ``_acts`` (integer actions) as
-    # linked logs (see :func:`unroll`), shared by clones.
-    _log: Any
-    _acts: Any
 
     @property
     def history(self) -> tuple[Any, ...]:
@@ -319,12 +536,22 @@ class State(ABC, Generic[A]):
         """Public facts of the state as JSON data (checked on load)."""
 
     # -- copies and saves ----------------------------------------------------------
-    @abstractmethod
-    def clone(self: S) -> S: ...
+    def clone(self: S) -> S:
+        """An independent copy (replaced per game class by a generated one)."""
+        raise NotImplementedError  # pragma: no cover - every subclass gets a generated clone
 
-    def to_json(self) -> str:
-        """The match as a versioned JSON envelope (game, rules, seed, actions)."""
-        body = {
+    def __copy__(self: S) -> S:
+        return self.clone()
+
+    def __deepcopy__(self: S, memo: object) -> S:
+        return self.clone()
+
+    def to_json(self, key: str | bytes | None = None) -> str:
+        """The match as a versioned JSON envelope (game, rules, seed, actions),
+        with a SHA-256 digest of its content; with ``key``, also an HMAC-SHA256
+        ``signature`` that ``Game.from_json(..., key=key)`` checks."""
+        secret = _key_bytes(key)
+        body: dict[str, Any] = {
             "format": ENVELOPE_FORMAT,
             "version": ENVELOPE_VERSION,
             "game": self.game.name,
@@ -335,16 +562,32 @@ class State(ABC, Generic[A]):
             "summary": self.summary(),
         }
         body["digest"] = _digest(body)
+        if secret is not None:
+            body["signature"] = _signature(body, secret)
         return json.dumps(body, separators=(",", ":"))
 
     # -- what players may know -----------------------------------------------------
-    @abstractmethod
-    def observation(self, player: int) -> Any: ...
+    def observation(self, player: int) -> Any:
+        """What seat ``player`` knows (the game's observation type)."""
+        return self._observation(self._seat(player))
 
     @abstractmethod
+    def _observation(self, player: int) -> Any:
+        """The observation of a checked seat."""
+
     def observation_tensor(
         self, player: int, out: npt.NDArray[np.float32] | None = None
-    ) -> npt.NDArray[np.float32]: ...
+    ) -> npt.NDArray[np.float32]:
+        """The observation of ``player`` as ``observation_size`` float32 values,
+        written into ``out`` when given (a float32 array of that shape)."""
+        seat = self._seat(player)
+        buffer = tensor_buffer(out, self.game.observation_size)
+        self._observation_tensor(seat, buffer)
+        return buffer
+
+    @abstractmethod
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
+        """Write the observation of a checked seat into a zeroed buffer."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
@@ -360,13 +603,83 @@ class State(ABC, Generic[A]):
     __hash__ = None  # type: ignore[assignment]
 
 
+def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
+    """A ``clone`` for ``cls``: straight-line assignments of every slot (as fast
+    as a hand-written one), copying the mutable ones ``_copied`` names."""
+    slots: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for name in klass.__dict__.get("__slots__", ()):
+            if name not in ("__weakref__", "__dict__") and name not in slots:
+                slots.append(name)
+    copied = dict(cls._copied)
+    unknown = set(copied) - set(slots)
+    if unknown:
+        raise TypeError(f"{cls.__name__}._copied names no slot {sorted(unknown)}")
+    lines = ["def clone(self):", "    other = _new(cls)"]
+    for name in slots:
+        kind = copied.get(name)
+        if kind is None:
+            lines.append(f"    other.{name} = self.{name}")
+        elif kind == "list":
+            lines.append(f"    other.{name} = self.{name}[:]")
+        elif kind == "lists":
+            lines.append(f"    other.{name} = [item[:] for item in self.{name}]")
+        elif kind == "copy":
+            lines.append(f"    value = self.{name}")
+            lines.append(f"    other.{name} = None if value is None else value.copy()")
+        elif kind == "rng":
+            lines.append("    rng = _new(_Rng)")
+            lines.append(f"    rng.state = self.{name}.state")
+            lines.append(f"    other.{name} = rng")
+        else:
+            raise TypeError(f"{cls.__name__}._copied[{name!r}] = {kind!r}: list, lists, copy or rng")
+    lines.append("    return other")
+    namespace: dict[str, Any] = {"_new": object.__new__, "cls": cls, "_Rng": Rng}
+    exec("\n".join(lines), namespace)  # noqa: S102 - generated from slot names, as dataclasses does
+    clone: Callable[[Any], Any] = namespace["clone"]
+    clone.__qualname__ = f"{cls.__qualname__}.clone"
+    clone.__doc__ = "An independent copy: shares the immutable values and the history links."
+    return clone
+
+
+def _key_bytes(key: str | bytes | None) -> bytes | None:
+    if key is None:
+        return None
+    if isinstance(key, str):
+        key = key.encode()
+    if not isinstance(key, bytes):
+        raise TypeError(f"a signing key is str or bytes, not {type(key).__name__}")
+    if not key:
+        raise ValueError("a signing key must not be empty")
+    return key
+
+
+def _canonical(body: Mapping[str, Any]) -> bytes:
+    content = {k: v for k, v in body.items() if k not in ("digest", "signature")}
+    return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+
+
 def _digest(body: Mapping[str, Any]) -> str:
-    content = {k: v for k, v in body.items() if k != "digest"}
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(_canonical(body)).hexdigest()
 
 
-def _load_envelope(text: str | bytes, game: str) -> dict[str, Any]:
+def _signature(body: Mapping[str, Any], key: bytes) -> str:
+    return hmac.new(key, _canonical(body) + b"\0" + str(body["digest"]).encode(), hashlib.sha256).hexdigest()
+
+
+def _same(expected: str, given: str) -> bool:
+    """A constant-time comparison of two texts (any characters)."""
+    return hmac.compare_digest(expected.encode(), given.encode("utf-8", "surrogatepass"))
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _load_envelope(text: str | bytes, game: str, key: bytes | None = None) -> dict[str, Any]:
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError(f"a saved match is str or bytes, not {type(text).__name__}")
     try:
         data = json.loads(text)
     except (TypeError, ValueError) as error:
@@ -374,13 +687,13 @@ def _load_envelope(text: str | bytes, game: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidStateError(f"saved match must be a JSON object, not {type(data).__name__}")
     if data.get("format") != ENVELOPE_FORMAT:
-        raise InvalidStateError(f"not a fourcards match (format {data.get('format')!r})")
+        raise InvalidStateError(f"not a fourcards match (format {_short(data.get('format'))})")
     if data.get("version") != ENVELOPE_VERSION:
         raise InvalidStateError(
-            f"saved match has version {data.get('version')!r}; this fourcards reads {ENVELOPE_VERSION}"
+            f"saved match has version {_short(data.get('version'))}; this fourcards reads {ENVELOPE_VERSION}"
         )
     if data.get("game") != game:
-        raise InvalidStateError(f"saved match is of {data.get('game')!r}, not {game!r}")
+        raise InvalidStateError(f"saved match is of {_short(data.get('game'))}, not {game!r}")
     expected: dict[str, Callable[[Any], bool]] = {
         "rules": lambda v: isinstance(v, dict),
         "seed": lambda v: isinstance(v, int) and not isinstance(v, bool),
@@ -390,11 +703,17 @@ def _load_envelope(text: str | bytes, game: str) -> dict[str, Any]:
         "setup": lambda v: isinstance(v, dict),
         "digest": lambda v: isinstance(v, str),
     }
-    for key, check in expected.items():
-        if key not in data or not check(data[key]):
-            raise InvalidStateError(f"saved match has a missing or malformed {key!r}")
-    if _digest(data) != data["digest"]:
+    for name, check in expected.items():
+        if name not in data or not check(data[name]):
+            raise InvalidStateError(f"saved match has a missing or malformed {name!r}")
+    if not _same(_digest(data), data["digest"]):
         raise InvalidStateError("saved match digest does not match its content: it was altered")
+    if key is not None:
+        signature = data.get("signature")
+        if not isinstance(signature, str):
+            raise InvalidStateError("saved match is not signed, and a signature is required")
+        if not _same(_signature(data, key), signature):
+            raise InvalidStateError("saved match signature does not match: it was altered or signed with another key")
     return data
 
 

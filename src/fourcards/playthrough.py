@@ -26,7 +26,8 @@ def render(game: Game[Any], seed: int, actions: Sequence[int]) -> str:
         player = state.current_player
         tensor = state.observation_tensor(player).tobytes()
         lines.append(f"{step:5d} | {state.describe()} | legal {len(state.legal_actions())} | "
-                     f"obs {hashlib.sha256(tensor).hexdigest()[:12]} | P{player} {state.action_to_string(action)} [{action}]")
+                     f"obs {hashlib.sha256(tensor).hexdigest()[:12]} | "
+                     f"P{player} {state.action_to_string(action)} [{action}]")
         state.apply(action, player)
     lines.append(f"end: {state.describe()}; scores {list(state.scores)}, winners {list(state.winners)}")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,8 @@ numbers, on every platform:
 
 from __future__ import annotations
 
-from typing import Any, Final, MutableSequence, TypeVar
+from collections.abc import MutableSequence
+from typing import Any, Final, TypeVar
 
 __all__ = ["Rng", "MASK64"]
 

@@ -71,7 +71,8 @@ def test_one_input(data: bytes) -> None:
     codes = np.frombuffer(fdp.ConsumeBytes(rows * width).ljust(rows * width, b"\xff"), dtype=np.uint8)
     codes = codes.reshape(rows, width)
     same("classify_batch", lambda: COMPILED.classify_batch(codes), lambda: _reference.classify_batch(codes))
-    centre = hostile(fdp, fdp.ConsumeIntInRange(0, (1 << 44) - 1) & 0x11111111111 & fdp.ConsumeIntInRange(0, (1 << 44) - 1))
+    centre = hostile(fdp, fdp.ConsumeIntInRange(0, (1 << 44) - 1) & 0x11111111111
+                     & fdp.ConsumeIntInRange(0, (1 << 44) - 1))
     own = hostile(fdp, fdp.ConsumeIntInRange(0, (1 << 44) - 1) & 0x11111111111)
     same("zangle find packed", lambda: np.asarray(zangle_cards.find_zangles_packed(centre, own), dtype=np.uint8),
          lambda: np.asarray(zangle_cards._find_packed_reference(centre, own), dtype=np.uint8).reshape(-1, 24))

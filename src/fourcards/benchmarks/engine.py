@@ -499,7 +499,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return 1
     from fourcards import _native
-    from fourcards.gangoffour import _core
 
     quick = args.quick
     seed = args.seed

@@ -37,7 +37,6 @@ import numpy as np
 
 import fourcards
 from fourcards import _native
-from fourcards.fourcolor import _core
 from fourcards.fourcolor import (
     KINDS, _reference, best_points, best_points_batch, best_points_packed, best_split, is_complete, waits,
 )

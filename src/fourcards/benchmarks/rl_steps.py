@@ -123,7 +123,7 @@ def load_pettingzoo() -> Any | None:
     try:
         importlib.import_module("pettingzoo")
         rl = importlib.import_module("fourcards.rl")
-        make = getattr(rl, "env")
+        make = rl.env
     except (ImportError, AttributeError):
         return None
     return make("gang-of-four")

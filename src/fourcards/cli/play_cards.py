@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..decks import Deck, load_deck
+from ..decks import Deck, DeckCard, load_deck
 from ..errors import FourCardsError
 from .render import colour_enabled
 from .session import (
@@ -201,10 +201,10 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
                  "Families: " + ", ".join(f"{letter} {name}" for letter, name in zip("ABCDEFGH", self.deck.families))]
         return lines
 
-    def card_text(self, card_id: str) -> str:
+    def card_text(self, card_id: str | DeckCard) -> str:
         card = self.deck.card(card_id)
-        family = self.deck.families["ABCDEFGH".index(card_id[0])]
-        return f"{card_id} {card.name} ({family})"
+        family = self.deck.families["ABCDEFGH".index(card.id[0])]
+        return f"{card.id} {card.name} ({family})"
 
     def show(self, record: Any) -> list[str]:
         from ..duelo import Dealt, Eliminated, GameEnd, HandPlayed
@@ -214,9 +214,9 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
             return ["", self.paint(f"== The deal: P{record.dealer} deals, {self.subject(record.first, 'call')} first",
                                    "1")]
         if isinstance(record, HandPlayed):
-            category = next((c for c in self.deck.categories if c.id == record.category), None)
-            name = category.name if category else record.category
-            k = self.deck.categories.index(category) if category else 0
+            category = record.category
+            name = category.name
+            k = self.deck.categories.index(category)
             shown = ", ".join(f"{'you' if p == self.you else f'P{p}'} {c} {self.deck.card(c).name} "
                               f"{self.deck.card(c).values[k]:g}" for p, c in record.revealed)
             if record.winner < 0:
@@ -375,12 +375,12 @@ The highest total after the last round wins."""
             rounds = self.state.game.rules.rounds
             return ["", self.paint(f"== Round {record.round} of {rounds}: {self.subject(record.first, 'start')}", "1")]
         if isinstance(record, Discarded):
-            return [f"   {self.verb(record.player, 'discard')} {self.card_name(code(record.card, 0))}"]
+            return [f"   {self.verb(record.player, 'discard')} {self.card_name(code(str(record.card), 0))}"]
         if isinstance(record, TurnedUp):
-            return [f"   {self.verb(record.player, 'turn')} up {self.card_name(code(record.card, 0))}"]
+            return [f"   {self.verb(record.player, 'turn')} up {self.card_name(code(str(record.card), 0))}"]
         if isinstance(record, Claimed):
-            return [f"   {self.verb(record.player, 'claim')} {self.card(code(record.card, 0))}: "
-                    f"{self.cards(code(c, 0) for c in record.meld.split())}"]
+            return [f"   {self.verb(record.player, 'claim')} {self.card(code(str(record.card), 0))}: "
+                    f"{self.cards(code(c, 0) for c in str(record.meld).split())}"]
         if isinstance(record, RoundEnd):
             totals = ", ".join(f"{self.who(p)} {t}" for p, t in enumerate(record.totals))
             if record.winner < 0:

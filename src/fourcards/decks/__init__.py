@@ -62,6 +62,12 @@ class Category:
         """Whether value ``a`` beats value ``b`` in this category."""
         return a > b if self.higher_wins else a < b
 
+    def __str__(self) -> str:
+        return self.id
+
+    def __repr__(self) -> str:
+        return f"Category({self.id!r}: {self.name})"
+
 
 @dataclass(frozen=True)
 class DeckCard:
@@ -79,11 +85,15 @@ class DeckCard:
     def number(self) -> int:
         return int(self.id[1])
 
-    def value(self, category: str) -> float:
-        return self.values[self.categories.index(category)]
+    def value(self, category: str | Category) -> float:
+        """The card's value in ``category`` (a :class:`Category` or its id)."""
+        return self.values[self.categories.index(category.id if isinstance(category, Category) else category)]
 
     def __str__(self) -> str:
         return self.id
+
+    def __repr__(self) -> str:
+        return f"DeckCard({self.id!r}: {self.name})"
 
 
 @dataclass(frozen=True)
@@ -97,8 +107,10 @@ class Deck:
     cards: tuple[DeckCard, ...]
     digest: str
 
-    def card(self, card_id: str) -> DeckCard:
-        """The card with this id (case-insensitive)."""
+    def card(self, card_id: str | DeckCard) -> DeckCard:
+        """The card with this id (case-insensitive), or this deck's card of a :class:`DeckCard`'s id."""
+        if isinstance(card_id, DeckCard):
+            card_id = card_id.id
         text = card_id.strip().upper() if isinstance(card_id, str) else card_id
         if text not in CARD_IDS:
             raise FourCardsError(f"{card_id!r} is not a card: cards are A1..H4")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..decks import CARD_IDS, Deck, load_deck
+from ..decks import Deck, load_deck
 from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
 
@@ -18,15 +18,15 @@ def own_pile_cards(observation: DueloObservation) -> set[int]:
     for hand in observation.hands:
         if isinstance(hand, TableTaken):
             if hand.player == observation.player:
-                mine.update(CARD_IDS.index(c) for c in hand.taken)
+                mine.update(c.code for c in hand.taken)
             continue
         for player, card in hand.revealed:
             if player == observation.player:
-                mine.discard(CARD_IDS.index(card))
+                mine.discard(card.code)
         if hand.winner == observation.player:
-            mine.update(CARD_IDS.index(c) for c in hand.taken)
+            mine.update(c.code for c in hand.taken)
     if observation.top_card is not None:
-        mine.discard(CARD_IDS.index(observation.top_card))
+        mine.discard(observation.top_card.code)
     return mine
 
 

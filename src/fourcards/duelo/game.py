@@ -16,14 +16,14 @@ Decisions of this engine, beyond the rules file:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import CARD_IDS, Deck, load_deck
-from ..engine import Game, State, tensor_buffer, unroll
-from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..decks import Category, Deck, DeckCard, load_deck
+from ..engine import Game, GameRules, State, option, unroll
+from ..errors import IllegalMoveError
 from ..rng import Rng
 
 __all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
@@ -33,18 +33,12 @@ MAX_PLAYERS: Final = 8
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(GameRules):
     """Duelo rules: 2 or more players; ``hand_limit`` hands at most (then a draw,
     ranked by cards held)."""
 
-    players: int = 2
-    hand_limit: int = 10_000
-
-    def __post_init__(self) -> None:
-        if type(self.players) is not int or not 2 <= self.players <= MAX_PLAYERS:
-            raise InvalidRulesError(f"players={self.players!r}: Duelo is for 2 to {MAX_PLAYERS} players")
-        if type(self.hand_limit) is not int or self.hand_limit < 1:
-            raise InvalidRulesError(f"hand_limit={self.hand_limit!r} must be a positive int")
+    players: int = option(2, low=2, high=MAX_PLAYERS)
+    hand_limit: int = option(10_000, low=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +49,20 @@ class Choose:
 
     def __str__(self) -> str:
         return f"call {self.category}"
+
+    @staticmethod
+    def parse(text: str) -> Choose:
+        """The call ``str`` prints: ``"call density"``.
+
+        >>> Choose.parse("call density")
+        Choose(category='density')
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"action text must be a str, not {type(text).__name__}")
+        words = text.split()
+        if len(words) != 2 or words[0].lower() != "call":
+            raise IllegalMoveError(f"{text!r} is not a Duelo action: call <category>, e.g. call density")
+        return Choose(words[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +78,11 @@ class HandPlayed:
 
     number: int
     chooser: int
-    category: str
-    revealed: tuple[tuple[int, str], ...]
+    category: Category
+    revealed: tuple[tuple[int, DeckCard], ...]
     winner: int
     tied: tuple[int, ...]
-    taken: tuple[str, ...]
+    taken: tuple[DeckCard, ...]
     table: int
 
 
@@ -83,7 +91,7 @@ class TableTaken:
     """The only tied player left takes the cards on the table."""
 
     player: int
-    taken: tuple[str, ...]
+    taken: tuple[DeckCard, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +116,12 @@ class DueloObservation:
 
     player: int
     current_player: int
-    top_card: str | None
+    top_card: DeckCard | None
     pile_sizes: tuple[int, ...]
     table: int
     contenders: tuple[int, ...]
     hands: tuple[HandPlayed | TableTaken, ...]
-    categories: tuple[str, ...]
+    categories: tuple[Category, ...]
     legal_actions: tuple[int, ...] = field(default=())
 
 
@@ -125,7 +133,7 @@ class Duelo(Game["DueloState"]):
     >>> state.current_player, state.pile_sizes
     (0, (16, 16))
     >>> record = state.choose("density")
-    >>> record.category, len(record.revealed)
+    >>> str(record.category), len(record.revealed)
     ('density', 2)
     """
 
@@ -164,17 +172,18 @@ class Duelo(Game["DueloState"]):
 class DueloState(State[Choose]):
     """A Duelo game in progress (the contract of :mod:`fourcards.engine`)."""
 
-    __slots__ = ("game", "seed", "setup", "_n", "_piles", "_table", "_contenders", "_current",
-                 "_order", "_hands_played", "_over", "_draw", "_winners", "_log", "_hands",
-                 "_acts", "_n_acts", "_out")
+    __slots__ = ("_piles", "_table", "_contenders", "_current",
+                 "_order", "_hands_played", "_over", "_draw", "_winners", "_hands", "_out")
+    _copied = {"_piles": "lists", "_table": "list"}
 
     game: Duelo
 
+    if TYPE_CHECKING:
+        def observation(self, player: int) -> DueloObservation: ...
+
     def __init__(self, game: Duelo, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.game, self.seed, self.setup = game, seed, {}
-        n = self._n = game.rules.players
+        super().__init__(game, seed)
+        n = self._n
         rng = Rng(seed)
         dealer = rng.below(n)
         cards = list(range(32))
@@ -192,10 +201,8 @@ class DueloState(State[Choose]):
         self._over = False
         self._draw = False
         self._winners: tuple[int, ...] = ()
-        self._log: Any = (Dealt(dealer, first), None)
+        self._record(Dealt(dealer, first))
         self._hands: Any = None
-        self._acts: Any = None
-        self._n_acts = 0
         self._out = 0
 
     # -- rules -------------------------------------------------------------------------------
@@ -206,18 +213,12 @@ class DueloState(State[Choose]):
         return min(players, key=lambda p: self._order[p])
 
     def _why_illegal(self, action: int) -> str | None:
-        if self._over:
-            return "the game is over"
-        if not 0 <= action < self.game.num_distinct_actions:
-            return f"{action} is not a category (0..{self.game.num_distinct_actions - 1})"
-        return None
+        return None  # any category may be called
 
-    def legal_actions(self) -> list[int]:
-        return [] if self._over else list(range(self.game.num_distinct_actions))
+    def _legal_actions(self) -> list[int]:
+        return list(range(self._n_actions))
 
     def _apply(self, action: int) -> Record:
-        self._acts = (action, self._acts)
-        self._n_acts += 1
         deck = self.game.deck
         category = deck.categories[action]
         contenders = self._contenders
@@ -236,19 +237,19 @@ class DueloState(State[Choose]):
             taken = [c for _, c in order] + self._table
             self._piles[winner].extend(taken)
             self._table = []
-            record = HandPlayed(self._hands_played, chooser, category.id,
-                                tuple((p, CARD_IDS[c]) for p, c in revealed), winner, (),
-                                tuple(CARD_IDS[c] for c in taken), 0)
-            self._log = (record, self._log)
+            record = HandPlayed(self._hands_played, chooser, category,
+                                tuple((p, deck.cards[c]) for p, c in revealed), winner, (),
+                                tuple(deck.cards[c] for c in taken), 0)
+            self._record(record)
             self._eliminate()
             self._contenders = tuple(self._active())
             self._current = winner
         else:
             self._table.extend(c for _, c in revealed)
-            record = HandPlayed(self._hands_played, chooser, category.id,
-                                tuple((p, CARD_IDS[c]) for p, c in revealed), -1, tuple(best), (),
+            record = HandPlayed(self._hands_played, chooser, category,
+                                tuple((p, deck.cards[c]) for p, c in revealed), -1, tuple(best), (),
                                 len(self._table))
-            self._log = (record, self._log)
+            self._record(record)
             self._eliminate()
             playing_on = [p for p in best if self._piles[p]]
             if playing_on:
@@ -266,8 +267,8 @@ class DueloState(State[Choose]):
             elif len(self._contenders) == 1 and self._table:
                 # a lone contender left with the table takes it
                 lone = self._contenders[0]
-                taken_record = TableTaken(lone, tuple(CARD_IDS[c] for c in self._table))
-                self._log = (taken_record, self._log)
+                taken_record = TableTaken(lone, tuple(deck.cards[c] for c in self._table))
+                self._record(taken_record)
                 self._hands = (taken_record, self._hands)
                 self._piles[lone].extend(self._table)
                 self._table = []
@@ -283,7 +284,7 @@ class DueloState(State[Choose]):
         for p in range(self._n):
             if not self._piles[p] and not self._out >> p & 1:
                 self._out |= 1 << p
-                self._log = (Eliminated(p), self._log)
+                self._record(Eliminated(p))
 
     def _finish(self, winner: int) -> None:
         cards = tuple(len(p) for p in self._piles)
@@ -293,20 +294,22 @@ class DueloState(State[Choose]):
             self._winners, self._draw = (), True
         self._over = True
         self._current = -1
-        self._log = (GameEnd(self._winners, cards, self._draw), self._log)
+        self._record(GameEnd(self._winners, cards, self._draw))
 
     # -- the two action layers -----------------------------------------------------------------
-    def action_to_int(self, action: Choose | int) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
-        if isinstance(action, Choose):
-            return self.game.deck.category_index(action.category)
-        raise TypeError(f"an action must be an int or a Choose, not {type(action).__name__}")
+    def parse_action(self, text: str) -> Choose:
+        """``"call density"`` (see :meth:`Choose.parse`)."""
+        return Choose.parse(text)
 
-    def int_to_action(self, action: int) -> Choose:
-        if not 0 <= action < self.game.num_distinct_actions:
-            raise IllegalMoveError(f"{action} is not a category (0..{self.game.num_distinct_actions - 1})")
-        return Choose(self.game.deck.categories[int(action)].id)
+    def _action_code(self, action: Any) -> int:
+        if isinstance(action, Choose):
+            if not isinstance(action.category, str):
+                raise TypeError(f"a Choose names its category by id, not {type(action.category).__name__}")
+            return self.game.deck.category_index(action.category)
+        raise TypeError(f"an action must be an int, a Choose or its text, not {type(action).__name__}")
+
+    def _int_to_action(self, action: int) -> Choose:
+        return Choose(self.game.deck.categories[action].id)
 
     def choose(self, category: str) -> Record:
         """Call ``category`` (its id, e.g. ``"density"``)."""
@@ -340,17 +343,21 @@ class DueloState(State[Choose]):
         """The player holding every card; () for a draw (see ``scores`` for the ranking)."""
         return self._winners
 
-    def pile(self, player: int) -> tuple[str, ...]:
+    def pile(self, player: int) -> tuple[DeckCard, ...]:
         """A seat's pile, top first (hidden information: for referees and tests)."""
-        return tuple(CARD_IDS[c] for c in self._piles[player])
+        cards = self.game.deck.cards
+        return tuple(cards[c] for c in self._piles[self._seat(player)])
 
     @property
-    def table(self) -> tuple[str, ...]:
-        return tuple(CARD_IDS[c] for c in self._table)
+    def table(self) -> tuple[DeckCard, ...]:
+        """The cards on the table after a tie, in the order they were put there."""
+        cards = self.game.deck.cards
+        return tuple(cards[c] for c in self._table)
 
     def describe(self) -> str:
         if self._over:
-            return f"game over ({'draw' if self._draw else f'winner {self._winners[0]}'}), cards {list(self.pile_sizes)}"
+            outcome = "draw" if self._draw else f"winner {self._winners[0]}"
+            return f"game over ({outcome}), cards {list(self.pile_sizes)}"
         return (f"hand {self._hands_played + 1}, piles {'/'.join(map(str, self.pile_sizes))}, "
                 f"table {len(self._table)}, player {self._current} to call")
 
@@ -358,33 +365,22 @@ class DueloState(State[Choose]):
         return {"current_player": self._current, "piles": list(self.pile_sizes), "table": len(self._table),
                 "hands": self._hands_played, "winners": list(self._winners), "draw": self._draw}
 
-    def clone(self) -> DueloState:
-        other = object.__new__(DueloState)
-        for name in DueloState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other._piles = [p[:] for p in self._piles]
-        other._table = self._table[:]
-        return other
-
     # -- observations ----------------------------------------------------------------------------
-    def observation(self, player: int) -> DueloObservation:
-        if not isinstance(player, int) or not 0 <= player < self._n:
-            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+    def _observation(self, player: int) -> DueloObservation:
         pile = self._piles[player]
         return DueloObservation(
             player=player,
             current_player=self._current,
-            top_card=CARD_IDS[pile[0]] if pile else None,
+            top_card=self.game.deck.cards[pile[0]] if pile else None,
             pile_sizes=self.pile_sizes,
             table=len(self._table),
             contenders=self._contenders,
             hands=unroll(self._hands),
-            categories=tuple(c.id for c in self.game.deck.categories),
+            categories=self.game.deck.categories,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 
-    def observation_tensor(self, player: int,
-                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
         """``observation_size`` float32 values; seats relative to the observer, 8 slots.
 
         ==================  =========================================================
@@ -397,8 +393,6 @@ class DueloState(State[Choose]):
         next 2              cards on the table / 32; hands played / hand limit
         ==================  =========================================================
         """
-        size = self.game.observation_size
-        out = tensor_buffer(out, size)
         deck = self.game.deck
         categories = len(deck.categories)
         pile = self._piles[player]
@@ -422,4 +416,3 @@ class DueloState(State[Choose]):
             out[base + 16 + k] = p == self._current
         out[base + 24] = len(self._table) / 32
         out[base + 25] = self._hands_played / self.game.rules.hand_limit
-        return out

@@ -19,16 +19,13 @@ pure-Python twin searches plainly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from enum import IntEnum
+from collections.abc import Iterable
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Final, Union, final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
-from ..errors import ImpossibleCardsError, InvalidCardError, InvalidComboError
+from ..errors import ImpossibleCardsError, InvalidCardError
 from . import _deck, _kernels, _reference
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
@@ -37,151 +34,7 @@ __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "
            "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
 
 
-@final
-class Card:
-    """One of the 28 card kinds: colour letter + rank letter (``RG`` red General)."""
-
-    __slots__ = ("code",)
-    code: int
-
-    def __new__(cls, *args: Any) -> Card:
-        raise TypeError("use Card.parse(text) or Card.from_code(code)")
-
-    @classmethod
-    def _make(cls, code: int) -> Card:
-        card = object.__new__(cls)
-        object.__setattr__(card, "code", code)
-        return card
-
-    @staticmethod
-    def parse(text: str) -> Card:
-        """The card named by ``text`` (case-insensitive)."""
-        if not isinstance(text, str):
-            raise TypeError(f"card text must be a str, not {type(text).__name__}")
-        code = _deck.CODE_OF.get(text.strip().upper())
-        if code is None:
-            raise InvalidCardError(f"{text!r} is not a card: a colour R, G, Y or W and a rank "
-                                   "G, A, E, C, H, N or S (e.g. RG, WS)")
-        return KINDS[code]
-
-    @staticmethod
-    def from_code(code: int) -> Card:
-        if not isinstance(code, int) or not 0 <= code < _deck.NUM_KINDS:
-            raise InvalidCardError(f"{code!r} is not a card code (0..27)")
-        return KINDS[code]
-
-    @property
-    def colour(self) -> str:
-        return _deck.COLOURS[self.code // 7]
-
-    @property
-    def rank(self) -> str:
-        return _deck.RANKS[self.code % 7]
-
-    @property
-    def name(self) -> str:
-        return f"{_deck.COLOUR_NAMES[self.code // 7]} {_deck.RANK_NAMES[self.code % 7]}"
-
-    def __str__(self) -> str:
-        return _deck.NAMES[self.code]
-
-    def __repr__(self) -> str:
-        return f"Card.parse({_deck.NAMES[self.code]!r})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Card is immutable")
-
-    def __reduce__(self) -> tuple[Any, tuple[int]]:
-        return Card.from_code, (self.code,)
-
-    def __hash__(self) -> int:
-        return self.code
-
-    def __lt__(self, other: Card) -> bool:
-        return self.code < other.code
-
-
-KINDS: Final[tuple[Card, ...]] = tuple(Card._make(c) for c in range(_deck.NUM_KINDS))
-DECK: Final[tuple[Card, ...]] = tuple(card for card in KINDS for _ in range(_deck.COPIES))
-"""The 112 cards, four copies of each kind."""
-
-HandLike = Union[str, Iterable[Union[Card, str]], Sequence[int], "npt.NDArray[Any]"]
-
-
-class MeldKind(IntEnum):
-    LONE_GENERAL = 0
-    PAIR = 1
-    TRIPLE = 2
-    QUAD = 3
-    GENERAL_QUAD = 4
-    COMMAND = 5
-    FIELD = 6
-    THREE_SOLDIERS = 7
-    FOUR_SOLDIERS = 8
-
-
-@dataclass(frozen=True)
-class Meld:
-    """A group of cards: its kind, cards, and whether it is exposed (on the table)."""
-
-    kind: MeldKind
-    cards: tuple[Card, ...]
-    exposed: bool = False
-
-    @property
-    def points(self) -> int:
-        exposed, concealed = _deck.POINTS[self.kind]
-        return exposed if self.exposed else concealed
-
-    @staticmethod
-    def parse(text: str | Iterable[Card | str], exposed: bool = False) -> Meld:
-        """The meld these cards form; raises if they form none."""
-        cards = _cards(text)
-        kind = _deck.meld_kind(tuple(sorted(c.code for c in cards)))
-        if kind < 0:
-            raise InvalidComboError(f"{_text(cards)!r} is not a meld")
-        return Meld(MeldKind(kind), tuple(sorted(cards)), exposed)
-
-    def __str__(self) -> str:
-        return _text(self.cards)
-
-    def __repr__(self) -> str:
-        shown = "exposed" if self.exposed else "concealed"
-        return f"<Meld {_text(self.cards)}: {self.kind.name.lower().replace('_', ' ')}, {shown}, {self.points} points>"
-
-
-@dataclass(frozen=True)
-class Split:
-    """A complete split of a hand into melds, and its points."""
-
-    melds: tuple[Meld, ...]
-    points: int
-
-    def __str__(self) -> str:
-        return " | ".join(str(m) for m in self.melds)
-
-    def __repr__(self) -> str:
-        return f"<Split {self.points} points: {self}>"
-
-
-def _text(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
-def _cards(cards: Any) -> list[Card]:
-    if isinstance(cards, str):
-        return [Card.parse(t) for t in cards.replace(",", " ").split()]
-    if isinstance(cards, Card):
-        raise TypeError("expected several cards, got one Card; wrap it in a list")
-    result = []
-    for item in cards:
-        if isinstance(item, Card):
-            result.append(item)
-        elif isinstance(item, str):
-            result.append(Card.parse(item))
-        else:
-            raise TypeError(f"cards must be Card or str, not {type(item).__name__}")
-    return result
+from .cards import DECK, KINDS, Card, HandLike, Meld, MeldKind, Split, _cards
 
 
 def hand_counts(hand: HandLike) -> list[int]:

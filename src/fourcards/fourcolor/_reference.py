@@ -8,7 +8,7 @@ precomputed block tables instead; the tests check that they agree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, cache
 from typing import Any
 
 import numpy as np
@@ -279,7 +279,7 @@ def waits_hand(hand: Any, from_discard: bool = False) -> Any:
 
 # -- the rule-based player (fourcards.fourcolor.bots.GreedyBot) -------------------------------
 
-@lru_cache(maxsize=None)
+@cache
 def covered(block: tuple[int, ...], soldiers: bool) -> tuple[int, int]:
     """(cards covered by complete melds, near-melds) of a block, at best: the
     lowest card is either left out or put in a meld that holds it.  Near-melds
@@ -315,7 +315,7 @@ def _near(block: tuple[int, ...], first: int, soldiers: bool) -> int:
     return 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _block_melds(first: int, soldiers: bool) -> tuple[tuple[tuple[int, int], ...], ...]:
     if soldiers:  # index = colour
         melds: list[tuple[tuple[int, int], ...]] = [((first, 3),), ((first, 4),)]

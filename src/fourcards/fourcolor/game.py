@@ -24,19 +24,20 @@ Elephant).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, SimultaneousDecision, State, tensor_buffer
-from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..engine import Game, GameRules, SimultaneousDecision, State, option
+from ..errors import IllegalMoveError
 from ..rng import Rng
 from . import _deck, _kernels, _reference
+from .cards import KINDS, Card, Meld
 
 __all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
            "PASS", "HU", "CLAIM_BASE", "NUM_ACTIONS", "Dealt", "Discarded", "TurnedUp", "Claimed",
-           "RoundEnd", "GameEnd"]
+           "Answered", "ClaimsRevealed", "RoundEnd", "GameEnd", "Discard", "Pass", "Hu", "Claim", "Action"]
 
 MELDS: Final[tuple[tuple[int, ...], ...]] = tuple(_reference.MELDS)
 PASS: Final = 28
@@ -49,25 +50,79 @@ MELD_INDEX: Final[dict[tuple[int, ...], int]] = {m: i for i, m in enumerate(MELD
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(GameRules):
     """Four Color rules: players 2-4; ``threshold`` points to win (option, 10);
     ``rounds`` a game (option, 3); ``lucky_rank_only`` (option): the lucky card
     counts every card of its rank, not only of its rank and colour."""
 
-    players: int = 4
-    threshold: int = 10
-    rounds: int = 3
+    players: int = option(4, low=2, high=4)
+    threshold: int = option(10, low=0)
+    rounds: int = option(3, low=1)
     lucky_rank_only: bool = False
 
-    def __post_init__(self) -> None:
-        if type(self.players) is not int or not 2 <= self.players <= 4:
-            raise InvalidRulesError(f"players={self.players!r}: Four Color Cards is for 2 to 4 players")
-        if type(self.threshold) is not int or self.threshold < 0:
-            raise InvalidRulesError(f"threshold={self.threshold!r} must be a non-negative int")
-        if type(self.rounds) is not int or self.rounds < 1:
-            raise InvalidRulesError(f"rounds={self.rounds!r} must be a positive int")
-        if type(self.lucky_rank_only) is not bool:
-            raise InvalidRulesError(f"lucky_rank_only={self.lucky_rank_only!r} must be bool")
+
+# -- actions --------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard a card (never a General)."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"discard {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass on the card on offer."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Hu:
+    """Call hu with the card on offer."""
+
+    def __str__(self) -> str:
+        return "hu"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Claim the card on offer with a meld (its cards include the offered one)."""
+
+    meld: Meld
+
+    def __str__(self) -> str:
+        return f"claim {self.meld}"
+
+
+Action = Union[Discard, Pass, Hu, Claim]
+
+
+def parse_action(text: str) -> Action:
+    """``"discard RA"``, ``"pass"``, ``"hu"`` or ``"claim RC RC RC"`` (case-insensitive).
+
+    >>> str(parse_action("Claim rc rc rc")), parse_action("claim RC RC RC").meld.kind.name
+    ('claim RC RC RC', 'TRIPLE')
+    >>> parse_action(" discard ra "), parse_action("PASS")
+    (Discard(card=Card.parse('RA')), Pass())
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"action text must be a str, not {type(text).__name__}")
+    words = text.split()
+    verb = words[0].lower() if words else ""
+    if verb == "pass" and len(words) == 1:
+        return Pass()
+    if verb == "hu" and len(words) == 1:
+        return Hu()
+    if verb == "discard" and len(words) == 2:
+        return Discard(Card.parse(words[1]))
+    if verb == "claim" and len(words) > 1:
+        return Claim(Meld.parse(" ".join(words[1:]), exposed=True))
+    raise IllegalMoveError(f"{text!r} is not a Four Color action: discard CARD, pass, hu or claim CARDS")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,20 +145,34 @@ class Dealt:
 @dataclass(frozen=True, slots=True)
 class Discarded:
     player: int
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
 class TurnedUp:
     player: int
-    card: str
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A player answered the claim on offer (what, stays hidden until all have)."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimsRevealed:
+    """Every answer to a claim, in asking order, once all are in."""
+
+    answers: tuple[tuple[int, Action], ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Claimed:
     player: int
-    meld: str
-    card: str
+    meld: Meld
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +192,7 @@ class GameEnd:
     totals: tuple[int, ...]
 
 
-Record = Union[Dealt, Discarded, TurnedUp, Claimed, RoundEnd, GameEnd]
+Record = Union[Dealt, Discarded, TurnedUp, Answered, ClaimsRevealed, Claimed, RoundEnd, GameEnd]
 
 
 @dataclass(frozen=True)
@@ -184,37 +253,38 @@ class FourColor(Game["FourColorState"]):
         return FourColorState(self, seed)
 
 
+def _meld(codes: tuple[int, ...]) -> Meld:
+    """The exposed meld of these card codes (a claim's)."""
+    return Meld.parse([KINDS[k] for k in codes], exposed=True)
+
+
 def _complete(counts: list[int]) -> bool:
     return int(_kernels.best_points(counts, -1)) >= 0
 
 
-class FourColorState(State[int]):
+class FourColorState(State[Action]):
     """A game of Four Color Cards in progress."""
 
-    __slots__ = ("game", "seed", "setup", "_rng", "_n", "_round", "_first", "_hands", "_exposed",
+    __slots__ = ("_rng", "_round", "_first", "_hands", "_exposed",
                  "_discards", "_stock", "_phase", "_current", "_offer", "_decision", "_totals",
-                 "_winners", "_log", "_acts", "_n_acts")
+                 "_winners")
+    _copied = {"_rng": "rng", "_hands": "lists", "_exposed": "lists", "_discards": "list", "_stock": "list",
+               "_totals": "list", "_decision": "copy"}
 
     game: FourColor
 
+    if TYPE_CHECKING:
+        def observation(self, player: int) -> FourColorObservation: ...
+
     def __init__(self, game: FourColor, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.game, self.seed, self.setup = game, seed, {}
+        super().__init__(game, seed)
         self._rng = Rng(seed)
-        self._n = game.rules.players
         self._round = 0
         self._totals = [0] * self._n
         self._winners: tuple[int, ...] = ()
-        self._log: Any = None
-        self._acts: Any = None
-        self._n_acts = 0
         self._start_round()
 
     # -- rounds --------------------------------------------------------------------------
-    def _record(self, record: Record) -> None:
-        self._log = (record, self._log)
-
     def _start_round(self) -> None:
         n = self._n
         self._round += 1
@@ -347,7 +417,7 @@ class FourColorState(State[int]):
             self._end_round(-1, 0, 0, "the stock ran out")
             return
         card = self._stock.pop()
-        self._record(TurnedUp(player, _deck.NAMES[card]))
+        self._record(TurnedUp(player, KINDS[card]))
         self._offer_card(Offer(card, "turned", player))
 
     def _no_claim(self) -> None:
@@ -359,7 +429,7 @@ class FourColorState(State[int]):
             self._discards.append(offer.card)
             self._turn_up((offer.player + 1) % self._n)
         elif offer.source == "turned":
-            self._record(Discarded(offer.player, _deck.NAMES[offer.card]))
+            self._record(Discarded(offer.player, KINDS[offer.card]))
             self._offer_card(Offer(offer.card, "laid", offer.player))
         else:  # laid: the next player turns up the next card
             self._discards.append(offer.card)
@@ -369,6 +439,7 @@ class FourColorState(State[int]):
         decision, offer = self._decision, self._offer
         assert decision is not None and offer is not None
         answers = decision.answers  # in priority order
+        self._record(ClaimsRevealed(tuple((p, self._int_to_action(a)) for p, a in answers.items())))
         hu = [p for p, a in answers.items() if a == HU]
         if hu:
             player = hu[0]
@@ -388,7 +459,7 @@ class FourColorState(State[int]):
         for k in rest:
             self._hands[player][k] -= 1
         self._exposed[player].append(meld)
-        self._record(Claimed(player, " ".join(_deck.NAMES[k] for k in meld), _deck.NAMES[offer.card]))
+        self._record(Claimed(player, _meld(meld), KINDS[offer.card]))
         self._decision = None
         self._offer = None
         self._phase = DISCARD
@@ -401,9 +472,7 @@ class FourColorState(State[int]):
         return len(set(meld)) == 1 and len(meld) >= 3 and meld[0] % 7 != _deck.GENERAL
 
     # -- the contract -------------------------------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        if self._phase == OVER:
-            return []
+    def _legal_actions(self) -> list[int]:
         if self._phase == DISCARD:
             hand = self._hands[self._current]
             return [k for k in range(_deck.NUM_KINDS) if hand[k] and k % 7 != _deck.GENERAL]
@@ -411,11 +480,7 @@ class FourColorState(State[int]):
         return self._claim_options(self._current, self._offer)
 
     def _why_illegal(self, action: int) -> str | None:
-        if self._phase == OVER:
-            return "the game is over"
-        if not 0 <= action < NUM_ACTIONS:
-            return f"{action} is not an action of this game (0..{NUM_ACTIONS - 1})"
-        if action in self.legal_actions():
+        if action in self._legal_actions():
             return None
         if self._phase == DISCARD:
             if action >= PASS:
@@ -431,55 +496,51 @@ class FourColorState(State[int]):
             return "a turned-up General goes to its revealer, who must meld it"
         return "they cannot claim the card on offer with that meld"
 
-    def _apply(self, action: int) -> Record | None:
-        self._acts = (action, self._acts)
-        self._n_acts += 1
+    def _apply(self, action: int) -> Record:
         player = self._current
         if self._phase == DISCARD:
             self._hands[player][action] -= 1
-            self._record(Discarded(player, _deck.NAMES[action]))
+            record: Record = self._record(Discarded(player, KINDS[action]))
             self._offer_card(Offer(action, "discard", player))
-            return self._log[0]  # type: ignore[no-any-return]
+            return record
         decision = self._decision
         assert decision is not None
         decision.answer(player, action)
+        record = self._record(Answered(player))
         if decision.complete:
             self._resolve()
         else:
             self._current = decision.current
-        return None
+        return record
 
-    def apply(self, action: int, player: int | None = None, expected_step: int | None = None) -> Any:
-        # Copy the decision first: the contract keeps a failed apply from changing anything,
-        # and answering mutates the shared decision object.
-        if self._decision is not None:
-            self._decision = self._decision.copy()
-        return super().apply(action, player, expected_step)
+    # -- the two action layers ------------------------------------------------------------------
+    def parse_action(self, text: str) -> Action:
+        """``"discard RA"``, ``"pass"``, ``"hu"`` or ``"claim RC RC RC"``."""
+        return parse_action(text)
 
-    def action_to_int(self, action: int) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
-        raise TypeError(f"a Four Color action is an int, not {type(action).__name__}")
+    def _action_code(self, action: Any) -> int:
+        if isinstance(action, Discard):
+            return action.card.code
+        if isinstance(action, Pass):
+            return PASS
+        if isinstance(action, Hu):
+            return HU
+        if isinstance(action, Claim):
+            index = MELD_INDEX.get(tuple(card.code for card in action.meld.cards))
+            if index is None:
+                raise IllegalMoveError(f"{action.meld} is no meld a claim can make")
+            return CLAIM_BASE + index
+        raise TypeError(f"a Four Color action is an int, a Discard, Pass, Hu or Claim, or its text, "
+                        f"not {type(action).__name__}")
 
-    def int_to_action(self, action: int) -> int:
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalMoveError(f"{action} is not an action of this game (0..{NUM_ACTIONS - 1})")
-        return int(action)
-
-    def action_to_string(self, action: int) -> str:
-        try:
-            code = self.action_to_int(action)
-        except TypeError:
-            return repr(action)
-        if 0 <= code < PASS:
-            return f"discard {_deck.NAMES[code]}"
-        if code == PASS:
-            return "pass"
-        if code == HU:
-            return "hu"
-        if CLAIM_BASE <= code < NUM_ACTIONS:
-            return "claim " + " ".join(_deck.NAMES[k] for k in MELDS[code - CLAIM_BASE])
-        return repr(action)
+    def _int_to_action(self, action: int) -> Action:
+        if action < PASS:
+            return Discard(KINDS[action])
+        if action == PASS:
+            return Pass()
+        if action == HU:
+            return Hu()
+        return Claim(_meld(MELDS[action - CLAIM_BASE]))
 
     @property
     def current_player(self) -> int:
@@ -516,22 +577,9 @@ class FourColorState(State[int]):
         return {"round": self._round, "phase": PHASES[self._phase], "current_player": self._current,
                 "totals": list(self._totals), "stock": len(self._stock), "winners": list(self._winners)}
 
-    def clone(self) -> FourColorState:
-        other = object.__new__(FourColorState)
-        for name in FourColorState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other._rng = Rng.from_state(self._rng.state)
-        other._hands = [h[:] for h in self._hands]
-        other._exposed = [e[:] for e in self._exposed]
-        other._discards = self._discards[:]
-        other._stock = self._stock[:]
-        other._totals = self._totals[:]
-        other._decision = None if self._decision is None else self._decision.copy()
-        return other
-
     def hand(self, player: int) -> tuple[int, ...]:
         """A seat's concealed counts (hidden information: for referees and tests)."""
-        return tuple(self._hands[player])
+        return tuple(self._hands[self._seat(player)])
 
     def card_count(self) -> int:
         """Every card: hands, exposed melds, discards, the stock and the offer
@@ -540,9 +588,7 @@ class FourColorState(State[int]):
         total += len(self._discards) + len(self._stock)
         return total + (1 if self._offer is not None else 0)
 
-    def observation(self, player: int) -> FourColorObservation:
-        if not isinstance(player, int) or not 0 <= player < self._n:
-            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+    def _observation(self, player: int) -> FourColorObservation:
         return FourColorObservation(
             player=player, current_player=self._current, phase=PHASES[self._phase], round=self._round,
             hand=tuple(self._hands[player]), exposed=tuple(tuple(e) for e in self._exposed),
@@ -552,15 +598,13 @@ class FourColorState(State[int]):
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 
-    def observation_tensor(self, player: int,
-                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
         """``OBSERVATION_SIZE`` float32 values, seats relative to the observer (4 slots):
         own hand counts (28); exposed cards by seat (4 x 28); discards (28);
         the card on offer (28, one-hot); its source (discard, turned, laid);
         who offered it (4); the player to act (4); hand sizes / 21 (4);
         stock / 112; totals / 100 (4); round / rounds."""
-        obs = self.observation(player)
-        out = tensor_buffer(out, OBSERVATION_SIZE)
+        obs = self._observation(player)
         n = self._n
         out[:28] = obs.hand
         for p in range(n):
@@ -579,4 +623,3 @@ class FourColorState(State[int]):
             out[199 + (obs.offer.player - player) % n] = 1
         out[211] = obs.stock / 112
         out[216] = obs.round / self.game.rules.rounds
-        return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..decks import CARD_IDS
 from ..bots import RandomBot
 from .game import FourPackObservation, card_knowledge
 

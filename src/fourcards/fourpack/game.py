@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import CARD_IDS, FAMILIES, Deck, load_deck
-from ..engine import Game, State, tensor_buffer, unroll
-from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, load_deck
+from ..engine import Game, GameRules, State, option, unroll
+from ..errors import IllegalMoveError
 from ..rng import Rng
 
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
@@ -22,7 +23,7 @@ OBSERVATION_SIZE: Final = 320
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(GameRules):
     """Four Pack rules.
 
     ``must_hold_family``: one may only ask for a card of a family one holds.
@@ -31,17 +32,9 @@ class Rules:
     game ends and the families laid down decide.
     """
 
-    players: int = 4
+    players: int = option(4, low=3, high=MAX_PLAYERS)
     must_hold_family: bool = False
-    max_asks: int = 10_000
-
-    def __post_init__(self) -> None:
-        if type(self.players) is not int or not 3 <= self.players <= MAX_PLAYERS:
-            raise InvalidRulesError(f"players={self.players!r}: Four Pack is for 3 to {MAX_PLAYERS} players")
-        if type(self.must_hold_family) is not bool:
-            raise InvalidRulesError(f"must_hold_family={self.must_hold_family!r} must be bool")
-        if type(self.max_asks) is not int or self.max_asks < 1:
-            raise InvalidRulesError(f"max_asks={self.max_asks!r} must be a positive int")
+    max_asks: int = option(10_000, low=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +47,26 @@ class Ask:
     def __str__(self) -> str:
         return f"ask P{self.target} for {self.card}"
 
+    @staticmethod
+    def parse(text: str) -> Ask:
+        """The ask ``str`` prints: ``"ask P2 for C3"`` (case-insensitive).
+
+        >>> Ask.parse("Ask p2 for c3")
+        Ask(target=2, card='C3')
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"action text must be a str, not {type(text).__name__}")
+        match = _ASK.fullmatch(text.strip())
+        if match is None:
+            raise IllegalMoveError(f"{text!r} is not a Four Pack action: ask P<seat> for <card>, e.g. ask P1 for C3")
+        card = match.group(2).upper()
+        if card not in CARD_IDS:
+            raise IllegalMoveError(f"{text!r} asks for {match.group(2)!r}, which is not a card (A1..H4)")
+        return Ask(int(match.group(1)), card)
+
+
+_ASK: Final = re.compile(r"ask\s+p(\d{1,3})\s+for\s+(\S+)", re.IGNORECASE)
+
 
 @dataclass(frozen=True, slots=True)
 class Dealt:
@@ -65,7 +78,7 @@ class Dealt:
 class Asked:
     asker: int
     target: int
-    card: str
+    card: DeckCard
     success: bool
 
 
@@ -91,7 +104,7 @@ class FourPackObservation:
 
     player: int
     current_player: int
-    hand: tuple[str, ...]
+    hand: tuple[DeckCard, ...]
     hand_mask: int
     hand_sizes: tuple[int, ...]
     families_down: tuple[tuple[str, ...], ...]
@@ -138,16 +151,17 @@ class FourPack(Game["FourPackState"]):
 class FourPackState(State[Ask]):
     """A Four Pack game in progress (the contract of :mod:`fourcards.engine`)."""
 
-    __slots__ = ("game", "seed", "setup", "_n", "_hands", "_down", "_current", "_over",
-                 "_winners", "_asks", "_log", "_acts", "_n_acts", "_limit")
+    __slots__ = ("_hands", "_down", "_current", "_over", "_winners", "_asks", "_limit")
+    _copied = {"_hands": "list", "_down": "list"}
 
     game: FourPack
 
+    if TYPE_CHECKING:
+        def observation(self, player: int) -> FourPackObservation: ...
+
     def __init__(self, game: FourPack, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.game, self.seed, self.setup = game, seed, {}
-        n = self._n = game.rules.players
+        super().__init__(game, seed)
+        n = self._n
         rng = Rng(seed)
         dealer = rng.below(n)
         cards = list(range(32))
@@ -162,9 +176,7 @@ class FourPackState(State[Ask]):
         self._limit = False
         self._winners: tuple[int, ...] = ()
         self._asks: Any = None
-        self._log: Any = (Dealt(dealer, first), None)
-        self._acts: Any = None
-        self._n_acts = 0
+        self._record(Dealt(dealer, first))
         for p in range(n):  # a dealt hand may already hold a whole family
             self._lay_down(p)
         self._advance_if_out()
@@ -175,7 +187,7 @@ class FourPackState(State[Ask]):
             if self._hands[player] & FAMILY_MASK[f] == FAMILY_MASK[f]:
                 self._hands[player] &= ~FAMILY_MASK[f]
                 self._down[player] |= 1 << f
-                self._log = (LaidDown(player, FAMILIES[f]), self._log)
+                self._record(LaidDown(player, FAMILIES[f]))
         if sum(bin(d).count("1") for d in self._down) == 8:
             self._finish(limit=False)
 
@@ -186,7 +198,7 @@ class FourPackState(State[Ask]):
         self._over = True
         self._limit = limit
         self._current = -1
-        self._log = (GameEnd(self._winners, counts, limit), self._log)
+        self._record(GameEnd(self._winners, counts, limit))
 
     def _advance_if_out(self) -> None:
         """If the player to act holds no cards, the turn passes left to one who does."""
@@ -199,10 +211,6 @@ class FourPackState(State[Ask]):
                 return
 
     def _why_illegal(self, action: int) -> str | None:
-        if self._over:
-            return "the game is over"
-        if not 0 <= action < self._n * 32:
-            return f"{action} is not an action of this game (0..{self._n * 32 - 1})"
         target, code = divmod(action, 32)
         me = self._current
         if target == me:
@@ -217,9 +225,7 @@ class FourPackState(State[Ask]):
             return f"they hold no card of family {CARD_IDS[code][0]} (must_hold_family)"
         return None
 
-    def legal_actions(self) -> list[int]:
-        if self._over:
-            return []
+    def _legal_actions(self) -> list[int]:
         me = self._current
         hand = self._hands[me]
         down = 0
@@ -230,13 +236,11 @@ class FourPackState(State[Ask]):
         return [t * 32 + c for t in range(self._n) if t != me and self._hands[t] for c in codes]
 
     def _apply(self, action: int) -> Record:
-        self._acts = (action, self._acts)
-        self._n_acts += 1
         target, code = divmod(action, 32)
         me = self._current
         success = bool(self._hands[target] >> code & 1)
-        record = Asked(me, target, CARD_IDS[code], success)
-        self._log = (record, self._log)
+        record = Asked(me, target, self.game.deck.cards[code], success)
+        self._record(record)
         self._asks = (record, self._asks)
         if success:
             self._hands[target] &= ~(1 << code)
@@ -245,27 +249,28 @@ class FourPackState(State[Ask]):
         else:
             self._current = target
         if not self._over:
-            if self._n_acts >= self.game.rules.max_asks:
+            if self._step >= self.game.rules.max_asks:
                 self._finish(limit=True)
             else:
                 self._advance_if_out()
         return record
 
     # -- the two action layers --------------------------------------------------------------
-    def action_to_int(self, action: Ask | int) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
-        if isinstance(action, Ask):
-            if not isinstance(action.target, int) or not 0 <= action.target < self._n:
-                raise IllegalMoveError(f"player {action.target!r} is not a seat (0..{self._n - 1})")
-            code = CARD_IDS.index(self.game.deck.card(action.card).id)
-            return action.target * 32 + code
-        raise TypeError(f"an action must be an int or an Ask, not {type(action).__name__}")
+    def parse_action(self, text: str) -> Ask:
+        """``"ask P2 for C3"`` (see :meth:`Ask.parse`)."""
+        return Ask.parse(text)
 
-    def int_to_action(self, action: int) -> Ask:
-        if not 0 <= action < self._n * 32:
-            raise IllegalMoveError(f"{action} is not an action of this game (0..{self._n * 32 - 1})")
-        target, code = divmod(int(action), 32)
+    def _action_code(self, action: Any) -> int:
+        if isinstance(action, Ask):
+            target = self._seat(action.target, "target")
+            if not isinstance(action.card, (str, DeckCard)):
+                raise TypeError(f"an Ask's card is its id (A1..H4), not {type(action.card).__name__}")
+            code = CARD_IDS.index(self.game.deck.card(action.card).id)
+            return target * 32 + code
+        raise TypeError(f"an action must be an int, an Ask or its text, not {type(action).__name__}")
+
+    def _int_to_action(self, action: int) -> Ask:
+        target, code = divmod(action, 32)
         return Ask(target, CARD_IDS[code])
 
     def ask(self, target: int, card: str) -> Record:
@@ -295,9 +300,10 @@ class FourPackState(State[Ask]):
     def winners(self) -> tuple[int, ...]:
         return self._winners
 
-    def hand(self, player: int) -> tuple[str, ...]:
+    def hand(self, player: int) -> tuple[DeckCard, ...]:
         """A seat's cards (hidden information: for referees and tests)."""
-        return tuple(CARD_IDS[c] for c in range(32) if self._hands[player] >> c & 1)
+        hand, cards = self._hands[self._seat(player)], self.game.deck.cards
+        return tuple(cards[c] for c in range(32) if hand >> c & 1)
 
     def describe(self) -> str:
         if self._over:
@@ -309,14 +315,6 @@ class FourPackState(State[Ask]):
         return {"current_player": self._current, "hand_sizes": list(self.hand_sizes),
                 "families": list(self.scores), "winners": list(self._winners)}
 
-    def clone(self) -> FourPackState:
-        other = object.__new__(FourPackState)
-        for name in FourPackState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other._hands = self._hands[:]
-        other._down = self._down[:]
-        return other
-
     def _hand_masks(self) -> tuple[int, ...]:
         return tuple(self._hands)
 
@@ -324,9 +322,7 @@ class FourPackState(State[Ask]):
         return tuple(self._down)
 
     # -- observations ----------------------------------------------------------------------------
-    def observation(self, player: int) -> FourPackObservation:
-        if not isinstance(player, int) or not 0 <= player < self._n:
-            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+    def _observation(self, player: int) -> FourPackObservation:
         return FourPackObservation(
             player=player,
             current_player=self._current,
@@ -339,8 +335,7 @@ class FourPackState(State[Ask]):
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 
-    def observation_tensor(self, player: int,
-                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
         """``OBSERVATION_SIZE`` float32 values; seats relative to the observer (slot k:
         seat ``(player + k) % n``), 8 slots.
 
@@ -355,8 +350,7 @@ class FourPackState(State[Ask]):
                 since it last moved
         ======  ===============================================================
         """
-        obs = self.observation(player)
-        out = tensor_buffer(out, OBSERVATION_SIZE)
+        obs = self._observation(player)
         n = self._n
         for c in range(32):
             out[c] = self._hands[player] >> c & 1
@@ -372,7 +366,6 @@ class FourPackState(State[Ask]):
         for code, row in enumerate(knowledge):
             for p, value in enumerate(row):
                 out[64 + code * 8 + (p - player) % n] = value
-        return out
 
 
 def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:
@@ -380,7 +373,7 @@ def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:
     seat was asked for it and lacked it since it last moved, else 0."""
     knowledge = [[0] * players for _ in range(32)]
     for ask in asks:
-        code = CARD_IDS.index(ask.card)
+        code = ask.card.code
         if ask.success:
             knowledge[code] = [0] * players
             knowledge[code][ask.asker] = 1

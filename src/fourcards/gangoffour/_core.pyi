@@ -1,7 +1,6 @@
 """Type stubs for the compiled Gang of Four kernels (see ``_core.pyx``)."""
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,5 +20,6 @@ def greedy_choose(
 def gof_simulate(
     seeds: npt.NDArray[np.uint64], policies: Sequence[int], rules: dict[str, int], record: bool = False
 ) -> tuple[
-    npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.int64], list[npt.NDArray[np.int32]] | None
+    npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.int64],
+    list[npt.NDArray[np.int32]] | None
 ]: ...

@@ -14,7 +14,6 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Final, Union, final
 
@@ -23,7 +22,7 @@ import numpy.typing as npt
 
 from ..errors import ImpossibleCardsError, InvalidComboError
 from . import _deck, _kernels
-from .cards import Card, CardsLike, KINDS, format_cards, hand_mask
+from .cards import KINDS, Card, CardsLike, format_cards, hand_mask
 
 __all__ = [
     "ComboKind", "Combo", "ComboLike", "NUM_ACTIONS", "NO_TABLE", "classify", "classify_mask",

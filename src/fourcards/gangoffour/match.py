@@ -24,13 +24,13 @@ The integer action space (``num_distinct_actions``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Final, Union
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State, tensor_buffer, unroll
+from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels
@@ -64,16 +64,16 @@ _ADDITIVE: Final[list[int]] = [m - ((m >> 1) & _deck.PAIR_LO) for m in _MASKS]
 # -- rules ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(GameRules):
     """The rules of a match; every option of the rules file.
 
     >>> Rules(players=3).dealer
     2
     """
 
-    players: int = 4
+    players: int = option(4, choices=(2, 3, 4))
     """2, 3 or 4 seats (with 3 or 2, 16 cards a seat and the rest set aside)."""
-    target_score: int = 100
+    target_score: int = option(100, low=1)
     """The match ends after a round in which someone reaches this many points."""
     dealer: int = -1
     """Round 1's dealer (default ``players - 1``: that seat deals, so seat 0 is dealt to first)."""
@@ -86,16 +86,7 @@ class Rules:
     chinese_dealing: bool = False
     """The dealer draws a card and counts that many seats to find who is dealt first."""
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            expected = bool if isinstance(f.default, bool) else int
-            if type(value) is not expected:
-                raise InvalidRulesError(f"rule {f.name}={value!r} must be {expected.__name__}")
-        if self.players not in (2, 3, 4):
-            raise InvalidRulesError(f"players={self.players}: Gang of Four is for 2, 3 or 4 players")
-        if self.target_score < 1:
-            raise InvalidRulesError(f"target_score={self.target_score} must be at least 1")
+    def _check(self) -> None:
         if self.dealer == -1:
             object.__setattr__(self, "dealer", self.players - 1)
         if not 0 <= self.dealer < self.players:
@@ -321,39 +312,31 @@ class MatchState(State[Action]):
     """A Gang of Four match in progress (see :mod:`fourcards.engine` for the contract)."""
 
     __slots__ = (
-        "game", "seed", "setup", "_deals", "_set_aside", "_rules", "_n", "_rng", "_hands", "_totals", "_round", "_dealer",
+        "_deals", "_set_aside", "_rules", "_rng", "_hands", "_totals", "_round", "_dealer",
         "_direction", "_phase", "_current", "_table", "_table_player", "_passed",
-        "_announced", "_out", "_m1_lead", "_played", "_exchange", "_winners", "_log",
-        "_acts", "_n_acts",
+        "_announced", "_out", "_m1_lead", "_played", "_exchange", "_winners",
     )
+    _copied = {"_hands": "list", "_totals": "list", "_rng": "rng"}
 
     game: GangOfFour
 
+    if TYPE_CHECKING:
+        def observation(self, player: int) -> Observation: ...
+
     def __init__(self, game: GangOfFour, seed: int,
                  deals: Sequence[Sequence[CardsLike]] | None = None) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.game = game
-        self.seed = seed
+        super().__init__(game, seed)
         self._deals = _check_deals(deals, game.rules.players)
         self.setup = {"deals": [[_format_mask(h) for h in deal] for deal in self._deals]} if self._deals else {}
         self._rules = game.rules
-        self._n = game.rules.players
         self._rng = Rng(seed)
         self._totals = [0] * self._n
         self._round = 0
         self._winners: tuple[int, ...] = ()
-        self._log: Any = None
-        self._acts: Any = None
-        self._n_acts = 0
         self._exchange: Exchange | None = None
         self._start_round(self._rules.dealer, previous=None)
 
     # -- dealing and rounds ---------------------------------------------------------
-    def _record(self, record: Record) -> Record:
-        self._log = (record, self._log)
-        return record
-
     def _start_round(self, dealer: int, previous: tuple[int, list[int]] | None) -> None:
         n = self._n
         self._round += 1
@@ -490,11 +473,6 @@ class MatchState(State[Action]):
 
     def _why_illegal(self, action: int) -> str | None:
         phase = self._phase
-        if phase == OVER:
-            return "the match is over"
-        n_actions = self.game.num_distinct_actions
-        if not 0 <= action < n_actions:
-            return f"{action} is not an action of this game (0..{n_actions - 1})"
         hand = self._hands[self._current]
         if phase == GIVE_BACK:
             if not GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
@@ -524,10 +502,8 @@ class MatchState(State[Action]):
                 return "the next player has one card: play your highest single"
         return None
 
-    def legal_actions(self) -> list[int]:
+    def _legal_actions(self) -> list[int]:
         phase = self._phase
-        if phase == OVER:
-            return []
         hand = self._hands[self._current]
         if phase == GIVE_BACK:
             return [GIVE_BACK_BASE + code for code in sorted(set(_deck.codes_of_mask(hand)))]
@@ -570,8 +546,6 @@ class MatchState(State[Action]):
 
     # -- applying ------------------------------------------------------------------------
     def _apply(self, action: int) -> Record:
-        self._acts = (action, self._acts)
-        self._n_acts += 1
         player = self._current
         if self._phase == GIVE_BACK:
             code = action - GIVE_BACK_BASE
@@ -636,11 +610,11 @@ class MatchState(State[Action]):
         return True
 
     # -- readable actions and convenience -----------------------------------------------
-    def action_to_int(self, action: Action | int) -> int:
-        if type(action) is int:
-            return action
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
+    def parse_action(self, text: str) -> Action:
+        """``"pass"``, ``"give G2"``, or a play (ending in ``!`` to announce); see :func:`parse_action`."""
+        return parse_action(text)
+
+    def _action_code(self, action: Any) -> int:
         if isinstance(action, Pass):
             return PASS
         if isinstance(action, GiveBack):
@@ -653,20 +627,14 @@ class MatchState(State[Action]):
             return action.combo.action
         raise TypeError(f"an action must be an int, Play, Pass or GiveBack, not {type(action).__name__}")
 
-    def int_to_action(self, action: int) -> Action:
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            raise TypeError(f"an action must be an int, not {type(action).__name__}")
-        if 0 <= action < NUM_COMBOS:
+    def _int_to_action(self, action: int) -> Action:
+        if action < NUM_COMBOS:
             return Play(action_to_combo(action))
         if action == PASS:
             return Pass()
-        if GIVE_BACK_BASE <= action < ANNOUNCE_BASE:
+        if action < ANNOUNCE_BASE:
             return GiveBack(KINDS[action - GIVE_BACK_BASE])
-        if ANNOUNCE_BASE <= action < self.game.num_distinct_actions:
-            return Play(action_to_combo(action - ANNOUNCE_BASE), True)
-        raise IllegalMoveError(
-            f"{action} is not an action of this game (0..{self.game.num_distinct_actions - 1})"
-        )
+        return Play(action_to_combo(action - ANNOUNCE_BASE), True)
 
     def play(self, cards: ComboLike, announce: bool = False) -> Record:
         """Play cards given as text or a :class:`Combo` (``announce`` the last card)."""
@@ -725,7 +693,7 @@ class MatchState(State[Action]):
 
     def hand(self, player: int) -> tuple[Card, ...]:
         """A seat's cards (hidden information: for referees, tests and tools)."""
-        return mask_cards(self._hands[self._check_seat(player)])
+        return mask_cards(self._hands[self._seat(player)])
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -736,17 +704,11 @@ class MatchState(State[Action]):
     def winners(self) -> tuple[int, ...]:
         return self._winners
 
-    def _check_seat(self, player: int) -> int:
-        if not isinstance(player, int) or isinstance(player, bool):
-            raise TypeError(f"a player must be an int, not {type(player).__name__}")
-        if not 0 <= player < self._n:
-            raise IllegalMoveError(f"player {player} is not a seat (0..{self._n - 1})")
-        return player
-
     def describe(self) -> str:
         if self._phase == OVER:
             return f"match over after round {self._round}, scores {self._totals}, winners {list(self._winners)}"
-        table = "empty table" if self._table < 0 else f"table {action_to_combo(self._table)} by player {self._table_player}"
+        table = ("empty table" if self._table < 0
+                 else f"table {action_to_combo(self._table)} by player {self._table_player}")
         way = "counter-clockwise" if self._direction == 1 else "clockwise"
         sizes = "/".join(str(s) for s in self.hand_sizes)
         phase = " (give-back)" if self._phase == GIVE_BACK else ""
@@ -763,51 +725,12 @@ class MatchState(State[Action]):
             "winners": list(self._winners),
         }
 
-    # -- copies ------------------------------------------------------------------------------
-    def clone(self) -> MatchState:
-        other = object.__new__(MatchState)
-        other.game = self.game
-        other.seed = self.seed
-        other.setup = self.setup
-        other._deals = self._deals
-        other._set_aside = self._set_aside
-        other._rules = self._rules
-        other._n = self._n
-        other._rng = Rng.from_state(self._rng.state)
-        other._hands = self._hands[:]
-        other._totals = self._totals[:]
-        other._round = self._round
-        other._dealer = self._dealer
-        other._direction = self._direction
-        other._phase = self._phase
-        other._current = self._current
-        other._table = self._table
-        other._table_player = self._table_player
-        other._passed = self._passed
-        other._announced = self._announced
-        other._out = self._out
-        other._m1_lead = self._m1_lead
-        other._played = self._played
-        other._exchange = self._exchange
-        other._winners = self._winners
-        other._log = self._log
-        other._acts = self._acts
-        other._n_acts = self._n_acts
-        return other
-
-    def __copy__(self) -> MatchState:
-        return self.clone()
-
-    def __deepcopy__(self, memo: object) -> MatchState:
-        return self.clone()
-
     def __repr__(self) -> str:
         return f"<MatchState seed={self.seed} {self.describe()}>"
 
     # -- observations ----------------------------------------------------------------------
-    def observation(self, player: int) -> Observation:
+    def _observation(self, player: int) -> Observation:
         """What ``player`` knows: their own hand and everything public."""
-        self._check_seat(player)
         n = self._n
         return Observation(
             player=player,
@@ -833,9 +756,7 @@ class MatchState(State[Action]):
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
         )
 
-    def observation_tensor(
-        self, player: int, out: npt.NDArray[np.float32] | None = None
-    ) -> npt.NDArray[np.float32]:
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
         """The observation of ``player`` as ``OBSERVATION_SIZE`` float32 values.
 
         Seats are relative to the observer (slot 0 is ``player``, slot k the
@@ -862,8 +783,6 @@ class MatchState(State[Action]):
         213-216   the exchange's winner, one-hot
         ========  ================================================================
         """
-        self._check_seat(player)
-        out = tensor_buffer(out, OBSERVATION_SIZE)
         n = self._n
         for code in _deck.codes_of_mask(self._hands[player]):
             out[code] += 1.0
@@ -891,7 +810,6 @@ class MatchState(State[Action]):
                 out[175 + self._exchange.returned.code] = 1.0
             out[209 + (self._exchange.loser - player) % n] = 1.0
             out[213 + (self._exchange.winner - player) % n] = 1.0
-        return out
 
     # -- referee access for tests and tools --------------------------------------------------
     def _hand_masks(self) -> tuple[int, ...]:

@@ -79,6 +79,8 @@ _TEXTS: dict[str, Callable[[Any], str]] = {
     "Discarded": lambda r: f"P{r.player} discards {r.card}",
     "TurnedUp": lambda r: f"P{r.player} turns up {r.card}",
     "Claimed": lambda r: f"P{r.player} claims {r.card} for {r.meld}",
+    "Answered": lambda r: f"P{r.player} answers the claim",
+    "ClaimsRevealed": lambda r: "answers: " + ", ".join(f"P{p} {a}" for p, a in r.answers),
     # Zangle
     "Made": lambda r: f"P{r.player} makes {r.zangle}",
     "Hit": lambda r: f"P{r.player} takes a hit: {r.card}",
@@ -167,17 +169,17 @@ def _zangle(obs: Any) -> dict[str, Any]:
 
 def _four_pack(obs: Any) -> dict[str, Any]:
     return {
-        "seat": obs.player, "current_player": obs.current_player, "hand": list(obs.hand),
+        "seat": obs.player, "current_player": obs.current_player, "hand": [str(c) for c in obs.hand],
         "hand_sizes": list(obs.hand_sizes), "families_down": [list(f) for f in obs.families_down],
-        "asks": [{"asker": a.asker, "target": a.target, "card": a.card, "success": a.success} for a in obs.asks],
+        "asks": [{"asker": a.asker, "target": a.target, "card": str(a.card), "success": a.success} for a in obs.asks],
     }
 
 
 def _duelo(obs: Any) -> dict[str, Any]:
     return {
-        "seat": obs.player, "current_player": obs.current_player, "top_card": obs.top_card,
+        "seat": obs.player, "current_player": obs.current_player, "top_card": None if obs.top_card is None else str(obs.top_card),
         "pile_sizes": list(obs.pile_sizes), "table": obs.table, "contenders": list(obs.contenders),
-        "hands": [record_view(h) for h in obs.hands], "categories": list(obs.categories),
+        "hands": [record_view(h) for h in obs.hands], "categories": [str(c) for c in obs.categories],
     }
 
 

@@ -22,45 +22,42 @@ Engine decisions beyond the rules file:
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from itertools import product
-from typing import Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State, tensor_buffer
+from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError
 from ..rng import Rng
-from .cards import CENTRE, KINDS, OWN, TILING_COUNTS, Zangle, deck_cards, find_zangles
+from .cards import CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, deck_cards, find_zangles, kind_code
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
-           "RoundEnd", "GameEnd", "zangle_actions"]
+           "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle"]
 
 NK: Final = len(KINDS)
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(GameRules):
     """``mode``: ``turn`` (2 or more players, ``rounds`` rounds, default 3) or
     ``solitaire`` (one player); ``deck``: shape -> count (default composition)."""
 
     players: int = 3
-    mode: str = "turn"
-    rounds: int = 3
+    mode: str = option("turn", choices=("turn", "solitaire"))
+    rounds: int = option(3, low=1)
     dealer: int = 0
     deck: tuple[tuple[str, int], ...] = ()
 
-    def __post_init__(self) -> None:
-        if self.mode not in ("turn", "solitaire"):
-            raise InvalidRulesError(f"mode={self.mode!r}: turn or solitaire (speedster: SpeedsterTable)")
+    def _check(self) -> None:
         if self.mode == "solitaire" and self.players != 1:
             object.__setattr__(self, "players", 1)
-        if self.mode == "turn" and (type(self.players) is not int or not 2 <= self.players <= 8):
+        if self.mode == "turn" and not 2 <= self.players <= 8:
             raise InvalidRulesError(f"players={self.players!r}: turn style is for 2 to 8 players")
-        if type(self.rounds) is not int or self.rounds < 1:
-            raise InvalidRulesError(f"rounds={self.rounds!r} must be a positive int")
-        if type(self.dealer) is not int or not 0 <= self.dealer < self.players:
+        if not 0 <= self.dealer < self.players:
             raise InvalidRulesError(f"dealer={self.dealer!r} is not a seat")
         cards = deck_cards(dict(self.deck) if self.deck else None)
         if len(cards) < 10 * self.players + 4:
@@ -89,10 +86,31 @@ def zangle_actions(z_max: int) -> list[Zangle]:
     return result
 
 
+_PART = re.compile(r"\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$", re.IGNORECASE)
+
+
+def parse_zangle(text: str) -> Zangle:
+    """The Zangle ``str(zangle)`` prints: ``"4a(centre) = 2(own) + 2(centre)"``.
+
+    >>> str(parse_zangle("3(own) = 1(centre) + 2(own)"))
+    '3(own) = 1(centre) + 2(own)'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"Zangle text must be a str, not {type(text).__name__}")
+    target_text, equals, pieces_text = text.partition("=")
+    parts = [_PART.match(part) for part in [target_text, *pieces_text.split("+")]]
+    if not equals or any(match is None for match in parts):
+        raise IllegalMoveError(f"{text!r} is not a Zangle: TARGET(place) = PIECE(place) + ... "
+                               "with places centre or own")
+    codes = [(kind_code(m.group(1)), PLACES.index(m.group(2).lower())) for m in parts if m is not None]
+    (target, place), pieces = codes[0], codes[1:]
+    return Zangle(target, place, tuple(sorted(pieces)))
+
+
 @dataclass(frozen=True, slots=True)
 class Made:
     player: int
-    zangle: str
+    zangle: Zangle
     cards: int
 
 
@@ -192,34 +210,29 @@ class ZangleGame(Game["ZangleState"]):
 class ZangleState(State[Zangle]):
     """A Zangle game (turn style or solitaire) in progress."""
 
-    __slots__ = ("game", "seed", "setup", "_rng", "_n", "_round", "_dealer", "_centre", "_centre_pile",
+    __slots__ = ("_rng", "_round", "_dealer", "_centre", "_centre_pile",
                  "_cards", "_piles", "_zangle_piles", "_hits", "_totals", "_current", "_turn_player",
-                 "_hit_this_turn", "_idle", "_last_cycle", "_over", "_winners", "_bonus", "_seats",
-                 "_log", "_acts", "_n_acts")
+                 "_hit_this_turn", "_idle", "_last_cycle", "_over", "_winners", "_bonus", "_seats")
+    _copied = {"_rng": "rng", "_centre": "list", "_centre_pile": "list", "_cards": "lists", "_piles": "lists",
+               "_zangle_piles": "lists", "_hits": "list", "_totals": "list", "_seats": "list"}
 
     game: ZangleGame
 
+    if TYPE_CHECKING:
+        def observation(self, player: int) -> ZangleObservation: ...
+
     def __init__(self, game: ZangleGame, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.game, self.seed, self.setup = game, seed, {}
+        super().__init__(game, seed)
         self._rng = Rng(seed)
-        self._n = game.rules.players
         self._round = 0
         self._totals = [0] * self._n
         self._hits = [0] * self._n
         self._over = False
         self._winners: tuple[int, ...] = ()
         self._bonus = False
-        self._log: Any = None
-        self._acts: Any = None
-        self._n_acts = 0
         self._start_round(list(range(self._n)), bonus=False)
 
     # -- rounds -----------------------------------------------------------------------------
-    def _record(self, record: Record) -> None:
-        self._log = (record, self._log)
-
     def _start_round(self, seats: list[int], bonus: bool) -> None:
         n = self._n
         self._round += 1
@@ -333,24 +346,16 @@ class ZangleState(State[Zangle]):
         self._record(GameEnd(self._winners, tuple(self._totals)))
 
     # -- the contract ---------------------------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        if self._over:
-            return []
+    def _legal_actions(self) -> list[int]:
         index = self.game.index
         return sorted(index[z] for z in self._available(self._current) if z in index)
 
     def _why_illegal(self, action: int) -> str | None:
-        if self._over:
-            return "the game is over"
-        if not 0 <= action < self.game.num_distinct_actions:
-            return f"{action} is not an action of this game (0..{self.game.num_distinct_actions - 1})"
-        if action in self.legal_actions():
+        if action in self._legal_actions():
             return None
         return f"the cards for {self.game.actions[action]} are not on the table"
 
     def _apply(self, action: int) -> Record:
-        self._acts = (action, self._acts)
-        self._n_acts += 1
         zangle = self.game.actions[action]
         seat = self._current
         taken = []
@@ -363,7 +368,7 @@ class ZangleState(State[Zangle]):
                 self._cards[seat].remove(kind)
                 taken.append(kind)
         self._zangle_piles[seat] += taken
-        record = Made(seat, str(zangle), len(taken))
+        record = Made(seat, zangle, len(taken))
         self._record(record)
         self._refill_centre()
         self._refill_own(seat)
@@ -379,18 +384,18 @@ class ZangleState(State[Zangle]):
             self._begin_turn()
         return record
 
-    def action_to_int(self, action: Zangle | int) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            return int(action)
+    def parse_action(self, text: str) -> Zangle:
+        """A Zangle as ``str`` prints it (see :func:`parse_zangle`)."""
+        return parse_zangle(text)
+
+    def _action_code(self, action: Any) -> int:
         if isinstance(action, Zangle):
             if action not in self.game.index:
                 raise IllegalMoveError(f"{action} is not a Zangle of this game")
             return self.game.index[action]
-        raise TypeError(f"an action must be an int or a Zangle, not {type(action).__name__}")
+        raise TypeError(f"an action must be an int, a Zangle or its text, not {type(action).__name__}")
 
-    def int_to_action(self, action: int) -> Zangle:
-        if not 0 <= action < self.game.num_distinct_actions:
-            raise IllegalMoveError(f"{action} is not an action of this game")
+    def _int_to_action(self, action: int) -> Zangle:
         return self.game.actions[action]
 
     @property
@@ -433,24 +438,7 @@ class ZangleState(State[Zangle]):
         return {"round": self._round, "current_player": self._current, "totals": list(self._totals),
                 "centre": list(self.centre), "winners": list(self._winners)}
 
-    def clone(self) -> ZangleState:
-        other = object.__new__(ZangleState)
-        for name in ZangleState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other._rng = Rng.from_state(self._rng.state)
-        other._centre = self._centre[:]
-        other._centre_pile = self._centre_pile[:]
-        other._cards = [c[:] for c in self._cards]
-        other._piles = [p[:] for p in self._piles]
-        other._zangle_piles = [z[:] for z in self._zangle_piles]
-        other._hits = self._hits[:]
-        other._totals = self._totals[:]
-        other._seats = self._seats[:]
-        return other
-
-    def observation(self, player: int) -> ZangleObservation:
-        if not isinstance(player, int) or not 0 <= player < self._n:
-            raise IllegalMoveError(f"player {player!r} is not a seat (0..{self._n - 1})")
+    def _observation(self, player: int) -> ZangleObservation:
         legal = tuple(self.legal_actions()) if player == self._current else ()
         return ZangleObservation(
             player=player, current_player=self._current, round=self._round, centre=self.centre,
@@ -461,13 +449,10 @@ class ZangleState(State[Zangle]):
             legal_zangles=tuple(self.game.actions[a] for a in legal),
         )
 
-    def observation_tensor(self, player: int,
-                           out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+    def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
         """Counts by kind (11): centre, own face-up, own pile (no order: hidden);
         then face-up counts of seats 0..7 relative to the observer (8 x 11);
         pile sizes / 10 (8); totals / 50 (8); centre pile / 120; round / rounds; bonus."""
-        size = self.game.observation_size
-        out = tensor_buffer(out, size)
         for k in self._centre:
             out[k] += 1
         for k in self._cards[player]:
@@ -484,4 +469,3 @@ class ZangleState(State[Zangle]):
         out[11 * NK + 16] = len(self._centre_pile) / 120
         out[11 * NK + 17] = self._round / max(1, self.game.rules.rounds)
         out[11 * NK + 18] = self._bonus
-        return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from itertools import combinations_with_replacement
 from typing import Final
@@ -34,7 +34,7 @@ def _shape(notation: str) -> tuple[Cell, ...]:
     return shape.cells
 
 
-@lru_cache(maxsize=None)
+@cache
 def _placements(piece: str, target: str) -> tuple[frozenset[Cell], ...]:
     return tuple(placements(_shape(piece), _shape(target)))
 
