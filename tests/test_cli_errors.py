@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import fourcards
+
 from fourcards.cli import main
 from fourcards.fourcolor import FourColor
 from fourcards.gangoffour import GangOfFour
@@ -78,8 +79,8 @@ BAD_FLAGS = [
     (["tournament", "--bots", "greedy,clever"], "clever"),
     (["tournament", "--bots", "search:time_per_move=abc,greedy"], "abc"),
     (["tournament", "--bots", "search:time_per_move=-1,greedy"],
-     "time_per_move" if fourcards.COMPILED else "compiled core"),
-    (["tournament", "--bots", "search:depth=3,greedy"], "depth"),
+     "time_per_move" if fourcards.COMPILED else "compiled kernels"),
+    (["tournament", "--bots", "search:depth=3,greedy"], "depth" if fourcards.COMPILED else "compiled kernels"),
     (["tournament", "--bots", "search:time_per_move,greedy"], "name=value"),
     (["tournament", "--bots", "greedy:x=1,greedy"], "greedy"),
     (["tournament", "--bots", "greedy,greedy", "--target-score", "-3"], "--target-score"),

@@ -22,6 +22,9 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
 
+# The server plays on the compiled kernels (its search bot needs them); CI runs these in compiled mode.
+pytestmark = pytest.mark.engine
+
 from fourcards.games import get_game  # noqa: E402
 from fourcards.server.views import observation_view, plain  # noqa: E402
 

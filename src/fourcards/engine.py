@@ -61,8 +61,8 @@ from .errors import (
 from .rng import MASK64, Rng
 
 __all__ = [
-    "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "unroll",
-    "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
+    "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
+    "win_shares", "unroll", "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -109,6 +109,21 @@ def derive_seed(seed: int, stream: int) -> int:
     True
     """
     return Rng((seed + stream * 0xD1B54A32D192ED03) & MASK64).next_u64()
+
+
+def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
+    """The seeds of matches ``start .. start + count - 1`` of a simulation:
+    ``derive_seed(seed, i)`` each, as a ``uint64`` array."""
+    return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+
+
+def win_shares(winners: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """Each seat's wins over the rows of a ``(matches, seats)`` winners array,
+    a shared win counting 1/k (rows without a winner count for nobody)."""
+    counts = winners.sum(axis=1, keepdims=True)
+    share = np.divide(winners, counts, out=np.zeros(winners.shape, dtype=np.float64), where=counts > 0)
+    result: npt.NDArray[np.float64] = share.sum(axis=0)
+    return result
 
 
 def option(default: Any, *, low: int | None = None, high: int | None = None,

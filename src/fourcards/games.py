@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
+from ._backend import COMPILED
 from .engine import Bot, Game
 from .errors import FourCardsError
 
@@ -74,10 +75,23 @@ class GameEntry:
     engine: str
     bots: Mapping[str, BotFactory]
     best_bot: str
+    #: Bot kinds that need the game's compiled kernels (not on the pure-Python twin).
+    compiled_bots: tuple[str, ...] = ()
 
     @property
     def bot_kinds(self) -> tuple[str, ...]:
         return tuple(self.bots)
+
+    @property
+    def available_bots(self) -> tuple[str, ...]:
+        """The bot kinds that can play here (all of them when the compiled kernels are in use)."""
+        return tuple(kind for kind in self.bots if COMPILED or kind not in self.compiled_bots)
+
+    @property
+    def hint_bot(self) -> str:
+        """The best bot that can play here: ``best_bot``, or the last available kind."""
+        available = self.available_bots
+        return self.best_bot if self.best_bot in available else available[-1]
 
     @property
     def game_class(self) -> type[Game[Any]]:
@@ -93,6 +107,9 @@ class GameEntry:
         """A seeded bot of ``kind`` for ``game``; ``options`` go to its constructor."""
         if kind not in self.bots:
             raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from {', '.join(self.bots)}")
+        if kind not in self.available_bots:
+            raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "
+                                 "or they did not build)")
         return self.bots[kind](game, seed, dict(options))
 
 
@@ -101,7 +118,7 @@ GAMES: dict[str, GameEntry] = {
     for entry in (
         GameEntry("gang-of-four", "Gang of Four", "fourcards.gangoffour.match:GangOfFour",
                   {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"),
-                   "search": _search}, best_bot="search"),
+                   "search": _search}, best_bot="search", compiled_bots=("search",)),
         GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
                   {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
                   best_bot="greedy"),

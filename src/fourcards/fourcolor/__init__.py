@@ -20,11 +20,11 @@ pure-Python twin searches plainly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from importlib import import_module
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from .._lazy import lazy_exports
 from ..errors import ImpossibleCardsError, InvalidCardError
 from . import _deck, _kernels, _reference
 
@@ -184,11 +184,4 @@ if TYPE_CHECKING:
     from .game import FourColor, FourColorObservation, FourColorState, Rules
 
 
-def __getattr__(name: str) -> Any:
-    """The game and its bots load on first use, so that importing the cards stays quick."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _LAZY)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import derive_seed
+from ..engine import derive_seed, derive_seeds, win_shares
 from ..errors import FourCardsError, InvalidRulesError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
@@ -49,14 +49,12 @@ class SimulationResult:
 
     def win_share(self) -> npt.NDArray[np.float64]:
         """Each seat's game wins, a shared win counting 1/k."""
-        share = self.winners / self.winners.sum(axis=1, keepdims=True)
-        result: npt.NDArray[np.float64] = share.sum(axis=0)
-        return result
+        return win_shares(self.winners)
 
 
 def game_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
     """The seeds of games ``start .. start + count - 1``: ``derive_seed(seed, i)``."""
-    return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+    return derive_seeds(seed, count, start)
 
 
 def _seeds(games: int | Sequence[int] | npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:

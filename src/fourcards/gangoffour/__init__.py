@@ -10,9 +10,9 @@
 3
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ._deck import PAD
 from .cards import DECK, KINDS, Card, CardsLike, format_cards, hand_mask, mask_cards, parse_cards
 from .combos import (
@@ -52,12 +52,5 @@ if TYPE_CHECKING:
     from .simulate import simulate_many
 
 
-def __getattr__(name: str) -> Any:
-    """The game and its bots load on first use, so that importing the cards stays quick."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _LAZY)
 

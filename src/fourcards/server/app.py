@@ -258,7 +258,7 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
         return tuple(SeatRecord("human") for _ in range(players))
     if not isinstance(seats, list) or len(seats) != players:
         raise _HTTPError(400, "bad_seats", f"'seats' must list {players} seats")
-    kinds = ("random", "greedy") if game == SPEEDSTER else get_game(game).bot_kinds
+    kinds = ("random", "greedy") if game == SPEEDSTER else get_game(game).available_bots
     result = []
     for number, seat in enumerate(seats):
         if not isinstance(seat, dict):
@@ -286,7 +286,7 @@ def games_catalogue() -> list[dict[str, Any]]:
             if option["name"] == "mode":
                 option["choices"] = ["turn", "solitaire"]
         result.append({"name": name, "title": entry.title, "players": list(PLAYERS[name]), "rules": options,
-                       "bots": list(entry.bot_kinds), "deck": name in ("four-pack", "duelo")})
+                       "bots": list(entry.available_bots), "deck": name in ("four-pack", "duelo")})
         if name == "zangle":
             result.append({"name": SPEEDSTER, "title": "Zangle Speedster", "players": list(PLAYERS[SPEEDSTER]),
                            "rules": SPEEDSTER_RULES, "bots": ["random", "greedy"], "deck": False,

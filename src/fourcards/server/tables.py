@@ -410,8 +410,9 @@ class TurnTable(Table):
             version = self.step
             observation = state.observation(seat)
             legal = state.legal_actions()
-            options = {"time_per_move": 0.2} if self.entry.best_bot == "search" else {}
-            bot = self.entry.new_bot(self.entry.best_bot, self.game, seed=version, **options)
+            kind = self.entry.hint_bot
+            options = {"time_per_move": 0.2} if kind == "search" else {}
+            bot = self.entry.new_bot(kind, self.game, seed=version, **options)
         loop = asyncio.get_running_loop()
         action = await loop.run_in_executor(self.executor, bot.choose, observation, legal)
         message: dict[str, Any] = {"type": "hint", "version": version, "action": action,

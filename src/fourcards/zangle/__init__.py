@@ -12,9 +12,9 @@ the games build on these.
 0
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from .cards import KINDS, Check, Zangle, best_zangle, check_zangle, find_zangles
 from .geometry import SHAPES, Shape, ascii_art, canonical, free_shapes, one_sided_shapes, svg
 from .tiling import TILINGS, all_tilings, tiles
@@ -32,11 +32,4 @@ if TYPE_CHECKING:
     from .game import Rules, ZangleGame, ZangleObservation, ZangleState
 
 
-def __getattr__(name: str) -> Any:
-    """The game and its bots load on first use, so that importing the cards stays quick."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _LAZY)

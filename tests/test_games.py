@@ -1,0 +1,52 @@
+"""The registry of games and bots by name."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import fourcards
+from fourcards import FourCardsError
+from fourcards.games import ALIASES, GAMES, get_game
+
+
+def test_every_game_and_bot_by_name() -> None:
+    for name, entry in GAMES.items():
+        game = entry.new_game()
+        assert get_game(name) is entry and game.name in (name, "four-color-cards")
+        for kind in entry.available_bots:
+            bot = entry.new_bot(kind, game, seed=1)
+            state = game.new_match(1)
+            assert bot.choose(state.observation(state.current_player), state.legal_actions()) in state.legal_actions()
+    for alias, name in ALIASES.items():
+        assert get_game(alias) is GAMES[name]
+
+
+def test_unknown_names_and_options_are_refused() -> None:
+    with pytest.raises(FourCardsError, match="chess"):
+        get_game("chess")
+    with pytest.raises(TypeError):
+        get_game(4)  # type: ignore[arg-type]
+    entry = get_game("duelo")
+    with pytest.raises(FourCardsError, match="clever"):
+        entry.new_bot("clever", entry.new_game())
+    with pytest.raises(TypeError, match="no options"):
+        entry.new_bot("random", entry.new_game(), depth=3)
+
+
+def test_compiled_only_bots_are_not_offered_on_the_twin() -> None:
+    code = ("from fourcards.games import get_game\n"
+            "e = get_game('gang-of-four')\n"
+            "print(e.available_bots, e.hint_bot)\n"
+            "try:\n    e.new_bot('search', e.new_game())\nexcept ValueError as error:\n    print(error)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_")}
+    env["FOURCARDS_NO_EXTENSIONS"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0] == "('random', 'greedy') greedy"
+    assert "needs the compiled kernels" in out
+    if fourcards.COMPILED:
+        assert get_game("gang-of-four").available_bots == ("random", "greedy", "search")
+        assert get_game("gang-of-four").hint_bot == "search"
