@@ -178,32 +178,28 @@ def split(counts: Any, exposed_code: int = -1) -> tuple[int, tuple[int, ...]] | 
     rest = list(_check_counts(counts))
     melds: list[int] = []
     target = total
-    if exposed_code >= 0:
-        for codes in MELDS_WITH[exposed_code]:
+
+    def take(candidates: Sequence[tuple[int, ...]], column: int) -> bool:
+        """Take the first candidate meld after which the rest still reaches the target."""
+        nonlocal rest, target
+        for codes in candidates:
             trial = list(rest)
             for k in codes:
                 trial[k] -= 1
             if min(trial) < 0:
                 continue
             sub = _search(tuple(trial), -1)
-            if sub >= 0 and sub + d.POINTS[d.meld_kind(codes)][0] == target:
+            if sub >= 0 and sub + d.POINTS[d.meld_kind(codes)][column] == target:
                 melds.append(MELD_INDEX[codes])
                 rest, target = trial, sub
-                break
+                return True
+        return False
+
+    if exposed_code >= 0:
+        take(MELDS_WITH[exposed_code], 0)
     while any(rest):
         first = next(k for k, n in enumerate(rest) if n)
-        for codes in MELDS_WITH[first]:
-            trial = list(rest)
-            for k in codes:
-                trial[k] -= 1
-            if min(trial) < 0:
-                continue
-            sub = _search(tuple(trial), -1)
-            if sub >= 0 and sub + d.POINTS[d.meld_kind(codes)][1] == target:
-                melds.append(MELD_INDEX[codes])
-                rest, target = trial, sub
-                break
-        else:  # pragma: no cover - the search guarantees a way
+        if not take(MELDS_WITH[first], 1):  # pragma: no cover - the search guarantees a way
             raise AssertionError("no meld reproduces the best total")
     return total, tuple(melds)
 
