@@ -29,3 +29,20 @@ def small_sets(draw: st.DrawFn) -> list[int]:
     size = draw(st.integers(1, min(7, len(pool))))
     bits = draw(st.lists(st.sampled_from(pool), unique=True, min_size=size, max_size=size))
     return [_deck.KIND_OF_BIT[b] for b in bits]
+
+
+@st.composite
+def meldy_hands(draw: st.DrawFn, size: int = 7) -> list[int]:
+    """Four Color count vectors built from melds (mostly complete), then perturbed."""
+    from fourcards.fourcolor import _reference as fourcolor
+
+    counts = [0] * 28
+    for _ in range(draw(st.integers(0, size))):
+        meld = draw(st.sampled_from(fourcolor.MELDS))
+        if all(counts[k] + meld.count(k) <= 4 for k in set(meld)):
+            for k in meld:
+                counts[k] += 1
+    for k in draw(st.lists(st.integers(0, 27), max_size=2)):
+        if counts[k] < 4:
+            counts[k] += 1
+    return counts

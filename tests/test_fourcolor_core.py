@@ -122,23 +122,12 @@ def counts_of(cards: list[int]) -> list[int]:
     return counts
 
 
-@st.composite
-def meldy_hands(draw: st.DrawFn) -> list[int]:
-    """Hands built from melds (mostly complete), then perturbed."""
-    counts = [0] * 28
-    for _ in range(draw(st.integers(0, 7))):
-        meld = draw(st.sampled_from(ref.MELDS))
-        if all(counts[k] + meld.count(k) <= 4 for k in set(meld)):
-            for k in meld:
-                counts[k] += 1
-    for k in draw(st.lists(st.integers(0, 27), max_size=2)):
-        if counts[k] < 4:
-            counts[k] += 1
-    return counts
 
 
 core = pytest.importorskip("fourcards.fourcolor._core")
 from fourcards.fourcolor import _deck  # noqa: E402
+
+from .strategies import meldy_hands  # noqa: E402
 
 # Load the tables into the core even when the package runs on the twin.
 core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in ref.MELDS_WITH], _deck.POINTS)

@@ -25,24 +25,13 @@ from fourcards.fourcolor.bots import hand_value
 from fourcards.fourcolor.game import MELDS, FourColor, Rules
 from fourcards.fourcolor.simulate import game_seeds, simulate
 
+from .strategies import meldy_hands
+
 core: Any = pytest.importorskip("fourcards.fourcolor._core")
 # Load every table into the core even when the package runs on the twin.
 core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in ref.MELDS_WITH], _deck.POINTS, ref.MELDS)
 
 
-@st.composite
-def meldy_hands(draw: st.DrawFn, size: int = 8) -> list[int]:
-    """Hands built from melds (mostly complete), then perturbed."""
-    counts = [0] * 28
-    for _ in range(draw(st.integers(0, size))):
-        meld = draw(st.sampled_from(ref.MELDS))
-        if all(counts[k] + meld.count(k) <= 4 for k in set(meld)):
-            for k in meld:
-                counts[k] += 1
-    for k in draw(st.lists(st.integers(0, 27), max_size=2)):
-        if counts[k] < 4:
-            counts[k] += 1
-    return counts
 
 
 def cards_of(counts: list[int]) -> list[Card]:
@@ -58,7 +47,7 @@ def random_hand(rng: random.Random, size: int) -> list[int]:
 
 # -- the kernels against the twin -------------------------------------------------------------
 
-@given(meldy_hands(), st.integers(-1, 27))
+@given(meldy_hands(size=8), st.integers(-1, 27))
 def test_split_agrees_with_the_twin(counts: list[int], exposed: int) -> None:
     if exposed >= 0 and counts[exposed] == 0:
         exposed = -1
@@ -76,7 +65,7 @@ def test_split_agrees_with_the_twin(counts: list[int], exposed: int) -> None:
         assert points == total and (exposed < 0 or exposed in MELDS[indices[0]])
 
 
-@given(meldy_hands(), st.lists(st.integers(0, 4), min_size=28, max_size=28), st.booleans())
+@given(meldy_hands(size=8), st.lists(st.integers(0, 4), min_size=28, max_size=28), st.booleans())
 def test_wait_points_agree_with_the_twin(counts: list[int], on_table: list[int], from_discard: bool) -> None:
     assert core.fc_wait_points(counts, on_table, from_discard) == ref.wait_points(counts, on_table, from_discard)
     assert core.fc_wait_points(counts, None, from_discard) == ref.wait_points(counts, None, from_discard)
@@ -118,7 +107,7 @@ def test_batch_rows_above_four_answer_minus_two() -> None:
 
 # -- the public functions: the fast path gives what the Python path gives ------------------------
 
-@given(meldy_hands())
+@given(meldy_hands(size=8))
 def test_public_fast_path_matches_the_python_path(counts: list[int]) -> None:
     cards = cards_of(counts)
     text = " ".join(str(c) for c in cards).lower()  # lower case: always the Python path
