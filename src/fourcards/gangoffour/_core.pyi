@@ -23,3 +23,10 @@ def gof_simulate(
     npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.int64],
     list[npt.NDArray[np.int32]] | None
 ]: ...
+MAX_PLAYOUT_STEPS: int
+def gof_random_playouts(
+    rules: dict[str, int], hands: Sequence[int], totals: Sequence[int], round_: int, dealer: int,
+    direction: int, phase: int, current: int, table: int, table_player: int, passed: int,
+    announced: int, out: int, m1_lead: bool, played: int, loser: int, given: int, returned: int,
+    match_rng: int, playouts: int, seed: int, record: bool = False,
+) -> tuple[npt.NDArray[np.float64], list[npt.NDArray[np.int32]] | None]: ...

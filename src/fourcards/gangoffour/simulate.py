@@ -22,9 +22,11 @@ from ..engine import derive_seed, derive_seeds, win_shares
 from . import _kernels
 from ._kernels import core
 from .bots import GreedyBot, RandomBot
-from .match import GangOfFour, Rules
+from ..rng import Rng
+from .match import GangOfFour, MatchState, Rules
 
-__all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_seeds"]
+__all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_seeds", "random_playouts",
+           "PlayoutResult"]
 
 POLICIES = {"random": 0, "greedy": 1}
 
@@ -179,3 +181,81 @@ def simulate_many(
         np.concatenate([p.steps for p in parts]),
         None,
     )
+
+
+@dataclass(frozen=True)
+class PlayoutResult:
+    """What :func:`random_playouts` found: the mean of ``MatchState.returns()``
+    over the playouts, and (with ``record``) each playout's actions."""
+
+    returns: npt.NDArray[np.float64]
+    actions: list[npt.NDArray[np.int32]] | None
+
+
+def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record: bool = False,
+                    compiled: bool | None = None) -> PlayoutResult:
+    """Play a match in progress on to its end ``playouts`` times with uniformly
+    random legal actions; ``state`` itself is not changed.
+
+    Each action is ``legal[rng.below(len(legal))]`` over the sorted
+    ``legal_actions()``, with one :class:`~fourcards.rng.Rng` seeded with
+    ``seed`` across the playouts; the later rounds are dealt by the match's own
+    generator, as :meth:`MatchState.apply` would deal them (so every playout
+    sees the same later deals).  The compiled core and the Python engine
+    (``compiled=False``) play the same moves.
+
+    >>> state = GangOfFour(players=2, target_score=10).new_match(5)
+    >>> result = random_playouts(state, playouts=50, seed=1)
+    >>> result.returns.shape, abs(float(result.returns.sum())) < 1e-9
+    ((2,), True)
+    """
+    if not isinstance(state, MatchState):
+        raise TypeError(f"state must be a Gang of Four MatchState, not {type(state).__name__}")
+    if not isinstance(playouts, int) or isinstance(playouts, bool):
+        raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
+    if not 1 <= playouts <= 2**31 - 1:
+        raise ValueError(f"playouts={playouts} must be 1..2**31-1")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    seed &= (1 << 64) - 1
+    n = state.game.num_players
+    if state.is_terminal:
+        return PlayoutResult(np.asarray(state.returns(), dtype=np.float64),
+                             [np.zeros(0, np.int32) for _ in range(playouts)] if record else None)
+    # Stacked deals for later rounds are known to the Python engine only.
+    use_core = (core is not None and len(state._deals) <= state.round) if compiled is None else compiled
+    if use_core:
+        if core is None:
+            raise RuntimeError("the compiled core is not available")
+        if len(state._deals) > state.round:
+            raise ValueError("the compiled playouts cannot follow stacked deals of later rounds; "
+                             "use compiled=False")
+        exchange = state._exchange
+        means, logs = core.gof_random_playouts(
+            _kernels.pack_rules(state.game.rules), state._hands, state._totals, state._round,
+            state._dealer, state._direction, state._phase, state._current, state._table,
+            state._table_player, state._passed, state._announced, state._out, state._m1_lead,
+            _played_mask(state._played), -1 if exchange is None else exchange.loser,
+            -1 if exchange is None else exchange.given.code,
+            -1 if exchange is None or exchange.returned is None else exchange.returned.code,
+            state._rng.state, playouts, seed, record)
+        return PlayoutResult(means, logs)
+    rng = Rng(seed)
+    sums = np.zeros(n, np.float64)
+    recorded: list[npt.NDArray[np.int32]] | None = [] if record else None
+    for _ in range(playouts):
+        match = state.clone()
+        start = len(match.actions)
+        while not match.is_terminal:
+            legal = match.legal_actions()
+            match.apply(legal[rng.below(len(legal))])
+        sums += match.returns()
+        if recorded is not None:
+            recorded.append(np.array(match.actions[start:], dtype=np.int32))
+    return PlayoutResult(sums / playouts, recorded)
+
+
+def _played_mask(additive: int) -> int:
+    from . import _deck
+
+    return _deck.canonical_from_sum(additive)

@@ -29,8 +29,19 @@ player's dealt hand at the start of every round and every action of the match
 :meth:`GangOfFourSpielState.resample_from_infostate` deals the cards a player
 cannot see (the other hands, and the cards set aside with 2 or 3 players) at
 random among the other seats, keeping their hand sizes, and reseeds the
-later rounds: what OpenSpiel's ISMCTS needs. It does not pin the card the
-round's loser gave the winner to the winner's hand.
+later rounds: what OpenSpiel's ISMCTS needs. Every card the player can know
+stays where it is: their own hand, the cards played, the cards of this round's
+exchange (public: the winner holds the card the loser gave until they play or
+return it; the loser holds the card given back until they play it), the
+loser's other cards are no higher than the card they gave (it was their
+highest), and in round 1 the player who must lead ``M1`` holds it (with 2 or 3
+players, a first lead without ``M1`` means it was set aside). What the
+"last card" rule lets one infer from a forced play is not used.
+
+:class:`CompiledRolloutEvaluator` is an evaluator for OpenSpiel's MCTS and
+ISMCTS bots like ``RandomRolloutEvaluator`` (uniformly random legal actions to
+the end of the match) that plays the rollouts in the compiled simulator
+(:func:`fourcards.gangoffour.simulate.random_playouts`).
 """
 
 from __future__ import annotations
@@ -41,16 +52,22 @@ import numpy as np
 import pyspiel
 
 from ..gangoffour import _deck
-from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, MatchState, Played, RoundStart, Rules
+from ..gangoffour.match import (
+    OBSERVATION_SIZE, GangOfFour, MatchState, Played, RoundStart, Rules,
+)
+from ..gangoffour.simulate import random_playouts
 from ..rng import Rng
 
 __all__ = ["GAME_NAME", "DEALS", "GangOfFourSpielGame", "GangOfFourSpielState", "GangOfFourObserver",
-           "register", "resample"]
+           "CompiledRolloutEvaluator", "register", "resample", "known_cards"]
 
 GAME_NAME = "python_fourcards_gang_of_four"
 #: Outcomes of the chance node that deals the match (seeds of the engine's shuffles).
 DEALS = 1 << 16
 _CODES = _deck.NUM_KINDS  # 34 card codes
+_BIT = _deck.BIT
+_PAIR_LO = _deck.PAIR_LO
+_M1 = _deck.M1
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + _CODES + 4 * _CODES
 
 _DEFAULTS = Rules()
@@ -109,59 +126,102 @@ class GangOfFourSpielGame(pyspiel.Game):  # type: ignore[misc]
         return GangOfFourObserver(self.engine, perfect_recall)
 
 
+class _Payload:
+    """Everything a state holds on the Python side, in one object that OpenSpiel's
+    ``Clone`` (``copy.deepcopy`` of each attribute) copies with one cheap call.
+
+    ``dealt`` holds, per seat, the hand at the start of every round (after the
+    loser's card moved to the winner); ``dealt_text`` the same as text, and
+    ``actions_text`` the match's actions: the parts of the information-state
+    string, kept up to date instead of rebuilt per call."""
+
+    __slots__ = ("engine", "match", "dealt", "dealt_text", "actions_text", "facts")
+
+    def __init__(self, engine: GangOfFour) -> None:
+        self.engine = engine
+        self.match: MatchState | None = None
+        n = engine.num_players
+        self.dealt: tuple[tuple[int, ...], ...] = ((),) * n
+        self.dealt_text: tuple[str, ...] = ("",) * n
+        self.actions_text = ""
+        self.facts: _Facts | None = None  # what resample needs, for this step (a cache)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Payload:
+        other = _Payload.__new__(_Payload)
+        other.engine = self.engine
+        other.match = None if self.match is None else self.match.clone()
+        other.dealt = self.dealt  # tuples and strings: shared, never changed in place
+        other.dealt_text = self.dealt_text
+        other.actions_text = self.actions_text
+        other.facts = self.facts
+        return other
+
+
 class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
     """A match: a chance node (the deal), then the engine's
     :class:`~fourcards.gangoffour.match.MatchState`."""
 
     def __init__(self, game: GangOfFourSpielGame) -> None:
         super().__init__(game)
-        self._engine = game.engine
-        self.match: MatchState | None = None
-        # each seat's hand at the start of every round (the recall of the information state)
-        self._dealt: list[list[int]] = [[] for _ in range(self._engine.num_players)]
+        self._p = _Payload(game.engine)
+
+    @property
+    def match(self) -> MatchState | None:
+        """The engine's match (None before the deal)."""
+        return self._p.match
+
+    @property
+    def _engine(self) -> GangOfFour:
+        return self._p.engine
+
+    @property
+    def _dealt(self) -> tuple[tuple[int, ...], ...]:
+        return self._p.dealt
 
     # -- turn and actions ------------------------------------------------------------
     def current_player(self) -> int:
-        if self.match is None:
+        match = self._p.match
+        if match is None:
             return int(pyspiel.PlayerId.CHANCE)
-        if self.match.is_terminal:
+        if match.is_terminal:
             return int(pyspiel.PlayerId.TERMINAL)
-        return self.match.current_player
+        return match.current_player
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / DEALS
         return [(seed, p) for seed in range(DEALS)]
 
     def _legal_actions(self, player: int) -> list[int]:
-        assert self.match is not None
-        return self.match.legal_actions() if player == self.match.current_player else []
+        match = self._p.match
+        assert match is not None
+        return match.legal_actions() if player == match.current_player else []
 
     def _apply_action(self, action: int) -> None:
-        if self.match is None:
-            self.match = self._engine.new_match(int(action))
+        payload = self._p
+        if payload.match is None:
+            payload.match = payload.engine.new_match(int(action))
         else:
-            self.match.apply(int(action))
-        self._note_deals()
-
-    def _note_deals(self) -> None:
-        """Remember every seat's hand when a round starts."""
-        assert self.match is not None
-        if not self.match.is_terminal and self.match._round > len(self._dealt[0]):
-            for seat, hand in enumerate(self.match._hand_masks()):
-                self._dealt[seat].append(hand)
+            payload.match.apply(int(action))
+            text = str(int(action))
+            payload.actions_text = f"{payload.actions_text} {text}" if payload.actions_text else text
+        payload.facts = None
+        _note_deals(payload)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return str(action) if self.match is None else self.match.action_to_string(int(action))
+        match = self._p.match
+        return str(action) if match is None else match.action_to_string(int(action))
 
     def is_terminal(self) -> bool:
-        return self.match is not None and self.match.is_terminal
+        match = self._p.match
+        return match is not None and match.is_terminal
 
     def returns(self) -> list[float]:
-        if self.match is None:
-            return [0.0] * self._engine.num_players
-        return list(self.match.returns())
+        match = self._p.match
+        if match is None:
+            return [0.0] * self._p.engine.num_players
+        return list(match.returns())
 
     # -- what a player knows -----------------------------------------------------------
     def information_state_string(self, player: int | None = None) -> str:
@@ -198,12 +258,25 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
         return other
 
 
+def _note_deals(payload: _Payload) -> None:
+    """Remember every seat's hand when a round starts."""
+    match = payload.match
+    assert match is not None
+    if not match.is_terminal and match._round > len(payload.dealt[0]):
+        hands = match._hand_masks()
+        payload.dealt = tuple(dealt + (hand,) for dealt, hand in zip(payload.dealt, hands))
+        payload.dealt_text = tuple(_join_hand(text, hand) for text, hand in zip(payload.dealt_text, hands))
+
+
+def _join_hand(text: str, hand: int) -> str:
+    return f"{text} | {_deck_text(hand)}" if text else _deck_text(hand)
+
+
 def _information_state_string(state: GangOfFourSpielState, seat: int) -> str:
-    if state.match is None:
+    payload = state._p
+    if payload.match is None:
         return f"p{seat}"
-    hands = " | ".join(_deck_text(mask) for mask in state._dealt[seat])
-    actions = " ".join(map(str, state.match.actions))
-    return f"p{seat} dealt: {hands} actions: {actions}"
+    return f"p{seat} dealt: {payload.dealt_text[seat]} actions: {payload.actions_text}"
 
 
 def _observation_string(state: GangOfFourSpielState, seat: int) -> str:
@@ -214,9 +287,9 @@ def _observation_string(state: GangOfFourSpielState, seat: int) -> str:
 
 
 def _deck_text(mask: int) -> str:
-    from ..gangoffour.cards import mask_cards
-
-    return " ".join(str(card) for card in mask_cards(mask))
+    """The cards of a canonical mask as text, lowest first (as ``mask_cards``)."""
+    names = _deck.NAMES
+    return " ".join([names[code] for code in _deck.codes_of_mask(mask)])
 
 
 def _information_state_tensor(state: GangOfFourSpielState, seat: int, out: np.ndarray[Any, Any]) -> None:
@@ -260,43 +333,223 @@ class GangOfFourObserver:
         return _observation_string(state, player)
 
 
+# -- resampling ------------------------------------------------------------------------
+
+def _additive(mask: int) -> int:
+    return mask - ((mask >> 1) & _PAIR_LO)
+
+
+def _canonical(additive: int) -> int:
+    return additive | ((additive >> 1) & _PAIR_LO)
+
+
+def _minus_floor(known: int, played: int) -> int:
+    """Canonical ``known`` less the cards of canonical ``played`` (per kind, not below zero)."""
+    return known & ~played if known & played else known
+
+
+class _Facts:
+    """What every seat knows about where the cards are, for the current step
+    (computed once per state from the public history; see :func:`known_cards`)."""
+
+    __slots__ = ("known", "aside_known", "cap", "played_by", "exchange")
+
+    def __init__(self, known: list[int], aside_known: int, cap: list[int], played_by: list[int],
+                 exchange: tuple[int, int, int, int] | None) -> None:
+        self.known = known              # per seat: canonical mask of cards every other seat knows it holds
+        self.aside_known = aside_known  # canonical mask of cards known to be set aside
+        self.cap = cap                  # per seat: highest card code its other cards can have
+        self.played_by = played_by      # per seat: additive mask of its plays this round
+        self.exchange = exchange        # (loser, winner, given code, returned code or -1)
+
+
+def _facts(payload: _Payload) -> _Facts:
+    if payload.facts is not None:
+        return payload.facts
+    match = payload.match
+    assert match is not None
+    n = payload.engine.num_players
+    played_by = [0] * n
+    first_play: Played | None = None
+    for record in reversed(match.history):
+        if isinstance(record, RoundStart):
+            break
+        if isinstance(record, Played):
+            played_by[record.player] += _additive(record.combo.mask)
+            first_play = record
+    known = [0] * n
+    aside_known = 0
+    cap = [_CODES - 1] * n
+    exchange = match._exchange
+    summary: tuple[int, int, int, int] | None = None
+    if exchange is not None:
+        loser, winner, given = exchange.loser, exchange.winner, exchange.given.code
+        returned = -1 if exchange.returned is None else exchange.returned.code
+        summary = (loser, winner, given, returned)
+        cap[loser] = given  # the loser gave their highest card
+        if returned != given:
+            known[winner] = _BIT[given]
+        if returned >= 0:
+            known[loser] = _BIT[returned]
+        for seat in (loser, winner):
+            known[seat] = _minus_floor(known[seat], _canonical(played_by[seat]))
+    if match.round == 1:
+        m1 = _BIT[_M1]
+        if first_play is None:
+            if match._m1_lead:
+                known[match.current_player] |= m1
+            else:
+                aside_known |= m1  # nobody was dealt M1 (2 or 3 players)
+        elif not first_play.combo.mask & m1:
+            aside_known |= m1
+    facts = _Facts(known, aside_known, cap, played_by, summary)
+    payload.facts = facts
+    return facts
+
+
+def known_cards(state: GangOfFourSpielState) -> tuple[list[int], int]:
+    """Per seat, a canonical mask of the cards every other seat knows it holds
+    (from the exchange, and ``M1`` before the first lead of the match), and the
+    mask of cards known to be set aside (``M1`` when nobody was dealt it)."""
+    if state.match is None or state.match.is_terminal:
+        n = state._engine.num_players
+        return [0] * n, 0
+    facts = _facts(state._p)
+    return list(facts.known), facts.aside_known
+
+
 def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator) -> GangOfFourSpielState:
-    """A copy of ``state`` in which the cards ``player`` cannot see are dealt
-    at random among the other seats (hand sizes kept) and later rounds are
-    shuffled from a new seed; ``player``'s information state is unchanged."""
+    """A copy of ``state`` in which the cards ``player`` cannot know are dealt
+    at random among the other seats and the cards set aside (hand sizes kept,
+    the known cards where they are, the loser's cards no higher than the card
+    they gave), uniformly over such deals, and later rounds are shuffled from a
+    new seed; ``player``'s information state is unchanged."""
     other: GangOfFourSpielState = state.clone()
-    match = other.match
+    payload = other._p
+    match = payload.match
     if match is None or match.is_terminal:
         return other
-    n = other._engine.num_players
+    n = payload.engine.num_players
+    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
+        raise ValueError(f"player {player!r} is not a seat (0..{n - 1})")
+    player = int(player)
+    facts = _facts(state._p)
     hands = list(match._hand_masks())
-    unseen: list[int] = []
-    for seat in range(n):
-        if seat != player:
-            unseen.extend(_deck.codes_of_mask(hands[seat]))
-    unseen.extend(_set_aside_codes(match))
-    order = rng.permutation(len(unseen))
-    pool = [unseen[i] for i in order]
-    for seat in range(n):
-        if seat == player:
-            continue
-        size = hands[seat].bit_count()
-        additive = sum(_deck.BIT[code] for code in pool[:size])
-        pool = pool[size:]
-        hands[seat] = _deck.canonical_from_sum(additive)
+    # The places the hidden cards go: the other seats, then the cards set aside.
+    places = [seat for seat in range(n) if seat != player]
+    fixed = [facts.known[seat] for seat in places] + [facts.aside_known]
+    sizes = [hands[seat].bit_count() for seat in places] + [_canonical(match._set_aside).bit_count()]
+    caps = [facts.cap[seat] for seat in places] + [_CODES - 1]
+    pool_additive = sum(_additive(hands[seat]) for seat in places) + match._set_aside
+    for mask in fixed:
+        pool_additive -= _additive(mask)
+    pool = _deck.codes_of_mask(_canonical(pool_additive))
+    order = rng.permutation(len(pool)).tolist()
+    taken = [False] * len(pool)
+    dealt = [_additive(mask) for mask in fixed]
+    # Most constrained place first: each takes the first cards it may hold in a
+    # random order, which is uniform over the deals that keep every cap.
+    for index in sorted(range(len(places) + 1), key=lambda i: caps[i]):
+        need = sizes[index] - fixed[index].bit_count()
+        cap = caps[index]
+        for k in order:
+            if need == 0:
+                break
+            if not taken[k] and pool[k] <= cap:
+                taken[k] = True
+                dealt[index] += _BIT[pool[k]]
+                need -= 1
+        if need:
+            raise AssertionError("no deal keeps what the player knows (an inconsistent state)")
+    for index, seat in enumerate(places):
+        hands[seat] = _canonical(dealt[index])
     match._hands = hands
-    match._set_aside = sum(_deck.BIT[code] for code in pool)
+    match._set_aside = dealt[-1]
     match._rng = Rng(int(rng.integers(0, 1 << 63)))
-    if other._dealt[0]:
-        for seat in range(n):
-            if seat != player:
-                other._dealt[seat] = other._dealt[seat][:-1] + [hands[seat]]
+    payload.facts = None
+    if payload.dealt[0]:
+        # Each other seat's hand at the start of this round, in the new deal.
+        changed = list(payload.dealt)
+        texts = list(payload.dealt_text)
+        for seat in places:
+            start = _additive(hands[seat]) + facts.played_by[seat]
+            if facts.exchange is not None and facts.exchange[3] >= 0:
+                loser, winner, _given, returned = facts.exchange
+                if seat == winner:
+                    start += _BIT[returned]
+                elif seat == loser:
+                    start -= _BIT[returned]
+            changed[seat] = changed[seat][:-1] + (_canonical(start),)
+            head = texts[seat].rsplit(" | ", 1)[0] if len(changed[seat]) > 1 else ""
+            texts[seat] = _join_hand(head, changed[seat][-1])
+        payload.dealt = tuple(changed)
+        payload.dealt_text = tuple(texts)
     return other
 
 
 def _set_aside_codes(match: MatchState) -> list[int]:
     """The cards set aside (2 or 3 players), one code per copy."""
     return list(_deck.codes_of_mask(_deck.canonical_from_sum(match._set_aside)))
+
+
+# -- a compiled rollout evaluator ------------------------------------------------------
+
+class CompiledRolloutEvaluator:
+    """An evaluator for OpenSpiel's ``MCTSBot`` and ``ISMCTSBot``, like
+    ``open_spiel.python.algorithms.mcts.RandomRolloutEvaluator``: ``evaluate``
+    averages the returns of ``n_rollouts`` matches played on to the end with
+    uniformly random legal actions, ``prior`` is uniform over the legal
+    actions. The rollouts run in the compiled Gang of Four simulator
+    (:func:`fourcards.gangoffour.simulate.random_playouts`, the Python engine
+    without it), from a generator seeded with ``seed``: the same states give the
+    same evaluations.
+
+    >>> import pyspiel
+    >>> game = pyspiel.load_game(GAME_NAME, {"players": 2, "target_score": 10})
+    >>> state = game.new_initial_state()
+    >>> state.apply_action(3)
+    >>> evaluator = CompiledRolloutEvaluator(n_rollouts=8, seed=1)
+    >>> values = evaluator.evaluate(state)
+    >>> values.shape, bool(abs(values.sum()) < 1e-9)
+    ((2,), True)
+    >>> (values == CompiledRolloutEvaluator(n_rollouts=8, seed=1).evaluate(state)).all()
+    np.True_
+    """
+
+    def __init__(self, n_rollouts: int = 1, seed: int = 0) -> None:
+        if not isinstance(n_rollouts, int) or isinstance(n_rollouts, bool):
+            raise TypeError(f"n_rollouts must be an int, not {type(n_rollouts).__name__}")
+        if not 1 <= n_rollouts <= 2**31 - 1:
+            raise ValueError(f"n_rollouts={n_rollouts} must be 1..2**31-1")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        self.n_rollouts = n_rollouts
+        self._rng = Rng(seed)
+
+    def evaluate(self, state: GangOfFourSpielState) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The mean returns of the rollouts from ``state``, one per player."""
+        if not isinstance(state, GangOfFourSpielState):
+            raise TypeError(f"state must be a Gang of Four OpenSpiel state, not {type(state).__name__}")
+        match = state.match
+        if match is None:  # the deal: a random one per rollout, as RandomRolloutEvaluator samples chance
+            n = state._engine.num_players
+            total = np.zeros(n, np.float64)
+            for _ in range(self.n_rollouts):
+                start = state._engine.new_match(self._rng.below(DEALS))
+                total += random_playouts(start, 1, self._rng.next_u64()).returns
+            return total / self.n_rollouts
+        return random_playouts(match, self.n_rollouts, self._rng.next_u64()).returns
+
+    def prior(self, state: GangOfFourSpielState) -> list[tuple[int, float]]:
+        """Equal probability for every legal action (the chance outcomes at the deal)."""
+        if state.is_chance_node():
+            outcomes: list[tuple[int, float]] = state.chance_outcomes()
+            return outcomes
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+    def __repr__(self) -> str:
+        return f"CompiledRolloutEvaluator(n_rollouts={self.n_rollouts})"
 
 
 def register() -> None:
