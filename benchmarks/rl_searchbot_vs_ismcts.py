@@ -3,9 +3,12 @@
 Two-player Gang of Four through the OpenSpiel game of ``fourcards.rl.openspiel``:
 each deal is played twice with the seats swapped; both bots get
 ``--time`` seconds per move (SearchBot with its ``time_per_move``, ISMCTS
-searching until the same deadline with random-rollout evaluation). Prints the
-SearchBot's share of the wins (a shared win counts half) with a Wilson 95%
-interval.
+searching until the same deadline with random-rollout evaluation: by default
+``openspiel.CompiledRolloutEvaluator``, the rollouts in the compiled simulator;
+``--evaluator python`` takes OpenSpiel's own ``RandomRolloutEvaluator``, the
+rollouts through the Python OpenSpiel state). Prints the SearchBot's share of
+the wins (a shared win counts half) with a Wilson 95% interval, ISMCTS's
+simulations a move and the machine's load average.
 
     python benchmarks/rl_searchbot_vs_ismcts.py --matches 200 --time 0.02 --target 10
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from typing import Any
 
@@ -30,12 +34,15 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
     (and at least until the root has one visit: its first simulation only
     expands it)."""
 
-    def __init__(self, game: Any, seconds: float, seed: int) -> None:
+    def __init__(self, game: Any, seconds: float, seed: int, evaluator: str = "compiled") -> None:
         rng = np.random.RandomState(seed)
-        super().__init__(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=1,
+        rollouts: Any = (openspiel.CompiledRolloutEvaluator(1, seed=seed) if evaluator == "compiled"
+                         else mcts.RandomRolloutEvaluator(1, rng))
+        super().__init__(game, rollouts, uct_c=2.0, max_simulations=1,
                          random_state=rng, max_world_samples=ismcts.UNLIMITED_NUM_WORLD_SAMPLES)
         self.seconds = seconds
         self.simulations = 0
+        self.searches = 0
         self.sampler = np.random.default_rng(seed)
         self.set_resampler(lambda state, player: openspiel.resample(state, player, self.sampler))
 
@@ -45,6 +52,7 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
         if len(legal_actions) == 1:
             return [(legal_actions[0], 1.0)]
         self._root_node = self.create_new_node(state)
+        self.searches += 1
         deadline = time.perf_counter() + self.seconds
         while True:
             self.run_simulation(self.sample_root_state(state))
@@ -62,12 +70,14 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int) -> tuple[float, int, int]:
-    """One match; returns SearchBot's win share, the moves, and ISMCTS's simulations."""
+def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int,
+         evaluator: str) -> tuple[float, int, int, int]:
+    """One match; returns SearchBot's win share, the moves, ISMCTS's
+    simulations and its searched moves (those with a choice)."""
     state = game.new_initial_state()
     state.apply_action(deal)
     search = SearchBot(seed=seed, time_per_move=seconds)
-    other = TimedISMCTSBot(game, seconds, seed)
+    other = TimedISMCTSBot(game, seconds, seed, evaluator)
     moves = 0
     while not state.is_terminal():
         player = state.current_player()
@@ -78,7 +88,7 @@ def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int) -> t
         state.apply_action(action)
         moves += 1
     winners = state.match.winners
-    return (1.0 / len(winners) if search_seat in winners else 0.0), moves, other.simulations
+    return (1.0 / len(winners) if search_seat in winners else 0.0), moves, other.simulations, other.searches
 
 
 def main() -> None:
@@ -87,31 +97,41 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=0.02, help="seconds per move for each bot")
     parser.add_argument("--target", type=int, default=10, help="target score of a match")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--evaluator", choices=("compiled", "python"), default="compiled",
+                        help="ISMCTS's rollouts: the compiled simulator or OpenSpiel's RandomRolloutEvaluator")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     game = pyspiel.load_game(openspiel.GAME_NAME, {"players": 2, "target_score": args.target})
     rng = np.random.default_rng(args.seed)
     wins = 0.0
-    moves = simulations = 0
+    moves = simulations = searches = 0
     started = time.perf_counter()
     for k in range(args.matches):
         if k % 2 == 0:
             deal = int(rng.integers(openspiel.DEALS))
-        share, n_moves, n_sims = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k)
+        share, n_moves, n_sims, n_searches = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k,
+                                                  args.evaluator)
         wins += share
         moves += n_moves
         simulations += n_sims
+        searches += n_searches
         if (k + 1) % 20 == 0:
             print(f"  {k + 1} matches: SearchBot {wins:g} wins ({time.perf_counter() - started:.0f} s)", flush=True)
     low, high = wilson(wins, args.matches)
     print()
     print(f"2-player Gang of Four, target score {args.target}, {args.time * 1000:g} ms a move for each bot, "
-          f"{args.matches} matches ({args.matches // 2} deals, seats swapped), seed {args.seed}")
+          f"{args.matches} matches ({args.matches // 2} deals, seats swapped), seed {args.seed}, "
+          f"ISMCTS rollouts: {args.evaluator}")
     print("| bot | win share | Wilson 95% interval |")
     print("|---|---|---|")
     print(f"| SearchBot | {wins / args.matches:.3f} ({wins:g}/{args.matches}) | [{low:.3f}, {high:.3f}] |")
     print(f"| OpenSpiel ISMCTS | {1 - wins / args.matches:.3f} | [{1 - high:.3f}, {1 - low:.3f}] |")
-    print(f"moves {moves}, ISMCTS simulations {simulations} ({simulations / max(1, moves / 2):.1f} a move), "
+    print(f"moves {moves}, ISMCTS simulations {simulations} ({simulations / max(1, moves / 2):.1f} a move, "
+          f"{simulations / max(1, searches):.1f} a searched move over {searches} searches), "
           f"{time.perf_counter() - started:.0f} s")
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) at the start {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+          f"at the end {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
 
 
 if __name__ == "__main__":

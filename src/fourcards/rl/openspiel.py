@@ -352,7 +352,7 @@ class _Facts:
     """What every seat knows about where the cards are, for the current step
     (computed once per state from the public history; see :func:`known_cards`)."""
 
-    __slots__ = ("known", "aside_known", "cap", "played_by", "exchange")
+    __slots__ = ("known", "aside_known", "cap", "played_by", "exchange", "plans")
 
     def __init__(self, known: list[int], aside_known: int, cap: list[int], played_by: list[int],
                  exchange: tuple[int, int, int, int] | None) -> None:
@@ -361,6 +361,23 @@ class _Facts:
         self.cap = cap                  # per seat: highest card code its other cards can have
         self.played_by = played_by      # per seat: additive mask of its plays this round
         self.exchange = exchange        # (loser, winner, given code, returned code or -1)
+        self.plans: dict[int, _Plan] = {}  # per player: how resample deals (a cache)
+
+
+class _Plan:
+    """How :func:`resample` deals for one player at one step: the places (other
+    seats, then the cards set aside), the hidden pool, and per place the known
+    cards, how many cards it draws and the highest code it may draw, most
+    constrained place first."""
+
+    __slots__ = ("places", "pool", "fixed", "order")
+
+    def __init__(self, places: list[int], pool: list[int], fixed: list[int],
+                 order: list[tuple[int, int, int]]) -> None:
+        self.places = places
+        self.pool = pool
+        self.fixed = fixed  # additive masks of the known cards, per place
+        self.order = order  # (place index, cards to draw, cap), most constrained first
 
 
 def _facts(payload: _Payload) -> _Facts:
@@ -434,24 +451,17 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
         raise ValueError(f"player {player!r} is not a seat (0..{n - 1})")
     player = int(player)
     facts = _facts(state._p)
+    plan = facts.plans.get(player)
     hands = list(match._hand_masks())
-    # The places the hidden cards go: the other seats, then the cards set aside.
-    places = [seat for seat in range(n) if seat != player]
-    fixed = [facts.known[seat] for seat in places] + [facts.aside_known]
-    sizes = [hands[seat].bit_count() for seat in places] + [_canonical(match._set_aside).bit_count()]
-    caps = [facts.cap[seat] for seat in places] + [_CODES - 1]
-    pool_additive = sum(_additive(hands[seat]) for seat in places) + match._set_aside
-    for mask in fixed:
-        pool_additive -= _additive(mask)
-    pool = _deck.codes_of_mask(_canonical(pool_additive))
-    order = rng.permutation(len(pool)).tolist()
+    if plan is None:
+        plan = facts.plans[player] = _plan(facts, hands, match._set_aside, player)
+    places, pool = plan.places, plan.pool
+    dealt = plan.fixed[:]
     taken = [False] * len(pool)
-    dealt = [_additive(mask) for mask in fixed]
+    order = rng.permutation(len(pool)).tolist()
     # Most constrained place first: each takes the first cards it may hold in a
     # random order, which is uniform over the deals that keep every cap.
-    for index in sorted(range(len(places) + 1), key=lambda i: caps[i]):
-        need = sizes[index] - fixed[index].bit_count()
-        cap = caps[index]
+    for index, need, cap in plan.order:
         for k in order:
             if need == 0:
                 break
@@ -485,6 +495,20 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
         payload.dealt = tuple(changed)
         payload.dealt_text = tuple(texts)
     return other
+
+
+def _plan(facts: _Facts, hands: list[int], set_aside: int, player: int) -> _Plan:
+    n = len(hands)
+    places = [seat for seat in range(n) if seat != player]
+    fixed = [facts.known[seat] for seat in places] + [facts.aside_known]
+    sizes = [hands[seat].bit_count() for seat in places] + [_canonical(set_aside).bit_count()]
+    caps = [facts.cap[seat] for seat in places] + [_CODES - 1]
+    pool_additive = sum(_additive(hands[seat]) for seat in places) + set_aside
+    for mask in fixed:
+        pool_additive -= _additive(mask)
+    order = sorted(((i, sizes[i] - fixed[i].bit_count(), caps[i]) for i in range(len(fixed))),
+                   key=lambda item: item[2])
+    return _Plan(places, _deck.codes_of_mask(_canonical(pool_additive)), [_additive(m) for m in fixed], order)
 
 
 def _set_aside_codes(match: MatchState) -> list[int]:
