@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fourcards.gangoffour import _deck
-from fourcards.gangoffour.match import CardGiven, RoundStart
+from fourcards.gangoffour.match import CardGiven, MatchState, RoundStart
 from fourcards.rng import Rng
 
 pytestmark = pytest.mark.rl
@@ -22,6 +22,12 @@ from fourcards.rl import openspiel  # noqa: E402  (needs pyspiel)
 
 def _additive(mask: int) -> int:
     return mask - ((mask >> 1) & _deck.PAIR_LO)
+
+
+def _match(state: Any) -> MatchState:
+    match = state.match
+    assert isinstance(match, MatchState)
+    return match
 
 
 def _codes(mask: int) -> list[int]:
@@ -94,10 +100,10 @@ def test_resample_after_the_exchange_keeps_what_each_seat_knows(players: int, wh
         for player in range(players):
             for _ in range(25):
                 other = openspiel.resample(state, player, rng)
-                again = other.match._hand_masks()
+                again = _match(other)._hand_masks()
                 assert [h.bit_count() for h in again] == [h.bit_count() for h in hands]
                 assert again[player] == hands[player]
-                assert sum(_additive(h) for h in again) + other.match._set_aside == hidden_total
+                assert sum(_additive(h) for h in again) + _match(other)._set_aside == hidden_total
                 if returned != given:
                     assert again[winner] & _deck.BIT[given], "the winner holds the card the loser gave"
                 rest = _additive(again[loser])
@@ -111,7 +117,7 @@ def test_resample_after_the_exchange_keeps_what_each_seat_knows(players: int, wh
                 if player == match.current_player:
                     assert other.legal_actions() == state.legal_actions()
                 replayed = _replay(other)
-                assert replayed._hand_masks() == again and replayed._set_aside == other.match._set_aside
+                assert replayed._hand_masks() == again and replayed._set_aside == _match(other)._set_aside
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -124,13 +130,13 @@ def test_resample_in_round_one_keeps_m1_and_replays(players: int) -> None:
         for player in range(players):
             for _ in range(10):
                 other = openspiel.resample(state, player, rng)
-                hands = other.match._hand_masks()
+                hands = _match(other)._hand_masks()
                 if first is None and match._m1_lead and player != match.current_player:
                     assert hands[match.current_player] & _deck.BIT[_deck.M1], "the M1 lead shows who holds M1"
                 if (first is None and not match._m1_lead) or (first is not None and not first.combo.mask
                                                               & _deck.BIT[_deck.M1]):
                     aside_m1 += 1
-                    assert _deck.canonical_from_sum(other.match._set_aside) & _deck.BIT[_deck.M1]
+                    assert _deck.canonical_from_sum(_match(other)._set_aside) & _deck.BIT[_deck.M1]
                 assert other.information_state_string(player) == state.information_state_string(player)
                 assert other.information_state_tensor(player) == state.information_state_tensor(player)
                 _replay(other)
@@ -145,7 +151,7 @@ def test_resample_deals_the_hidden_cards_at_random() -> None:
     match = state.match
     player = match.current_player
     rng = np.random.default_rng(0)
-    seen = {openspiel.resample(state, player, rng).match._hand_masks()[1 - player] for _ in range(40)}
+    seen = {_match(openspiel.resample(state, player, rng))._hand_masks()[1 - player] for _ in range(40)}
     assert len(seen) > 30
     with pytest.raises(ValueError, match="not a seat"):
         openspiel.resample(state, 2, rng)

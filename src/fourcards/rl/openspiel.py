@@ -370,12 +370,13 @@ class _Plan:
     cards, how many cards it draws and the highest code it may draw, most
     constrained place first."""
 
-    __slots__ = ("places", "pool", "fixed", "order")
+    __slots__ = ("places", "pool", "bits", "fixed", "order")
 
     def __init__(self, places: list[int], pool: list[int], fixed: list[int],
                  order: list[tuple[int, int, int]]) -> None:
         self.places = places
         self.pool = pool
+        self.bits = [_BIT[code] for code in pool]
         self.fixed = fixed  # additive masks of the known cards, per place
         self.order = order  # (place index, cards to draw, cap), most constrained first
 
@@ -455,22 +456,25 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
     hands = list(match._hand_masks())
     if plan is None:
         plan = facts.plans[player] = _plan(facts, hands, match._set_aside, player)
-    places, pool = plan.places, plan.pool
+    places, pool, bits = plan.places, plan.pool, plan.bits
     dealt = plan.fixed[:]
-    taken = [False] * len(pool)
-    order = rng.permutation(len(pool)).tolist()
+    rest = rng.permutation(len(pool)).tolist()
     # Most constrained place first: each takes the first cards it may hold in a
     # random order, which is uniform over the deals that keep every cap.
     for index, need, cap in plan.order:
-        for k in order:
-            if need == 0:
-                break
-            if not taken[k] and pool[k] <= cap:
-                taken[k] = True
-                dealt[index] += _BIT[pool[k]]
-                need -= 1
-        if need:
-            raise AssertionError("no deal keeps what the player knows (an inconsistent state)")
+        if cap >= _CODES - 1:
+            chosen, rest = rest[:need], rest[need:]
+        else:
+            chosen, keep = [], []
+            for k in rest:
+                if len(chosen) < need and pool[k] <= cap:
+                    chosen.append(k)
+                else:
+                    keep.append(k)
+            rest = keep
+            if len(chosen) < need:
+                raise AssertionError("no deal keeps what the player knows (an inconsistent state)")
+        dealt[index] += sum([bits[k] for k in chosen])
     for index, seat in enumerate(places):
         hands[seat] = _canonical(dealt[index])
     match._hands = hands
