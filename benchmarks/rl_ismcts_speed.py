@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--baseline", default="b80b2d4",
                         help="git revision of the adapter before (default: before the compiled evaluator)")
     parser.add_argument("--deals", type=int, default=4)
-    parser.add_argument("--python-simulations", type=int, default=20, help="per state, Python rollouts")
+    parser.add_argument("--python-simulations", type=int, default=30, help="per state, Python rollouts")
     parser.add_argument("--compiled-simulations", type=int, default=300, help="per state, compiled rollouts")
     args = parser.parse_args()
     points = (0, 25, 50, 75)
@@ -153,18 +153,23 @@ def main() -> None:
     print(f"rollouts to the end of the match: RandomRolloutEvaluator {slow:.0f}/s, "
           f"CompiledRolloutEvaluator {fast:.0f}/s: {fast / slow:.0f}x")
 
-    rows = []
-    if old:
-        rows.append(("before: adapter at " + args.baseline + ", RandomRolloutEvaluator",
-                     sims_per_second(old, states(old, args.deals, points),
-                                     mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
-                                     args.python_simulations, 1)))
-    rows.append(("adapter now, RandomRolloutEvaluator",
-                 sims_per_second(openspiel, new_roots, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
-                                 args.python_simulations, 1)))
-    rows.append(("after: adapter now, CompiledRolloutEvaluator",
-                 sims_per_second(openspiel, new_roots, openspiel.CompiledRolloutEvaluator(1, seed=1),
-                                 args.compiled_simulations, 1)))
+    old_roots = states(old, args.deals, points) if old else []
+    rates: dict[str, float] = {}
+    for attempt in range(2):  # alternate the rows and keep each one's best: the machine is shared
+        if old:
+            name = f"before: adapter at {args.baseline}, RandomRolloutEvaluator"
+            rate = sims_per_second(old, old_roots, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
+                                   args.python_simulations, 1 + attempt)
+            rates[name] = max(rates.get(name, 0.0), rate)
+        name = "adapter now, RandomRolloutEvaluator"
+        rate = sims_per_second(openspiel, new_roots, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
+                               args.python_simulations, 1 + attempt)
+        rates[name] = max(rates.get(name, 0.0), rate)
+        name = "after: adapter now, CompiledRolloutEvaluator"
+        rate = sims_per_second(openspiel, new_roots, openspiel.CompiledRolloutEvaluator(1, seed=1),
+                               args.compiled_simulations, 1 + attempt)
+        rates[name] = max(rates.get(name, 0.0), rate)
+    rows = list(rates.items())
     print()
     print("| ISMCTS (UCT 2.0, a new world sample each simulation) | simulations a second | vs before |")
     print("|---|---|---|")

@@ -71,9 +71,10 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int,
-         evaluator: str) -> tuple[float, int, int, int]:
+         evaluator: str) -> tuple[float, int, int, int, int, int]:
     """One match; returns SearchBot's win share, the moves, ISMCTS's
-    simulations and its searched moves (those with a choice)."""
+    simulations and its searched moves (those with a choice), SearchBot's
+    iterations and its searched moves."""
     state = game.new_initial_state()
     state.apply_action(deal)
     search = SearchBot(seed=seed, time_per_move=seconds)
@@ -88,7 +89,8 @@ def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int,
         state.apply_action(action)
         moves += 1
     winners = state.match.winners
-    return (1.0 / len(winners) if search_seat in winners else 0.0), moves, other.simulations, other.searches
+    return ((1.0 / len(winners) if search_seat in winners else 0.0), moves, other.simulations, other.searches,
+            search.total_iterations, search.searched_moves)
 
 
 def main() -> None:
@@ -104,17 +106,19 @@ def main() -> None:
     game = pyspiel.load_game(openspiel.GAME_NAME, {"players": 2, "target_score": args.target})
     rng = np.random.default_rng(args.seed)
     wins = 0.0
-    moves = simulations = searches = 0
+    moves = simulations = searches = iterations = searched = 0
     started = time.perf_counter()
     for k in range(args.matches):
         if k % 2 == 0:
             deal = int(rng.integers(openspiel.DEALS))
-        share, n_moves, n_sims, n_searches = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k,
+        share, n_moves, n_sims, n_searches, n_iterations, n_searched = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k,
                                                   args.evaluator)
         wins += share
         moves += n_moves
         simulations += n_sims
         searches += n_searches
+        iterations += n_iterations
+        searched += n_searched
         if (k + 1) % 20 == 0:
             print(f"  {k + 1} matches: SearchBot {wins:g} wins ({time.perf_counter() - started:.0f} s)", flush=True)
     low, high = wilson(wins, args.matches)
@@ -129,6 +133,8 @@ def main() -> None:
     print(f"moves {moves}, ISMCTS simulations {simulations} ({simulations / max(1, moves / 2):.1f} a move, "
           f"{simulations / max(1, searches):.1f} a searched move over {searches} searches), "
           f"{time.perf_counter() - started:.0f} s")
+    print(f"SearchBot iterations {iterations} ({iterations / max(1, searched):.0f} a searched move over "
+          f"{searched} searches)")
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) at the start {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"at the end {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")

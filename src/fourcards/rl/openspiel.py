@@ -135,7 +135,7 @@ class _Payload:
     ``actions_text`` the match's actions: the parts of the information-state
     string, kept up to date instead of rebuilt per call."""
 
-    __slots__ = ("engine", "match", "dealt", "dealt_text", "actions_text", "facts")
+    __slots__ = ("engine", "match", "dealt", "dealt_text", "actions_text", "facts", "legal")
 
     def __init__(self, engine: GangOfFour) -> None:
         self.engine = engine
@@ -145,6 +145,7 @@ class _Payload:
         self.dealt_text: tuple[str, ...] = ("",) * n
         self.actions_text = ""
         self.facts: _Facts | None = None  # what resample needs, for this step (a cache)
+        self.legal: list[int] | None = None  # the legal actions at this step (a cache)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Payload:
         other = _Payload.__new__(_Payload)
@@ -154,6 +155,7 @@ class _Payload:
         other.dealt_text = self.dealt_text
         other.actions_text = self.actions_text
         other.facts = self.facts
+        other.legal = self.legal
         return other
 
 
@@ -192,9 +194,14 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
         return [(seed, p) for seed in range(DEALS)]
 
     def _legal_actions(self, player: int) -> list[int]:
-        match = self._p.match
+        payload = self._p
+        match = payload.match
         assert match is not None
-        return match.legal_actions() if player == match.current_player else []
+        if player != match.current_player:
+            return []
+        if payload.legal is None:
+            payload.legal = match.legal_actions()
+        return payload.legal
 
     def _apply_action(self, action: int) -> None:
         payload = self._p
@@ -205,6 +212,7 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
             text = str(int(action))
             payload.actions_text = f"{payload.actions_text} {text}" if payload.actions_text else text
         payload.facts = None
+        payload.legal = None
         _note_deals(payload)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -481,6 +489,9 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
     match._set_aside = dealt[-1]
     match._rng = Rng(int(rng.integers(0, 1 << 63)))
     payload.facts = None
+    if player != match.current_player:
+        payload.legal = None  # the hand of the player to act was dealt again
+
     if payload.dealt[0]:
         # Each other seat's hand at the start of this round, in the new deal.
         changed = list(payload.dealt)
