@@ -205,7 +205,7 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
     (``compiled=False``) play the same moves.
 
     >>> state = GangOfFour(players=2, target_score=10).new_match(5)
-    >>> result = random_playouts(state, playouts=50, seed=1)
+    >>> result = random_playouts(state, playouts=10, seed=1)
     >>> result.returns.shape, abs(float(result.returns.sum())) < 1e-9
     ((2,), True)
     """

@@ -551,8 +551,8 @@ class CompiledRolloutEvaluator:
     >>> values = evaluator.evaluate(state)
     >>> values.shape, bool(abs(values.sum()) < 1e-9)
     ((2,), True)
-    >>> (values == CompiledRolloutEvaluator(n_rollouts=8, seed=1).evaluate(state)).all()
-    np.True_
+    >>> bool((values == CompiledRolloutEvaluator(n_rollouts=8, seed=1).evaluate(state)).all())
+    True
     """
 
     def __init__(self, n_rollouts: int = 1, seed: int = 0) -> None:
