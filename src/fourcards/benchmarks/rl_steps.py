@@ -7,7 +7,8 @@ passes and give-backs included, as RLCard counts ``env.step``):
   bots, observations and legal-action masks written every step (bool masks;
   a second row with bit-packed masks); the learner's random choice is drawn
   from the masks outside the timer.  A third row splits the batch over two
-  threads (``step(actions, threads=2)``).
+  threads (``step(actions, threads=2)``: the calling thread and a helper
+  thread that waits in C between calls), timed by the wall clock.
 - the compiled simulator alone: ``simulate(matches)``, four random seats, no
   observation or mask written;
 - the PettingZoo loop: ``fourcards.rl.env("gang-of-four")`` (AEC), a random
@@ -32,7 +33,7 @@ import platform
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from time import perf_counter_ns, process_time_ns, thread_time_ns
+from time import perf_counter_ns, thread_time_ns
 from collections.abc import Callable
 from typing import Any
 
@@ -200,11 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim_wall = Subject("simulator, wall", simulator_pass(sim_matches, seed, wall), inner=1)
     sim2 = Subject("simulator, 2 threads", simulator_threads_pass(sim_matches, seed), inner=1)
     python = Subject("python", python_pass(python_steps, seed), inner=1)
-    vector_process = Subject("vector, process CPU", vector_pass(args.envs, vector_steps, seed, False, 1,
-                                                                process_time_ns), inner=1)
-    threaded_process = Subject("vector 2 threads, process CPU",
-                               vector_pass(args.envs, vector_steps, seed, False, 2, process_time_ns), inner=1)
-    subjects = [vector, packed, vector_wall, threaded, vector_process, threaded_process, sim, sim_wall, sim2, python]
+    subjects = [vector, packed, vector_wall, threaded, sim, sim_wall, sim2, python]
 
     pz_env = load_pettingzoo()
     pettingzoo = Subject("pettingzoo", pettingzoo_pass(pz_env, pz_steps, seed), inner=1) if pz_env else None
@@ -273,10 +270,6 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"thread, {fmt_rate(rate(threaded))} with `step(threads=2)` ({rate(threaded) / rate(vector_wall):.2f}x); "
           f"for reference, the simulator in 2 threads (two `simulate()` calls at once) "
           f"{rate(sim2) / rate(sim_wall):.2f}x 1 thread: what the machine gave a second thread during this run.")
-    overhead = rate(vector_process) / rate(threaded_process)
-    print(f"CPU time of both threads together (`time.process_time_ns`) for `step(threads=2)`: {overhead:.2f}x "
-          f"that of one thread (1.00x: splitting adds no work); on two idle cores the wall-clock speedup "
-          f"would be at most {2 / overhead:.2f}x.")
     print("One-thread rows are thread CPU time (`time.thread_time_ns`), so other processes on a shared "
           "machine slow them less; the learner's random choice from the masks is outside the timer.")
     return 0
