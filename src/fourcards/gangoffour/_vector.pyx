@@ -333,8 +333,8 @@ cdef class GofVector:
     cdef int n_workers
     cdef bint stop
     cdef bint busy
-    # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds),
-    # so that back-to-back batches hand work over without waking a sleeping thread.
+    # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds):
+    # a short spin, since a long one slows the other threads of a busy machine.
     cdef public int spin
     cdef object worker_threads
     cdef object worker_pid
@@ -355,7 +355,7 @@ cdef class GofVector:
         self.workers = NULL
         self.n_workers = 0
         self.worker_threads = []
-        self.spin = 2000
+        self.spin = 200
         v.rules = _rules_of(rules)
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs} must be at least 1")
