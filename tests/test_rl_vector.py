@@ -63,6 +63,7 @@ class Mirror:
             return 0.0, False
         reward = self.state.returns()[self.env.seat]
         self.final_scores = self.state.scores
+        self.final_observation = self.state.observation_tensor(self.env.seat)
         self.match_steps = len(self.state.actions)
         self.finished_steps += self.match_steps
         self.number += 1
@@ -122,6 +123,7 @@ def test_move_for_move_with_the_python_engine(case: dict[str, Any]) -> None:
                 finished += 1
                 assert tuple(env.final_scores[i]) == mirror.final_scores
                 assert int(env.match_steps[i]) == mirror.match_steps
+                np.testing.assert_array_equal(env.final_observations[i], mirror.final_observation)
             mirror.check()
     assert finished >= 5  # auto-reset was exercised
     assert env.episodes.sum() == finished

@@ -13,6 +13,7 @@ class GofVector:
     num_actions: int
     packed: bool
     observations: npt.NDArray[np.float32]
+    final_observations: npt.NDArray[np.float32]
     masks: npt.NDArray[np.bool_] | npt.NDArray[np.uint8]
     rewards: npt.NDArray[np.float32]
     dones: npt.NDArray[np.bool_]

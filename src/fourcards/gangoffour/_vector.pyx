@@ -154,6 +154,7 @@ ctypedef struct VecCore:
     bint packed
     Py_ssize_t mask_width
     float* obs_data
+    float* final_obs_data      # the learning seat's observation when its last match ended
     uint8_t* mask_data
     float* reward_data
     uint8_t* done_data
@@ -226,6 +227,7 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
             for p in range(players):
                 v.score_data[i * players + p] = m.totals[p]
             v.match_step_data[i] = m.steps
+            _observe(m, seat, v.final_obs_data + i * OBS_SIZE)
             v.episode_data[i] += 1
             v.number_data[i] += 1
             _begin(v, i)
@@ -342,7 +344,7 @@ cdef class GofVector:
     cdef readonly Py_ssize_t num_envs
     cdef readonly int num_actions
     cdef readonly bint packed
-    cdef readonly object observations, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
+    cdef readonly object observations, final_observations, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
     cdef readonly object match_numbers
 
     def __cinit__(self, Py_ssize_t num_envs, uint64_t seed, dict rules not None, policies, int seat,
@@ -388,6 +390,7 @@ cdef class GofVector:
         for i in range(num_envs):
             v.env_seeds[i] = _seed_stream(seed, <uint64_t>i)
         self.observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        self.final_observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
         self.masks = np.zeros((num_envs, v.mask_width), dtype=np.uint8 if packed else np.bool_)
         self.rewards = np.zeros(num_envs, dtype=np.float32)
         self.dones = np.zeros(num_envs, dtype=np.bool_)
@@ -398,6 +401,7 @@ cdef class GofVector:
         self.final_scores = np.zeros((num_envs, v.rules.players), dtype=np.int32)
         self.match_numbers = np.zeros(num_envs, dtype=np.int64)
         v.obs_data = <float*>cnp.PyArray_DATA(self.observations)
+        v.final_obs_data = <float*>cnp.PyArray_DATA(self.final_observations)
         v.mask_data = <uint8_t*>cnp.PyArray_DATA(self.masks)
         v.reward_data = <float*>cnp.PyArray_DATA(self.rewards)
         v.done_data = <uint8_t*>cnp.PyArray_DATA(self.dones)

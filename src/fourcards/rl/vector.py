@@ -84,7 +84,8 @@ class VectorGangOfFour:
     has already started its next match: ``observations[i]`` and ``masks[i]``
     are that match's first turn (auto-reset).  Per env counters: ``steps``
     (engine steps, every seat's actions), ``episodes`` (matches finished),
-    ``match_steps`` and ``final_scores`` (of the last finished match),
+    ``match_steps``, ``final_scores`` and ``final_observations`` (the
+    learning seat's observation at its end) of the last finished match,
     ``seeds`` (of the current match).
 
     The C loops run without the GIL.  One call at a time per instance (a
@@ -133,6 +134,7 @@ class VectorGangOfFour:
         self.observation_size: int = OBSERVATION_SIZE
         self.packed_masks = packed_masks
         self.observations: npt.NDArray[np.float32] = _read_only(self._core.observations)
+        self.final_observations: npt.NDArray[np.float32] = _read_only(self._core.final_observations)
         self.masks: npt.NDArray[Any] = _read_only(self._core.masks)
         self.rewards: npt.NDArray[np.float32] = _read_only(self._core.rewards)
         self.dones: npt.NDArray[np.bool_] = _read_only(self._core.dones)
