@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
+import os
+import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -58,6 +63,7 @@ class Mirror:
             return 0.0, False
         reward = self.state.returns()[self.env.seat]
         self.final_scores = self.state.scores
+        self.final_observation = self.state.observation_tensor(self.env.seat)
         self.match_steps = len(self.state.actions)
         self.finished_steps += self.match_steps
         self.number += 1
@@ -117,6 +123,7 @@ def test_move_for_move_with_the_python_engine(case: dict[str, Any]) -> None:
                 finished += 1
                 assert tuple(env.final_scores[i]) == mirror.final_scores
                 assert int(env.match_steps[i]) == mirror.match_steps
+                np.testing.assert_array_equal(env.final_observations[i], mirror.final_observation)
             mirror.check()
     assert finished >= 5  # auto-reset was exercised
     assert env.episodes.sum() == finished
@@ -262,3 +269,107 @@ def test_buffers_are_read_only_and_packed_masks_unpack() -> None:
         env.observations[0, 0] = 5.0
     assert env.masks.dtype == np.uint8 and env.masks.shape == (3, (env.num_actions + 7) // 8)
     np.testing.assert_array_equal(np.unpackbits(env.masks, axis=1)[:, :env.num_actions], bools.masks)
+
+
+def _vector_threads() -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.name.startswith("fourcards-vector"))
+
+
+def test_helper_threads_wait_between_calls_and_stop_with_close() -> None:
+    expected = _run(5, 12)
+    env = VectorGangOfFour(16, seed=5, rules=Rules(target_score=20), packed_masks=True, threads=3)
+    env.reset()
+    assert _vector_threads() == ["fourcards-vector-1", "fourcards-vector-2"]
+    rng = np.random.default_rng(5)
+    for step in range(12):
+        env.step(_pick(env.masks, True, rng, env.num_actions))
+        if step == 5:  # stopped halfway, then started again by the next call
+            env.close()
+            assert _vector_threads() == []
+    np.testing.assert_array_equal(env.observations, expected[0])
+    np.testing.assert_array_equal(env.steps, expected[2])
+    env.close()
+    assert _vector_threads() == []
+
+
+def test_a_collected_environment_stops_its_threads() -> None:
+    env = VectorGangOfFour(8, seed=1, threads=2)
+    env.reset()
+    assert _vector_threads() == ["fourcards-vector-1"]
+    del env
+    gc.collect()
+    assert _vector_threads() == []
+
+
+def test_more_threads_than_envs() -> None:
+    expected = _run(6, 10)
+    env = VectorGangOfFour(16, seed=6, rules=Rules(target_score=20), packed_masks=True)
+    env.reset(threads=40)
+    rng = np.random.default_rng(6)
+    for _ in range(10):
+        env.step(_pick(env.masks, True, rng, env.num_actions), threads=40)
+    assert len(_vector_threads()) == 15  # one env a thread, the calling thread included
+    env.close()
+    np.testing.assert_array_equal(env.observations, expected[0])
+    np.testing.assert_array_equal(env.masks, expected[1])
+
+
+def test_the_compiled_side_refuses_a_second_caller() -> None:
+    # The wrapper's lock keeps callers apart; the compiled object checks too, so
+    # that no use of it, even a wrong one, reads a match while another thread plays it.
+    env = VectorGangOfFour(2048, seed=2, threads=2)
+    env.reset()
+    core = env._core
+    refused: list[str] = []
+
+    def reset_many() -> None:
+        for _ in range(10):
+            core.run(2, None, 2, 4)
+
+    worker = threading.Thread(target=reset_many)
+    worker.start()
+    while worker.is_alive():
+        try:
+            core.legal_actions(0)
+        except RuntimeError as error:
+            refused.append(str(error))
+    worker.join()
+    env.close()
+    assert refused and "another thread" in refused[0]
+
+
+def _step_in_child(queue: Any) -> None:
+    env = _FORKED
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        env.step(_pick(env.masks, True, rng, env.num_actions), threads=2)
+    queue.put((env.observations.copy(), env.steps.copy(), _vector_threads()))
+
+
+_FORKED: Any = None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_threads() -> None:
+    global _FORKED
+    expected_env = VectorGangOfFour(16, seed=7, rules=Rules(target_score=20), packed_masks=True)
+    expected_env.reset()
+    env = _FORKED = VectorGangOfFour(16, seed=7, rules=Rules(target_score=20), packed_masks=True, threads=2)
+    env.reset()  # the parent's helper thread exists before the fork
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        expected_env.step(_pick(expected_env.masks, True, rng, expected_env.num_actions))
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads (Python 3.12+)
+        child = context.Process(target=_step_in_child, args=(queue,))
+        child.start()
+    observations, steps, threads = queue.get(timeout=60)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(observations, expected_env.observations)
+    np.testing.assert_array_equal(steps, expected_env.steps)
+    assert threads == ["fourcards-vector-1"]
+    env.close()
+    _FORKED = None

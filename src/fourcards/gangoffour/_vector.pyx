@@ -13,6 +13,13 @@ checks every input before anything here runs.
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t
 from libc.string cimport memset
 from libc.stdlib cimport malloc, calloc, free
+from cpython.pythread cimport (
+    PyThread_type_lock, PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
+    PyThread_release_lock, WAIT_LOCK, NOWAIT_LOCK,
+)
+
+import os
+import threading
 
 import numpy as np
 cimport numpy as cnp
@@ -32,19 +39,33 @@ cdef extern from *:
     static Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) {
         return (Py_ssize_t)InterlockedExchangeAdd64((volatile LONG64*)p, (LONG64)v);
     }
+    static void fc_relax(void) { YieldProcessor(); }
     #else
     static Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) {
         return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
     }
+    #if defined(__x86_64__) || defined(__i386__)
+    static void fc_relax(void) { __builtin_ia32_pause(); }
+    #elif defined(__aarch64__) || defined(__arm__)
+    static void fc_relax(void) { __asm__ __volatile__("yield"); }
+    #else
+    static void fc_relax(void) { }
+    #endif
     #endif
     """
     Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
+    void fc_relax() noexcept nogil
+
 
 cdef enum:
     OBS_SIZE = 217
     N_COMBOS = 12352
     HAND_SIZE = 16
     AGENT_POLICY = -1
+    JOB_STEP = 0
+    JOB_RESET = 1
+    JOB_RESET_NEXT = 2
+    MAX_PARTS = 64          # threads a batch may use (fourcards.rl.vector.MAX_THREADS)
 
 #: Length of an observation (``MatchState.observation_tensor``).
 OBSERVATION_SIZE = OBS_SIZE
@@ -118,264 +139,468 @@ cdef void _observe(const GofMatch* m, int seat, float* out) noexcept nogil:
         out[213 + (m.dealer - seat + n) % n] = 1.0
 
 
+ctypedef struct VecCore:
+    # Everything the C loops read and write (the buffers belong to GofVector's arrays).
+    GofMatch* matches
+    uint64_t* policy_rngs      # 4 a match
+    uint64_t* env_seeds        # derive_seed(seed, i)
+    uint64_t* legal_bits       # private copy of each env's legal actions (bits), for checking actions
+    Py_ssize_t legal_words
+    GofRules rules
+    int policies[4]
+    int seat
+    Py_ssize_t num_envs
+    int num_actions
+    bint packed
+    Py_ssize_t mask_width
+    float* obs_data
+    float* final_obs_data      # the learning seat's observation when its last match ended
+    uint8_t* mask_data
+    float* reward_data
+    uint8_t* done_data
+    int64_t* episode_data
+    int64_t* step_data
+    int64_t* match_step_data
+    uint64_t* seed_data
+    int32_t* score_data
+    int64_t* number_data
+
+
+ctypedef struct Share:
+    # One thread's share of a batch: envs ``next..end-1``, taken ``chunk`` at a time
+    # (by that thread, and by the others once theirs are done).  Padded to a cache
+    # line of its own: each thread's counter is written by that thread alone almost always.
+    Py_ssize_t next
+    Py_ssize_t end
+    char padding[48]
+
+
+ctypedef struct Batch:
+    # One call's work.  Thread ``k`` owns the same slice of envs at every call, so
+    # its matches and buffer rows stay in its core's cache; a thread that is done
+    # takes chunks of the others' slices, so none waits for a slow one.
+    const int64_t* actions
+    int job
+    int parts
+    Py_ssize_t chunk
+    Share* shares
+
+
+ctypedef struct Worker:
+    VecCore* core
+    Batch* batch
+    int32_t* legal
+    int part                   # its share of a batch (the calling thread's is 0)
+    PyThread_type_lock start   # released by the caller: a batch is ready (or stop)
+    PyThread_type_lock done    # released by the worker: its share is done (or it stopped)
+    bint* stop
+    int* spin
+
+
+cdef void _begin(VecCore* v, Py_ssize_t i) noexcept nogil:
+    """Start env ``i``'s match number ``number_data[i]``."""
+    cdef uint64_t s = _seed_stream(v.env_seeds[i], <uint64_t>v.number_data[i])
+    cdef int p
+    v.seed_data[i] = s
+    _sim_new(&v.matches[i], v.rules, s)
+    for p in range(4):
+        v.policy_rngs[4 * i + p] = _seed_stream(s, <uint64_t>(p + 1))
+
+
+cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
+    """Play the other seats until the learning seat is to act (starting the next
+    match when one ends), then write its observation and mask."""
+    cdef GofMatch* m = &v.matches[i]
+    cdef int n, action, p, players = v.rules.players, seat = v.seat
+    cdef double reward = 0.0
+    cdef bint done = False
+    cdef uint8_t* row
+    cdef uint64_t* bits = v.legal_bits + i * v.legal_words
+    cdef uint64_t word
+    cdef Py_ssize_t k, w
+    while True:
+        if m.phase == PHASE_OVER:
+            if (m.winners >> seat) & 1:
+                reward += 1.0 / fc_popcount64(m.winners)
+            reward -= 1.0 / players
+            done = True
+            for p in range(players):
+                v.score_data[i * players + p] = m.totals[p]
+            v.match_step_data[i] = m.steps
+            _observe(m, seat, v.final_obs_data + i * OBS_SIZE)
+            v.episode_data[i] += 1
+            v.number_data[i] += 1
+            _begin(v, i)
+            continue
+        n = _sim_legal(m, legal)
+        if m.current == seat:
+            break
+        action = _choose(m, v.policies[m.current], &v.policy_rngs[4 * i + m.current], legal, n)
+        _sim_apply(m, action)
+        v.step_data[i] += 1
+    v.reward_data[i] = <float>reward
+    v.done_data[i] = done
+    _observe(m, seat, v.obs_data + i * OBS_SIZE)
+    row = v.mask_data + i * v.mask_width
+    if v.packed:
+        memset(row, 0, v.mask_width)
+        for k in range(n):
+            row[legal[k] >> 3] |= <uint8_t>(0x80 >> (legal[k] & 7))
+    else:
+        # Clear only the entries the last mask set (the private bits list them):
+        # a few cache lines instead of the whole 12 KB row.  The public rows are
+        # read-only views, so nothing else writes them.
+        for w in range(v.legal_words):
+            word = bits[w]
+            while word:
+                row[(w << 6) + fc_ctz64(word)] = 0
+                word &= word - 1
+        for k in range(n):
+            row[legal[k]] = 1
+    memset(bits, 0, v.legal_words * sizeof(uint64_t))
+    for k in range(n):
+        bits[legal[k] >> 6] |= (<uint64_t>1) << (legal[k] & 63)
+
+
+cdef void _run_env(VecCore* v, const Batch* b, Py_ssize_t i, int32_t* legal) noexcept nogil:
+    if b.job == JOB_STEP:
+        _sim_apply(&v.matches[i], <int>b.actions[i])
+        v.step_data[i] += 1
+    else:
+        if b.job == JOB_RESET_NEXT:
+            v.number_data[i] += 1
+        _begin(v, i)
+    _advance(v, i, legal)
+
+
+cdef Py_ssize_t _run_batch(VecCore* v, Batch* b, int part, int32_t* legal) noexcept nogil:
+    """Thread ``part``'s share of the batch, then chunks of the others' until none is
+    left; the envs this thread did."""
+    cdef Py_ssize_t i, lo, hi, count = 0
+    cdef int k, j
+    cdef Share* share
+    for k in range(b.parts):
+        j = (part + k) % b.parts
+        share = &b.shares[j]
+        while True:
+            lo = fc_fetch_add(&share.next, b.chunk)
+            if lo >= share.end:
+                break
+            hi = min(lo + b.chunk, share.end)
+            for i in range(lo, hi):
+                _run_env(v, b, i, legal)
+            count += hi - lo
+    return count
+
+
+cdef void _take(PyThread_type_lock lock, int spin) noexcept nogil:
+    """Acquire ``lock``: ``spin`` tries (a pause after each), then asleep."""
+    cdef int tries
+    for tries in range(spin):
+        if PyThread_acquire_lock(lock, NOWAIT_LOCK):
+            return
+        fc_relax()
+    PyThread_acquire_lock(lock, WAIT_LOCK)
+
+
+cdef void _serve(Worker* w) noexcept nogil:
+    """A worker thread's life: wait for a batch, do a share of it, report; until stopped."""
+    while True:
+        _take(w.start, w.spin[0])
+        if w.stop[0]:
+            PyThread_release_lock(w.done)
+            return
+        _run_batch(w.core, w.batch, w.part, w.legal)
+        PyThread_release_lock(w.done)
+
+
 cdef class GofVector:
     """The C side of ``fourcards.rl.VectorGangOfFour`` (checked there, unchecked here).
 
     Env ``i``'s match ``k`` has seed ``derive_seed(derive_seed(seed, i), k)``;
     in a match with seed ``s`` a random seat ``p`` draws from
     ``Rng(derive_seed(s, p + 1))``, as ``fourcards.gangoffour.simulate`` does.
+
+    ``run(job, actions, threads, chunk)`` does a batch, in this thread alone or
+    with ``threads - 1`` helper threads that live as long as the instance
+    (or until ``stop_workers()``): each waits on a lock without the GIL, takes
+    chunks of envs from a shared counter, and hands back through another lock.
     """
 
-    cdef GofMatch* matches
-    cdef uint64_t* policy_rngs      # 4 a match
-    cdef uint64_t* env_seeds        # derive_seed(seed, i)
-    cdef uint64_t* legal_bits       # private copy of each env's legal actions (bits), for checking actions
-    cdef Py_ssize_t legal_words
-    cdef Py_ssize_t cursor          # next env of a batch shared by threads (step_shared)
-    cdef GofRules rules
-    cdef int policies[4]
+    cdef VecCore core
+    cdef Batch batch
+    cdef Share shares[MAX_PARTS]
+    cdef int32_t* legal             # the calling thread's legal-action buffer
+    cdef Worker* workers
+    cdef int n_workers
+    cdef bint stop
+    cdef bint busy
+    # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds):
+    # a short spin, since a long one slows the other threads of a busy machine.
+    cdef public int spin
+    cdef object worker_threads
+    cdef object worker_pid
     cdef readonly int seat
     cdef readonly Py_ssize_t num_envs
     cdef readonly int num_actions
     cdef readonly bint packed
-    cdef Py_ssize_t mask_width
-    cdef float* obs_data
-    cdef uint8_t* mask_data
-    cdef float* reward_data
-    cdef uint8_t* done_data
-    cdef int64_t* episode_data
-    cdef int64_t* step_data
-    cdef int64_t* match_step_data
-    cdef uint64_t* seed_data
-    cdef int32_t* score_data
-    cdef int64_t* number_data
-    cdef readonly object observations, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
+    cdef readonly object observations, final_observations, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
     cdef readonly object match_numbers
 
     def __cinit__(self, Py_ssize_t num_envs, uint64_t seed, dict rules not None, policies, int seat,
                   bint packed):
         cdef Py_ssize_t i
         cdef int p
-        self.matches = NULL
-        self.policy_rngs = NULL
-        self.env_seeds = NULL
-        self.legal_bits = NULL
-        self.rules = _rules_of(rules)
+        cdef VecCore* v = &self.core
+        memset(v, 0, sizeof(VecCore))
+        self.legal = NULL
+        self.workers = NULL
+        self.n_workers = 0
+        self.worker_threads = []
+        self.spin = 200
+        v.rules = _rules_of(rules)
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs} must be at least 1")
-        if not 0 <= seat < self.rules.players:
-            raise ValueError(f"seat {seat} is not a seat of {self.rules.players} players")
-        if len(policies) != self.rules.players:
+        if not 0 <= seat < v.rules.players:
+            raise ValueError(f"seat {seat} is not a seat of {v.rules.players} players")
+        if len(policies) != v.rules.players:
             raise ValueError(f"need a policy per seat, got {len(policies)}")
         for p in range(4):
-            self.policies[p] = AGENT_POLICY
-        for p in range(self.rules.players):
+            v.policies[p] = AGENT_POLICY
+        for p in range(v.rules.players):
             if p == seat:
                 continue
             if policies[p] not in (POLICY_RANDOM, POLICY_GREEDY):
                 raise ValueError(f"policy {policies[p]!r} of seat {p} is not 0 (random) or 1 (greedy)")
-            self.policies[p] = policies[p]
-        self.seat = seat
-        self.num_envs = num_envs
-        self.num_actions = ANNOUNCE_BASE + (N_COMBOS if self.rules.manual else 0)
-        self.packed = packed
-        self.mask_width = (self.num_actions + 7) // 8 if packed else self.num_actions
-        self.matches = <GofMatch*>malloc(num_envs * sizeof(GofMatch))
-        self.policy_rngs = <uint64_t*>malloc(num_envs * 4 * sizeof(uint64_t))
-        self.env_seeds = <uint64_t*>malloc(num_envs * sizeof(uint64_t))
-        self.legal_words = (self.num_actions + 63) // 64
-        self.legal_bits = <uint64_t*>calloc(num_envs * self.legal_words, sizeof(uint64_t))
-        if self.matches == NULL or self.policy_rngs == NULL or self.env_seeds == NULL or self.legal_bits == NULL:
+            v.policies[p] = policies[p]
+        v.seat = self.seat = seat
+        v.num_envs = self.num_envs = num_envs
+        v.num_actions = self.num_actions = ANNOUNCE_BASE + (N_COMBOS if v.rules.manual else 0)
+        v.packed = self.packed = packed
+        v.mask_width = (self.num_actions + 7) // 8 if packed else self.num_actions
+        v.matches = <GofMatch*>malloc(num_envs * sizeof(GofMatch))
+        v.policy_rngs = <uint64_t*>malloc(num_envs * 4 * sizeof(uint64_t))
+        v.env_seeds = <uint64_t*>malloc(num_envs * sizeof(uint64_t))
+        v.legal_words = (self.num_actions + 63) // 64
+        v.legal_bits = <uint64_t*>calloc(num_envs * v.legal_words, sizeof(uint64_t))
+        self.legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
+        if (v.matches == NULL or v.policy_rngs == NULL or v.env_seeds == NULL or v.legal_bits == NULL
+                or self.legal == NULL):
             raise MemoryError(f"no memory for {num_envs} matches")
         for i in range(num_envs):
-            self.env_seeds[i] = _seed_stream(seed, <uint64_t>i)
+            v.env_seeds[i] = _seed_stream(seed, <uint64_t>i)
         self.observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
-        self.masks = np.zeros((num_envs, self.mask_width), dtype=np.uint8 if packed else np.bool_)
+        self.final_observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        self.masks = np.zeros((num_envs, v.mask_width), dtype=np.uint8 if packed else np.bool_)
         self.rewards = np.zeros(num_envs, dtype=np.float32)
         self.dones = np.zeros(num_envs, dtype=np.bool_)
         self.episodes = np.zeros(num_envs, dtype=np.int64)
         self.steps = np.zeros(num_envs, dtype=np.int64)
         self.match_steps = np.zeros(num_envs, dtype=np.int64)
         self.seeds = np.zeros(num_envs, dtype=np.uint64)
-        self.final_scores = np.zeros((num_envs, self.rules.players), dtype=np.int32)
+        self.final_scores = np.zeros((num_envs, v.rules.players), dtype=np.int32)
         self.match_numbers = np.zeros(num_envs, dtype=np.int64)
-        self.obs_data = <float*>cnp.PyArray_DATA(self.observations)
-        self.mask_data = <uint8_t*>cnp.PyArray_DATA(self.masks)
-        self.reward_data = <float*>cnp.PyArray_DATA(self.rewards)
-        self.done_data = <uint8_t*>cnp.PyArray_DATA(self.dones)
-        self.episode_data = <int64_t*>cnp.PyArray_DATA(self.episodes)
-        self.step_data = <int64_t*>cnp.PyArray_DATA(self.steps)
-        self.match_step_data = <int64_t*>cnp.PyArray_DATA(self.match_steps)
-        self.seed_data = <uint64_t*>cnp.PyArray_DATA(self.seeds)
-        self.score_data = <int32_t*>cnp.PyArray_DATA(self.final_scores)
-        self.number_data = <int64_t*>cnp.PyArray_DATA(self.match_numbers)
+        v.obs_data = <float*>cnp.PyArray_DATA(self.observations)
+        v.final_obs_data = <float*>cnp.PyArray_DATA(self.final_observations)
+        v.mask_data = <uint8_t*>cnp.PyArray_DATA(self.masks)
+        v.reward_data = <float*>cnp.PyArray_DATA(self.rewards)
+        v.done_data = <uint8_t*>cnp.PyArray_DATA(self.dones)
+        v.episode_data = <int64_t*>cnp.PyArray_DATA(self.episodes)
+        v.step_data = <int64_t*>cnp.PyArray_DATA(self.steps)
+        v.match_step_data = <int64_t*>cnp.PyArray_DATA(self.match_steps)
+        v.seed_data = <uint64_t*>cnp.PyArray_DATA(self.seeds)
+        v.score_data = <int32_t*>cnp.PyArray_DATA(self.final_scores)
+        v.number_data = <int64_t*>cnp.PyArray_DATA(self.match_numbers)
 
     def __dealloc__(self):
-        free(self.matches)
-        free(self.policy_rngs)
-        free(self.env_seeds)
-        free(self.legal_bits)
+        # Live workers hold a reference to this object (their thread's target), so
+        # they have stopped by now, or never existed in this process (a fork).
+        self._free_workers()
+        free(self.core.matches)
+        free(self.core.policy_rngs)
+        free(self.core.env_seeds)
+        free(self.core.legal_bits)
+        free(self.legal)
 
-    # -- per match ---------------------------------------------------------------------
-    cdef void _begin(self, Py_ssize_t i) noexcept nogil:
-        """Start env ``i``'s match number ``match_numbers[i]``."""
-        cdef uint64_t s = _seed_stream(self.env_seeds[i], <uint64_t>self.number_data[i])
-        cdef int p
-        self.seed_data[i] = s
-        _sim_new(&self.matches[i], self.rules, s)
-        for p in range(4):
-            self.policy_rngs[4 * i + p] = _seed_stream(s, <uint64_t>(p + 1))
+    # -- worker threads --------------------------------------------------------------
+    cdef void _free_workers(self) noexcept:
+        cdef int k
+        if self.workers == NULL:
+            return
+        for k in range(self.n_workers):
+            if self.workers[k].start != NULL:
+                PyThread_free_lock(self.workers[k].start)
+            if self.workers[k].done != NULL:
+                PyThread_free_lock(self.workers[k].done)
+            free(self.workers[k].legal)
+        free(self.workers)
+        self.workers = NULL
+        self.n_workers = 0
 
-    cdef void _advance(self, Py_ssize_t i, int32_t* legal) noexcept nogil:
-        """Play the other seats until the learning seat is to act (starting the next
-        match when one ends), then write its observation and mask."""
-        cdef GofMatch* m = &self.matches[i]
-        cdef int n, action, p, players = self.rules.players
-        cdef double reward = 0.0
-        cdef bint done = False
-        cdef uint8_t* row
-        cdef uint64_t* bits = self.legal_bits + i * self.legal_words
-        cdef uint64_t word
-        cdef Py_ssize_t k, w
-        while True:
-            if m.phase == PHASE_OVER:
-                if (m.winners >> self.seat) & 1:
-                    reward += 1.0 / fc_popcount64(m.winners)
-                reward -= 1.0 / players
-                done = True
-                for p in range(players):
-                    self.score_data[i * players + p] = m.totals[p]
-                self.match_step_data[i] = m.steps
-                self.episode_data[i] += 1
-                self.number_data[i] += 1
-                self._begin(i)
-                continue
-            n = _sim_legal(m, legal)
-            if m.current == self.seat:
-                break
-            action = _choose(m, self.policies[m.current], &self.policy_rngs[4 * i + m.current], legal, n)
-            _sim_apply(m, action)
-            self.step_data[i] += 1
-        self.reward_data[i] = <float>reward
-        self.done_data[i] = done
-        _observe(m, self.seat, self.obs_data + i * OBS_SIZE)
-        row = self.mask_data + i * self.mask_width
-        if self.packed:
-            memset(row, 0, self.mask_width)
-            for k in range(n):
-                row[legal[k] >> 3] |= <uint8_t>(0x80 >> (legal[k] & 7))
-        else:
-            # Clear only the entries the last mask set (the private bits list them):
-            # a few cache lines instead of the whole 12 KB row.  The public rows are
-            # read-only views, so nothing else writes them.
-            for w in range(self.legal_words):
-                word = bits[w]
-                while word:
-                    row[(w << 6) + fc_ctz64(word)] = 0
-                    word &= word - 1
-            for k in range(n):
-                row[legal[k]] = 1
-        memset(bits, 0, self.legal_words * sizeof(uint64_t))
-        for k in range(n):
-            bits[legal[k] >> 6] |= (<uint64_t>1) << (legal[k] & 63)
-
-    # -- batches (ranges of envs, so that threads can share a batch) -----------------------
-    def reset_range(self, bint next_match, Py_ssize_t lo, Py_ssize_t hi):
-        """Start a match in envs ``lo..hi-1`` and play to the learning seat's first
-        turn (``next_match``: abandon the match in progress for the next number)."""
-        cdef Py_ssize_t i
-        cdef int32_t* legal
-        self._check_range(lo, hi)
-        legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
-        if legal == NULL:
-            raise MemoryError()
+    def _worker_main(self, int k):
+        """The target of worker thread ``k`` (returns when the workers stop)."""
+        cdef Worker* w = &self.workers[k]
         with nogil:
-            for i in range(lo, hi):
-                if next_match:
-                    self.number_data[i] += 1
-                self._begin(i)
-                self._advance(i, legal)
-        free(legal)
+            _serve(w)
 
-    def first_illegal(self, const int64_t[::1] actions not None, Py_ssize_t lo, Py_ssize_t hi):
-        """The first env in ``lo..hi-1`` whose action is not legal, or -1 (from the
-        legal actions kept when the mask was written)."""
-        cdef Py_ssize_t i, bad = -1
+    def start_workers(self, int count):
+        """Have ``count`` helper threads (stopping the ones there are first)."""
+        cdef int k
+        cdef Worker* w
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        self.stop_workers()
+        if count < 1:
+            return
+        self.workers = <Worker*>calloc(count, sizeof(Worker))
+        if self.workers == NULL:
+            raise MemoryError()
+        self.n_workers = count
+        self.stop = False
+        for k in range(count):
+            w = &self.workers[k]
+            w.core = &self.core
+            w.batch = &self.batch
+            w.stop = &self.stop
+            w.spin = &self.spin
+            w.part = k + 1
+            w.legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
+            w.start = PyThread_allocate_lock()
+            w.done = PyThread_allocate_lock()
+            if w.legal == NULL or w.start == NULL or w.done == NULL:
+                self._free_workers()
+                raise MemoryError("no memory for a worker thread")
+            # Both locks start taken: a release is a message ("go", "done").
+            PyThread_acquire_lock(w.start, NOWAIT_LOCK)
+            PyThread_acquire_lock(w.done, NOWAIT_LOCK)
+        self.worker_pid = os.getpid()
+        threads = []
+        try:
+            for k in range(count):
+                thread = threading.Thread(target=self._worker_main, args=(k,), daemon=True,
+                                          name=f"fourcards-vector-{k + 1}")
+                thread.start()
+                threads.append(thread)
+        finally:
+            self.worker_threads = threads
+            if len(threads) < count:  # could not start them all: stop the ones that run
+                self._keep_first(len(threads))
+                self.stop_workers()
+
+    cdef void _keep_first(self, int started) noexcept:
+        """Forget the workers past the first ``started`` (their threads did not start)."""
+        cdef int k
+        for k in range(started, self.n_workers):
+            PyThread_free_lock(self.workers[k].start)
+            PyThread_free_lock(self.workers[k].done)
+            free(self.workers[k].legal)
+        self.n_workers = started
+
+    def stop_workers(self):
+        """Stop and join the helper threads (a no-op without them)."""
+        cdef int k
+        if self.workers == NULL:
+            return
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        threads, self.worker_threads = self.worker_threads, []
+        if self.worker_pid != os.getpid():
+            # A forked child: the threads do not exist here; nobody waits on the locks.
+            self._free_workers()
+            return
+        self.stop = True
+        for k in range(self.n_workers):
+            PyThread_release_lock(self.workers[k].start)
+        for thread in threads:
+            thread.join()
+        # Each worker released ``done`` before its thread returned: consume it.
+        for k in range(self.n_workers):
+            PyThread_acquire_lock(self.workers[k].done, NOWAIT_LOCK)
+        self._free_workers()
+
+    @property
+    def worker_count(self):
+        """Helper threads alive for this instance."""
+        return self.n_workers if self.worker_pid == os.getpid() else 0
+
+    # -- batches ---------------------------------------------------------------------
+    def run(self, int job, const int64_t[::1] actions, int threads, Py_ssize_t chunk):
+        """Do a batch over every env: ``job`` 0 applies ``actions`` (checked legal by
+        ``first_illegal``), 1 starts the envs' current match, 2 the next one; then
+        each env plays to the learning seat's turn.  ``threads``: this one and
+        ``threads - 1`` helpers (started when there are too few).  Returns the
+        number of envs this thread did (the helpers did the rest)."""
+        cdef int k, helpers
+        cdef Py_ssize_t mine = 0
+        cdef const int64_t* data = NULL
+        if job not in (JOB_STEP, JOB_RESET, JOB_RESET_NEXT):
+            raise ValueError(f"job {job} is not 0, 1 or 2")
+        if job == JOB_STEP:
+            if actions is None or actions.shape[0] != self.num_envs:
+                raise ValueError(f"need {self.num_envs} actions")
+            data = &actions[0]
+        if not 1 <= threads <= MAX_PARTS or chunk < 1:
+            raise ValueError(f"threads={threads} must be 1..{MAX_PARTS} and chunk={chunk} at least 1")
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        threads = <int>min(threads, self.num_envs)
+        helpers = threads - 1
+        if helpers > self.worker_count:
+            self.start_workers(helpers)
+        self.busy = True
+        self.batch.actions = data
+        self.batch.job = job
+        self.batch.chunk = chunk
+        self.batch.parts = threads
+        self.batch.shares = self.shares
+        for k in range(threads):
+            self.shares[k].next = self.num_envs * k // threads
+            self.shares[k].end = self.num_envs * (k + 1) // threads
+        try:
+            with nogil:
+                for k in range(helpers):
+                    PyThread_release_lock(self.workers[k].start)
+                mine = _run_batch(&self.core, &self.batch, 0, self.legal)
+                for k in range(helpers):
+                    _take(self.workers[k].done, self.spin)
+        finally:
+            self.busy = False
+        return mine
+
+    def first_illegal(self, const int64_t[::1] actions not None):
+        """The first env whose action is not an action of the game, else the first
+        whose action is not legal, else -1 (from the legal actions kept when the
+        mask was written)."""
+        cdef Py_ssize_t i, outside = -1, bad = -1
         cdef int64_t a
-        self._check_range(lo, hi)
+        cdef VecCore* v = &self.core
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
         with nogil:
-            for i in range(lo, hi):
+            for i in range(v.num_envs):
                 a = actions[i]
-                if (a < 0 or a >= self.num_actions or self.matches[i].current != self.seat
-                        or not (self.legal_bits[i * self.legal_words + (a >> 6)] >> (a & 63)) & 1):
+                if a < 0 or a >= v.num_actions:
+                    outside = i
+                    break
+                if bad < 0 and (v.matches[i].current != v.seat
+                                or not (v.legal_bits[i * v.legal_words + (a >> 6)] >> (a & 63)) & 1):
                     bad = i
-                    break
-        return bad
-
-    def step_range(self, const int64_t[::1] actions not None, Py_ssize_t lo, Py_ssize_t hi):
-        """Apply envs ``lo..hi-1``'s actions (checked legal by ``first_illegal``) and
-        advance each to the learning seat's next turn."""
-        cdef Py_ssize_t i
-        cdef int32_t* legal
-        self._check_range(lo, hi)
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
-        legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
-        if legal == NULL:
-            raise MemoryError()
-        with nogil:
-            for i in range(lo, hi):
-                _sim_apply(&self.matches[i], <int>actions[i])
-                self.step_data[i] += 1
-                self._advance(i, legal)
-        free(legal)
-
-    def start_shared(self):
-        """Open a batch for ``step_shared`` (call before the threads start)."""
-        self.cursor = 0
-
-    def step_shared(self, const int64_t[::1] actions not None, Py_ssize_t chunk):
-        """Like ``step_range``, over chunks of ``chunk`` envs taken from a counter
-        shared by every thread in the batch: a thread that starts late (or runs
-        slowly) leaves its share to the others.  Returns the envs it stepped."""
-        cdef Py_ssize_t i, lo, hi, done = 0
-        cdef int32_t* legal
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
-        if chunk < 1:
-            raise ValueError(f"chunk={chunk} must be at least 1")
-        legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
-        if legal == NULL:
-            raise MemoryError()
-        with nogil:
-            while True:
-                lo = fc_fetch_add(&self.cursor, chunk)
-                if lo >= self.num_envs:
-                    break
-                hi = min(lo + chunk, self.num_envs)
-                for i in range(lo, hi):
-                    _sim_apply(&self.matches[i], <int>actions[i])
-                    self.step_data[i] += 1
-                    self._advance(i, legal)
-                done += hi - lo
-        free(legal)
-        return done
-
-    cdef void _check_range(self, Py_ssize_t lo, Py_ssize_t hi) except *:
-        if not 0 <= lo <= hi <= self.num_envs:
-            raise ValueError(f"env range {lo}..{hi} is not within 0..{self.num_envs}")
+        return outside if outside >= 0 else bad
 
     def legal_actions(self, Py_ssize_t env):
         """The learning seat's legal actions in env ``env`` (sorted int32)."""
         cdef int32_t* legal
         cdef int n
-        self._check_range(env, env + 1)
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        if not 0 <= env < self.num_envs:
+            raise ValueError(f"env {env} is not within 0..{self.num_envs - 1}")
         legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
         if legal == NULL:
             raise MemoryError()
-        n = _sim_legal(&self.matches[env], legal)
+        n = _sim_legal(&self.core.matches[env], legal)
         result = np.array([legal[k] for k in range(n)], dtype=np.int32)
         free(legal)
         return result

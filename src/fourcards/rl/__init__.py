@@ -58,8 +58,10 @@ def register_gymnasium() -> bool:
         return False
     for env_id, (game_name, rules) in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
+            # Gang of Four's make_vec steps the matches in C (fourcards.rl.gymnasium_vector).
+            vector = "fourcards.rl.gymnasium_vector:GangOfFourVectorEnv" if game_name == "gang-of-four" else None
             gymnasium.register(id=env_id, entry_point="fourcards.rl.gymnasium:SeatEnv",
-                               kwargs={"game_name": game_name, **rules})
+                               vector_entry_point=vector, kwargs={"game_name": game_name, **rules})
     return True
 
 

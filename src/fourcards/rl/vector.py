@@ -24,8 +24,8 @@ exactly as :func:`fourcards.gangoffour.simulate.simulate` seats them.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -47,8 +47,11 @@ __all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS"]
 MAX_ENVS = 1 << 16
 #: The most threads one step may use.
 MAX_THREADS = 64
-#: Envs a thread takes at a time when threads share a step.
-STEP_CHUNK = 16
+#: The most envs a thread takes at a time when threads share a step.
+STEP_CHUNK = 4
+
+# The jobs of ``GofVector.run``.
+_STEP, _RESET, _RESET_NEXT = 0, 1, 2
 
 
 def _whole(value: object, name: str) -> int:
@@ -81,7 +84,8 @@ class VectorGangOfFour:
     has already started its next match: ``observations[i]`` and ``masks[i]``
     are that match's first turn (auto-reset).  Per env counters: ``steps``
     (engine steps, every seat's actions), ``episodes`` (matches finished),
-    ``match_steps`` and ``final_scores`` (of the last finished match),
+    ``match_steps``, ``final_scores`` and ``final_observations`` (the
+    learning seat's observation at its end) of the last finished match,
     ``seeds`` (of the current match).
 
     The C loops run without the GIL.  One call at a time per instance (a
@@ -130,6 +134,7 @@ class VectorGangOfFour:
         self.observation_size: int = OBSERVATION_SIZE
         self.packed_masks = packed_masks
         self.observations: npt.NDArray[np.float32] = _read_only(self._core.observations)
+        self.final_observations: npt.NDArray[np.float32] = _read_only(self._core.final_observations)
         self.masks: npt.NDArray[Any] = _read_only(self._core.masks)
         self.rewards: npt.NDArray[np.float32] = _read_only(self._core.rewards)
         self.dones: npt.NDArray[np.bool_] = _read_only(self._core.dones)
@@ -140,9 +145,10 @@ class VectorGangOfFour:
         self.seeds: npt.NDArray[np.uint64] = _read_only(self._core.seeds)
         self.match_numbers: npt.NDArray[np.int64] = _read_only(self._core.match_numbers)
         self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_size = 0
         self._started = False
+        # The helper threads (started by the first call with threads > 1) stop with
+        # close(), or when this object is collected, or at exit.
+        self._finalizer = weakref.finalize(self, self._core.stop_workers)
 
     # -- checks ------------------------------------------------------------------------
     @staticmethod
@@ -181,54 +187,27 @@ class VectorGangOfFour:
             raise TypeError(f"actions must be integers, not {array.dtype}")
         if array.shape != (self.num_envs,):
             raise FourCardsError(f"actions must have shape ({self.num_envs},), not {array.shape}")
-        out_of_range = np.flatnonzero((array < 0) | (array >= self.num_actions))
-        if out_of_range.size:
-            i = int(out_of_range[0])
-            raise IllegalMoveError(
-                f"env {i}: action {int(array[i])} is not an action of this game (0..{self.num_actions - 1})"
-            )
+        if array.dtype != np.int64:  # check the range before a cast could wrap a value into it
+            out_of_range = np.flatnonzero((array < 0) | (array >= self.num_actions))
+            if out_of_range.size:
+                raise self._not_an_action(int(out_of_range[0]), int(array[out_of_range[0]]))
+        # int64 values out of range are caught with the illegal ones, in C
         return np.ascontiguousarray(array, dtype=np.int64)
 
+    def _not_an_action(self, env: int, action: int) -> IllegalMoveError:
+        return IllegalMoveError(
+            f"env {env}: action {action} is not an action of this game (0..{self.num_actions - 1})"
+        )
+
     # -- running ---------------------------------------------------------------------------
-    def _ranges(self, threads: int) -> list[tuple[int, int]]:
-        parts = min(threads, self.num_envs)
-        bounds = [self.num_envs * k // parts for k in range(parts + 1)]
-        return [(bounds[k], bounds[k + 1]) for k in range(parts)]
-
-    def _run(self, threads: int, work: Any, *args: Any) -> list[Any]:
-        """``work(*args, lo, hi)`` over the envs, cut into ``threads`` ranges."""
-        ranges = self._ranges(threads)
-        if len(ranges) == 1:
-            return [work(*args, 0, self.num_envs)]
-        pool = self._pool
-        if pool is None or self._pool_size < len(ranges) - 1:
-            if pool is not None:
-                pool.shutdown()
-            self._pool_size = len(ranges) - 1
-            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
-        futures = [pool.submit(work, *(*args, lo, hi)) for lo, hi in ranges[1:]]
-        first = work(*args, *ranges[0])
-        return [first] + [future.result() for future in futures]
-
-    def _step(self, threads: int, actions: npt.NDArray[np.int64]) -> None:
-        """Step every env; with several threads, each takes chunks of envs from a
-        shared counter until none is left (so a thread the OS starts late costs
-        nothing but its share of the work, which the others do)."""
+    def _run(self, job: int, actions: npt.NDArray[np.int64] | None, threads: int) -> None:
+        """Every env's share of a batch.  With several threads, each takes chunks
+        of envs from a shared counter until none is left (so a thread that starts
+        late costs nothing but its share, which the others do); the helper
+        threads live in C between calls, waiting without the GIL."""
         threads = min(threads, self.num_envs)
-        if threads == 1:
-            self._core.step_range(actions, 0, self.num_envs)
-            return
-        pool = self._pool
-        if pool is None or self._pool_size < threads - 1:
-            if pool is not None:
-                pool.shutdown()
-            self._pool_size = threads - 1
-            pool = self._pool = ThreadPoolExecutor(self._pool_size, thread_name_prefix="fourcards-vector")
-        chunk = max(1, min(STEP_CHUNK, self.num_envs // (4 * threads)))
-        self._core.start_shared()
-        futures = [pool.submit(self._core.step_shared, actions, chunk) for _ in range(threads - 1)]
-        done = self._core.step_shared(actions, chunk) + sum(future.result() for future in futures)
-        assert done == self.num_envs
+        chunk = max(1, min(STEP_CHUNK, self.num_envs // (8 * threads)))
+        self._core.run(job, actions, threads, chunk)
 
     def _enter(self) -> None:
         if not self._lock.acquire(blocking=False):
@@ -241,7 +220,7 @@ class VectorGangOfFour:
         count = self._threads if threads is None else self._check_threads(threads)
         self._enter()
         try:
-            self._run(count, self._core.reset_range, self._started)
+            self._run(_RESET_NEXT if self._started else _RESET, None, count)
             self._started = True
         finally:
             self._lock.release()
@@ -262,15 +241,17 @@ class VectorGangOfFour:
         checked = self._checked_actions(actions)
         self._enter()
         try:
-            i = self._core.first_illegal(checked, 0, self.num_envs)  # a bit test an env
+            i = self._core.first_illegal(checked)  # a bit test an env
             if i >= 0:
+                if not 0 <= checked[i] < self.num_actions:
+                    raise self._not_an_action(i, int(checked[i]))
                 legal = self._core.legal_actions(i)
                 shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
                 raise IllegalMoveError(
                     f"env {i}: action {int(checked[i])} is not legal for seat {self.seat} "
                     f"in match seed {int(self.seeds[i])} (legal: {shown})"
                 )
-            self._step(count, checked)
+            self._run(_STEP, checked, count)
         finally:
             self._lock.release()
         return self.observations, self.masks, self.rewards, self.dones
@@ -289,10 +270,13 @@ class VectorGangOfFour:
         return derive_seed(derive_seed(self.seed, _whole(env, "env")), _whole(number, "number"))
 
     def close(self) -> None:
-        """Stop the worker threads (if ``threads > 1`` was used)."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        """Stop the helper threads (if ``threads > 1`` was used); the next call with
+        ``threads > 1`` starts them again."""
+        self._enter()
+        try:
+            self._core.stop_workers()
+        finally:
+            self._lock.release()
 
     def __enter__(self) -> VectorGangOfFour:
         return self

@@ -1,0 +1,154 @@
+"""Gymnasium's vector API over :class:`~fourcards.rl.vector.VectorGangOfFour`.
+
+``gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=n)`` gives this
+environment: ``n`` matches stepped in C (not ``n`` copies of
+:class:`~fourcards.rl.gymnasium.SeatEnv` in a Python loop), with the spaces of
+``SeatEnv`` so that a policy trained on one runs on the other.
+
+>>> import gymnasium, fourcards.rl
+>>> envs = gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=4, opponents="greedy", players=2)
+>>> observations, infos = envs.reset(seed=7)
+>>> observations["observation"].shape, observations["action_mask"].shape
+((4, 217), (4, 12387))
+>>> actions = [int(row.nonzero()[0][0]) for row in observations["action_mask"]]
+>>> observations, rewards, terminations, truncations, infos = envs.step(actions)
+>>> envs.close()
+
+- Observations are ``{"observation": float32 (n, 217), "action_mask": int8 (n,
+  num_actions)}``; ``action_masks()`` gives the masks as bools (maskable
+  policy libraries ask for that).
+- ``reset(seed=s)`` restarts every env: env ``i``'s matches are those of
+  ``VectorGangOfFour(n, seed=s)`` (``env.vector.match_seed(i, k)`` rebuilds
+  any of them); ``reset()`` without a seed moves every env to its next match.
+- Autoreset in the same step (``AutoresetMode.SAME_STEP``, as
+  ``SyncVectorEnv(autoreset_mode=SAME_STEP)``): when an env's match ends, its
+  reward and termination report it, its observation is already the next
+  match's first turn, and ``infos["final_obs"][i]`` holds the learning seat's
+  observation at the end (its mask all zeros), ``infos["final_info"]`` the
+  final ``scores`` and ``match_steps``.  Matches always end: truncations are
+  all False.
+- An action the mask rules out raises
+  :class:`~fourcards.errors.IllegalMoveError` naming the env, and no env moves.
+- ``copy=True`` (the default, as Gymnasium's vector environments) returns
+  fresh arrays; ``copy=False`` returns read-only views of the C buffers,
+  rewritten by the next call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ..errors import FourCardsError, InvalidRulesError
+from ..gangoffour.match import Rules
+from ._common import check_seed
+from .spaces import observation_bounds
+from .vector import VectorGangOfFour
+
+__all__ = ["GangOfFourVectorEnv"]
+
+Observations = dict[str, npt.NDArray[Any]]
+
+
+class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unused-ignore]
+    """``num_envs`` Gang of Four matches for one learning seat against bots, stepped in C.
+
+    ``opponents`` is ``"random"`` or ``"greedy"`` (one name, or one per other
+    seat); ``seat`` the learning seat; ``threads`` splits each step over that
+    many threads; the other keywords are :class:`~fourcards.gangoffour.match.Rules`
+    fields (``players``, ``target_score``, ...)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, *, game_name: str = "gang-of-four", seat: int = 0,
+                 opponents: str | Sequence[str | None] = "random", threads: int = 1, copy: bool = True,
+                 **rules: Any) -> None:
+        if game_name != "gang-of-four":
+            raise FourCardsError(f"game_name={game_name!r}: the vectorized environment plays gang-of-four only")
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be a bool, not {type(copy).__name__}")
+        unknown = sorted(set(rules) - {field.name for field in dataclasses.fields(Rules)})
+        if unknown:
+            raise InvalidRulesError(f"unknown rule {unknown[0]!r} of gang-of-four; the rules: "
+                                    f"{', '.join(field.name for field in dataclasses.fields(Rules))}")
+        self.rules = Rules(**rules)
+        self.opponents, self.seat, self.threads = opponents, seat, threads
+        self.vector = self._new_vector(num_envs, secrets.randbits(64))
+        self.num_envs = self.vector.num_envs
+        self.copy = copy
+        game = self.vector.game
+        low, high = observation_bounds(game)
+        self.single_observation_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(low, high, (game.observation_size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (self.vector.num_actions,), np.int8),
+        })
+        self.single_action_space = gymnasium.spaces.Discrete(self.vector.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._started = False
+        self._no_truncations = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Observations, dict[str, Any]]:
+        """Start a match in every env (from ``seed``: see the module docstring).
+        ``options`` is not used."""
+        if isinstance(seed, list):
+            raise FourCardsError("seed must be one int for all the envs (env i's matches derive from it), "
+                                 "not a list")
+        checked = check_seed(seed)
+        super().reset(seed=checked)
+        if checked is not None:
+            old = self.vector
+            self.vector = self._new_vector(self.num_envs, checked)
+            old.close()
+        self.vector.reset()
+        self._started = True
+        return self._observations(), {}
+
+    def step(self, actions: npt.ArrayLike) -> tuple[Observations, npt.NDArray[np.float64],
+                                                    npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+        """One action per env (the learning seat's), then the bots to its next turn."""
+        if not self._started:
+            raise FourCardsError("call reset() before step()")
+        vector = self.vector
+        vector.step(actions)
+        infos: dict[str, Any] = {}
+        for i in np.flatnonzero(vector.dones).tolist():
+            final = {"observation": vector.final_observations[i].copy(),
+                     "action_mask": np.zeros(vector.num_actions, dtype=np.int8)}
+            details = {"scores": tuple(int(s) for s in vector.final_scores[i]),
+                       "match_steps": int(vector.match_steps[i])}
+            infos = self._add_info(infos, {"final_obs": final, "final_info": details}, i)
+        return (self._observations(), vector.rewards.astype(np.float64), vector.dones.copy(),
+                self._no_truncations.copy(), infos)
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The learning seat's legal actions in each env, as bools ``(num_envs, num_actions)``."""
+        masks: npt.NDArray[np.bool_] = self.vector.masks.copy()
+        return masks
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Stop the C environment's helper threads."""
+        self.vector.close()
+
+    def _new_vector(self, num_envs: int, seed: int) -> VectorGangOfFour:
+        return VectorGangOfFour(num_envs, seed, self.opponents, rules=self.rules, seat=self.seat,
+                                threads=self.threads)
+
+    def _observations(self) -> Observations:
+        observations, masks = self.vector.observations, self.vector.masks.view(np.int8)
+        if self.copy:
+            return {"observation": observations.copy(), "action_mask": masks.copy()}
+        return {"observation": observations, "action_mask": masks}
+
+    def __repr__(self) -> str:
+        return (f"GangOfFourVectorEnv({self.num_envs}, opponents={self.opponents!r}, seat={self.seat}, "
+                f"rules={self.rules!r})")
