@@ -111,8 +111,8 @@ def main() -> None:
     for k in range(args.matches):
         if k % 2 == 0:
             deal = int(rng.integers(openspiel.DEALS))
-        share, n_moves, n_sims, n_searches, n_iterations, n_searched = play(game, deal, k % 2, args.time, args.seed * 1_000_003 + k,
-                                                  args.evaluator)
+        share, n_moves, n_sims, n_searches, n_iterations, n_searched = play(
+            game, deal, k % 2, args.time, args.seed * 1_000_003 + k, args.evaluator)
         wins += share
         moves += n_moves
         simulations += n_sims

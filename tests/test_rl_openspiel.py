@@ -14,7 +14,7 @@ from fourcards.gangoffour import _deck
 from fourcards.gangoffour.match import CardGiven, MatchState, RoundStart
 from fourcards.rng import Rng
 
-pytestmark = pytest.mark.rl
+pytestmark = [pytest.mark.rl, pytest.mark.engine]  # the evaluator tests play many rollouts: compiled mode
 pyspiel = pytest.importorskip("pyspiel")
 
 from fourcards.rl import openspiel  # noqa: E402  (needs pyspiel)
