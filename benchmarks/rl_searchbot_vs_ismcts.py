@@ -34,13 +34,15 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
     (and at least until the root has one visit: its first simulation only
     expands it)."""
 
-    def __init__(self, game: Any, seconds: float, seed: int, evaluator: str = "compiled") -> None:
+    def __init__(self, game: Any, seconds: float, seed: int, evaluator: str = "compiled",
+                 count: int | None = None) -> None:
         rng = np.random.RandomState(seed)
         rollouts: Any = (openspiel.CompiledRolloutEvaluator(1, seed=seed) if evaluator == "compiled"
                          else mcts.RandomRolloutEvaluator(1, rng))
         super().__init__(game, rollouts, uct_c=2.0, max_simulations=1,
                          random_state=rng, max_world_samples=ismcts.UNLIMITED_NUM_WORLD_SAMPLES)
         self.seconds = seconds
+        self.count = count  # simulations a move instead of the deadline
         self.simulations = 0
         self.searches = 0
         self.sampler = np.random.default_rng(seed)
@@ -54,10 +56,13 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
         self._root_node = self.create_new_node(state)
         self.searches += 1
         deadline = time.perf_counter() + self.seconds
+        done = 0
         while True:
             self.run_simulation(self.sample_root_state(state))
             self.simulations += 1
-            if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
+            done += 1
+            finished = done >= self.count if self.count else time.perf_counter() >= deadline
+            if finished and self._root_node.total_visits > 0:
                 break
         return self.get_final_policy(state, self._root_node)
 
@@ -71,14 +76,14 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int,
-         evaluator: str) -> tuple[float, int, int, int, int, int]:
+         evaluator: str, count: int | None = None) -> tuple[float, int, int, int, int, int]:
     """One match; returns SearchBot's win share, the moves, ISMCTS's
     simulations and its searched moves (those with a choice), SearchBot's
     iterations and its searched moves."""
     state = game.new_initial_state()
     state.apply_action(deal)
-    search = SearchBot(seed=seed, time_per_move=seconds)
-    other = TimedISMCTSBot(game, seconds, seed, evaluator)
+    search = SearchBot(seed=seed, time_per_move=seconds, iterations=count)
+    other = TimedISMCTSBot(game, seconds, seed, evaluator, count)
     moves = 0
     while not state.is_terminal():
         player = state.current_player()
@@ -99,6 +104,8 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=0.02, help="seconds per move for each bot")
     parser.add_argument("--target", type=int, default=10, help="target score of a match")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="instead of --time: SearchBot iterations and ISMCTS simulations a move, the same count")
     parser.add_argument("--evaluator", choices=("compiled", "python"), default="compiled",
                         help="ISMCTS's rollouts: the compiled simulator or OpenSpiel's RandomRolloutEvaluator")
     args = parser.parse_args()
@@ -112,7 +119,7 @@ def main() -> None:
         if k % 2 == 0:
             deal = int(rng.integers(openspiel.DEALS))
         share, n_moves, n_sims, n_searches, n_iterations, n_searched = play(
-            game, deal, k % 2, args.time, args.seed * 1_000_003 + k, args.evaluator)
+            game, deal, k % 2, args.time, args.seed * 1_000_003 + k, args.evaluator, args.iterations)
         wins += share
         moves += n_moves
         simulations += n_sims
@@ -123,7 +130,9 @@ def main() -> None:
             print(f"  {k + 1} matches: SearchBot {wins:g} wins ({time.perf_counter() - started:.0f} s)", flush=True)
     low, high = wilson(wins, args.matches)
     print()
-    print(f"2-player Gang of Four, target score {args.target}, {args.time * 1000:g} ms a move for each bot, "
+    budget = (f"{args.iterations} iterations (simulations) a move" if args.iterations
+              else f"{args.time * 1000:g} ms a move")
+    print(f"2-player Gang of Four, target score {args.target}, {budget} for each bot, "
           f"{args.matches} matches ({args.matches // 2} deals, seats swapped), seed {args.seed}, "
           f"ISMCTS rollouts: {args.evaluator}")
     print("| bot | win share | Wilson 95% interval |")
