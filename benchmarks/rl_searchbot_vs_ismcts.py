@@ -6,7 +6,9 @@ each deal is played twice with the seats swapped; both bots get
 searching until the same deadline with random-rollout evaluation: by default
 ``openspiel.CompiledRolloutEvaluator``, the rollouts in the compiled simulator;
 ``--evaluator python`` takes OpenSpiel's own ``RandomRolloutEvaluator``, the
-rollouts through the Python OpenSpiel state). Prints the SearchBot's share of
+rollouts through the Python OpenSpiel state). ``--iterations N`` gives both
+the same count a move instead (SearchBot's iterations, ISMCTS's
+simulations). Prints the SearchBot's share of
 the wins (a shared win counts half) with a Wilson 95% interval, ISMCTS's
 simulations a move and the machine's load average.
 
