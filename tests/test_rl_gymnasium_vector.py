@@ -123,6 +123,7 @@ def test_an_illegal_action_raises_and_moves_nothing() -> None:
         (dict(players=9), InvalidRulesError, "players=9"),
         (dict(opponents="search"), InvalidRulesError, "opponent 'search'"),
         (dict(copy="yes"), TypeError, "copy must be a bool"),
+        (dict(opponents=[None, None, "random", "random"]), InvalidRulesError, "one learning seat"),
         (dict(num_envs=0), FourCardsError, "n=0"),
     ],
 )
