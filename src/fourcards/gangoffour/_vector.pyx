@@ -434,16 +434,23 @@ cdef class GofVector:
         free(self.legal)
 
     # -- worker threads --------------------------------------------------------------
+    cdef void _free_worker(self, int k) noexcept:
+        """Worker ``k``'s locks and buffer (its thread has ended or never started)."""
+        cdef Worker* w = &self.workers[k]
+        if w.start != NULL:
+            PyThread_free_lock(w.start)
+        if w.done != NULL:
+            PyThread_free_lock(w.done)
+        free(w.legal)
+        w.start = w.done = NULL
+        w.legal = NULL
+
     cdef void _free_workers(self) noexcept:
         cdef int k
         if self.workers == NULL:
             return
         for k in range(self.n_workers):
-            if self.workers[k].start != NULL:
-                PyThread_free_lock(self.workers[k].start)
-            if self.workers[k].done != NULL:
-                PyThread_free_lock(self.workers[k].done)
-            free(self.workers[k].legal)
+            self._free_worker(k)
         free(self.workers)
         self.workers = NULL
         self.n_workers = 0
@@ -502,9 +509,7 @@ cdef class GofVector:
         """Forget the workers past the first ``started`` (their threads did not start)."""
         cdef int k
         for k in range(started, self.n_workers):
-            PyThread_free_lock(self.workers[k].start)
-            PyThread_free_lock(self.workers[k].done)
-            free(self.workers[k].legal)
+            self._free_worker(k)
         self.n_workers = started
 
     def stop_workers(self):
