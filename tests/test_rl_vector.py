@@ -383,3 +383,32 @@ def test_a_forked_child_starts_its_own_threads() -> None:
     assert threads == ["fourcards-vector-1"]
     env.close()
     _FORKED = None
+
+
+def test_the_compiled_side_checks_what_it_is_given() -> None:
+    # The wrapper checks first, with messages; the compiled object checks again, so
+    # that no use of it, even a wrong one, sends an illegal action or an unstarted
+    # match into the C loops.
+    env = VectorGangOfFour(3, seed=4)
+    core = env._core
+    with pytest.raises(RuntimeError, match="no match has started"):
+        core.legal_actions(0)
+    with pytest.raises(RuntimeError, match="no match has started"):
+        core.run(0, np.zeros(3, dtype=np.int64), 1, 1)
+    env.reset()
+    before = env.observations.copy(), env.steps.copy()
+    for bad in (np.full(3, 10**6, dtype=np.int64), np.full(3, -5, dtype=np.int64)):
+        with pytest.raises(ValueError, match="not legal"):
+            core.run(0, bad, 2, 1)
+    with pytest.raises(ValueError, match="need 3 actions"):
+        core.run(0, np.zeros(2, dtype=np.int64), 1, 1)
+    with pytest.raises(ValueError, match="job 7"):
+        core.run(7, None, 1, 1)
+    with pytest.raises(ValueError, match="threads=0"):
+        core.run(1, None, 0, 1)
+    with pytest.raises(ValueError):
+        core.legal_actions(3)
+    np.testing.assert_array_equal(env.observations, before[0])  # nothing moved
+    np.testing.assert_array_equal(env.steps, before[1])
+    env.step([env.legal_actions(i)[0] for i in range(3)])
+    env.close()

@@ -299,6 +299,21 @@ cdef Py_ssize_t _run_batch(VecCore* v, Batch* b, int part, int32_t* legal) noexc
     return count
 
 
+cdef Py_ssize_t _first_illegal(const VecCore* v, const int64_t* actions) noexcept nogil:
+    """The first env whose action is out of range, else the first whose action is not
+    legal (from the legal actions kept when the mask was written), else -1."""
+    cdef Py_ssize_t i, bad = -1
+    cdef int64_t a
+    for i in range(v.num_envs):
+        a = actions[i]
+        if a < 0 or a >= v.num_actions:
+            return i
+        if bad < 0 and (v.policies[v.matches[i].current] != AGENT_POLICY
+                        or not (v.legal_bits[i * v.legal_words + (a >> 6)] >> (a & 63)) & 1):
+            bad = i
+    return bad
+
+
 cdef void _take(PyThread_type_lock lock, int spin) noexcept nogil:
     """Acquire ``lock``: ``spin`` tries (a pause after each), then asleep."""
     cdef int tries
@@ -341,6 +356,7 @@ cdef class GofVector:
     cdef int n_workers
     cdef bint stop
     cdef bint busy
+    cdef bint started               # a reset job has run: the matches exist
     # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds):
     # a short spin, since a long one slows the other threads of a busy machine.
     cdef public int spin
@@ -552,9 +568,13 @@ cdef class GofVector:
         if job not in (JOB_STEP, JOB_RESET, JOB_RESET_NEXT):
             raise ValueError(f"job {job} is not 0, 1 or 2")
         if job == JOB_STEP:
+            self._check_ready()
             if actions is None or actions.shape[0] != self.num_envs:
                 raise ValueError(f"need {self.num_envs} actions")
             data = &actions[0]
+            # The wrapper has checked them, with messages; nothing unchecked reaches C.
+            if _first_illegal(&self.core, data) >= 0:
+                raise ValueError("an action is not legal (check with first_illegal)")
         if not 1 <= threads <= MAX_PARTS or chunk < 1:
             raise ValueError(f"threads={threads} must be 1..{MAX_PARTS} and chunk={chunk} at least 1")
         if self.busy:
@@ -581,36 +601,33 @@ cdef class GofVector:
                     _take(self.workers[k].done, self.spin)
         finally:
             self.busy = False
+        if job != JOB_STEP:
+            self.started = True
         return mine
 
     def first_illegal(self, const int64_t[::1] actions not None):
         """The first env whose action is not an action of the game, else the first
         whose action is not legal, else -1 (from the legal actions kept when the
         mask was written)."""
-        cdef Py_ssize_t i, outside = -1, bad = -1
-        cdef int64_t a
-        cdef VecCore* v = &self.core
-        if self.busy:
-            raise RuntimeError("this environment is being stepped by another thread")
+        cdef Py_ssize_t bad
+        self._check_ready()
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
         with nogil:
-            for i in range(v.num_envs):
-                a = actions[i]
-                if a < 0 or a >= v.num_actions:
-                    outside = i
-                    break
-                if bad < 0 and (v.policies[v.matches[i].current] != AGENT_POLICY
-                                or not (v.legal_bits[i * v.legal_words + (a >> 6)] >> (a & 63)) & 1):
-                    bad = i
-        return outside if outside >= 0 else bad
+            bad = _first_illegal(&self.core, &actions[0])
+        return bad
+
+    cdef void _check_ready(self) except *:
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        if not self.started:
+            raise RuntimeError("no match has started: run a reset job first")
 
     def legal_actions(self, Py_ssize_t env):
         """The acting learning seat's legal actions in env ``env`` (sorted int32)."""
         cdef int32_t* legal
         cdef int n
-        if self.busy:
-            raise RuntimeError("this environment is being stepped by another thread")
+        self._check_ready()
         if not 0 <= env < self.num_envs:
             raise ValueError(f"env {env} is not within 0..{self.num_envs - 1}")
         legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
