@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -155,3 +157,9 @@ def test_gymnasium_episode_statistics_wrapper() -> None:
             returns.extend(rewards[terminations].tolist())
     assert returns and set(returns) <= {-0.5, 0.5}
     envs.close()
+
+
+def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    runpy.run_path(str(examples / "rl_gymnasium_vector.py"), run_name="__main__")
+    assert "matches finished" in capsys.readouterr().out
