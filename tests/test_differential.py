@@ -153,3 +153,9 @@ def test_card_tuple_fast_path_agrees(codes: list[int]) -> None:
 def test_fast_path_declines_what_it_cannot_parse() -> None:
     for odd in ["G1 G1 G1", "M1 M1", "G1G2", "G1,,Y2x", 5, None, {"G1"}, "R10 R10 R10"]:
         assert core.fast_mask(odd) == ref.fast_mask(odd) == -1
+
+
+@given(hand_codes(max_size=64))
+def test_counts_of_mask_counts_each_code(codes: list[int]) -> None:
+    counts = _deck.counts_of_mask(mask_of(codes))
+    assert counts == [float(codes.count(code)) for code in range(_deck.NUM_KINDS)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ from fourcards import IllegalMoveError, InvalidRulesError, InvalidStateError, No
 from fourcards.decks import CARD_IDS
 from fourcards.engine import play_match
 from fourcards.fourpack import Ask, Asked, FourPack, LaidDown, MemoryBot, RandomBot, Rules
-from fourcards.fourpack.game import OBSERVATION_SIZE, FourPackState
+from fourcards.fourpack.game import OBSERVATION_SIZE, FourPackState, card_knowledge
 
 
 def code(card: str) -> int:
@@ -172,3 +173,30 @@ def test_memory_bot_uses_what_it_saw() -> None:
 def test_bots_play_whole_games() -> None:
     state = play_match(FourPack().new_match(4), [MemoryBot(), RandomBot(1), RandomBot(2), MemoryBot()])
     assert state.is_terminal and sum(state.scores) == 8
+
+
+def _tensor_from_the_asks(state: Any, player: int) -> np.ndarray:
+    """The observation tensor's knowledge block as documented: from every ask so far."""
+    n = state.game.num_players
+    block = np.zeros(256, dtype=np.float32)
+    for code, row in enumerate(card_knowledge(state.observation(player).asks, n)):
+        for p, value in enumerate(row):
+            block[code * 8 + (p - player) % n] = value
+    return block
+
+
+@pytest.mark.parametrize("players", [3, 5, 8])
+def test_the_knowledge_kept_as_asks_happen_matches_the_asks(players: int) -> None:
+    game = FourPack(players=players)
+    rng = random.Random(players)
+    state = game.new_match(players)
+    asks = 0
+    while not state.is_terminal:
+        for player in range(players):
+            tensor = state.observation_tensor(player)
+            np.testing.assert_array_equal(tensor[64:], _tensor_from_the_asks(state, player))
+        copy = state.clone()
+        state.apply(rng.choice(state.legal_actions()))
+        np.testing.assert_array_equal(copy.observation_tensor(0)[64:], _tensor_from_the_asks(copy, 0))
+        asks += 1
+    assert asks > 20

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -123,6 +125,7 @@ def test_an_illegal_action_raises_and_moves_nothing() -> None:
         (dict(players=9), InvalidRulesError, "players=9"),
         (dict(opponents="search"), InvalidRulesError, "opponent 'search'"),
         (dict(copy="yes"), TypeError, "copy must be a bool"),
+        (dict(opponents=[None, None, "random", "random"]), InvalidRulesError, "one learning seat"),
         (dict(num_envs=0), FourCardsError, "n=0"),
     ],
 )
@@ -154,3 +157,9 @@ def test_gymnasium_episode_statistics_wrapper() -> None:
             returns.extend(rewards[terminations].tolist())
     assert returns and set(returns) <= {-0.5, 0.5}
     envs.close()
+
+
+def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    runpy.run_path(str(examples / "rl_gymnasium_vector.py"), run_name="__main__")
+    assert "matches finished" in capsys.readouterr().out

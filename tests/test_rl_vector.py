@@ -50,7 +50,7 @@ class Mirror:
         return self._bots_move(state)
 
     def _bots_move(self, state: MatchState) -> MatchState:
-        while not state.is_terminal and state.current_player != self.env.seat:
+        while not state.is_terminal and state.current_player not in self.env.agent_seats:
             player = state.current_player
             state.apply(self.bots[player].choose(state.observation(player), state.legal_actions()))
         return state
@@ -64,6 +64,7 @@ class Mirror:
         reward = self.state.returns()[self.env.seat]
         self.final_scores = self.state.scores
         self.final_observation = self.state.observation_tensor(self.env.seat)
+        self.final_returns = self.state.returns()
         self.match_steps = len(self.state.actions)
         self.finished_steps += self.match_steps
         self.number += 1
@@ -72,10 +73,11 @@ class Mirror:
 
     def check(self) -> None:
         env, i, state = self.env, self.index, self.state
-        assert state.current_player == env.seat
+        assert state.current_player in env.agent_seats
+        assert int(env.acting_seats[i]) == state.current_player
         assert int(env.seeds[i]) == self.seed
         assert int(env.match_numbers[i]) == self.number
-        expected = state.observation_tensor(env.seat)
+        expected = state.observation_tensor(state.current_player)
         np.testing.assert_array_equal(env.observations[i], expected)
         mask = state.legal_actions_mask()
         if env.packed_masks:
@@ -99,10 +101,14 @@ CASES = [
          opponents=[None, "greedy"], seat=0, packed_masks=False),
     dict(rules=Rules(players=4, target_score=10, dealer=1, manual_last_card=True),
          opponents=["greedy", "greedy", None, "random"], seat=2, packed_masks=True),
+    dict(rules=Rules(players=4, target_score=10), opponents=None, packed_masks=False),
+    dict(rules=Rules(players=3, target_score=12, manual_last_card=True), opponents=[None, "greedy", None],
+         seat=2, packed_masks=True),
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=["4p-random", "3p-manual-packed", "2p-final-chinese", "4p-seat2"])
+@pytest.mark.parametrize("case", CASES, ids=["4p-random", "3p-manual-packed", "2p-final-chinese", "4p-seat2",
+                                             "4p-self-play", "3p-two-learners-seat2"])
 def test_move_for_move_with_the_python_engine(case: dict[str, Any]) -> None:
     env = VectorGangOfFour(5, seed=11, **case)
     rng = np.random.default_rng(3)
@@ -112,7 +118,7 @@ def test_move_for_move_with_the_python_engine(case: dict[str, Any]) -> None:
     for mirror in mirrors:
         mirror.check()
     finished = 0
-    for _ in range(120):
+    for _ in range(120 * len(env.agent_seats)):  # every learning seat's turns are steps
         actions = _pick(env.masks, env.packed_masks, rng, env.num_actions)
         env.step(actions)
         for i, mirror in enumerate(mirrors):
@@ -124,6 +130,7 @@ def test_move_for_move_with_the_python_engine(case: dict[str, Any]) -> None:
                 assert tuple(env.final_scores[i]) == mirror.final_scores
                 assert int(env.match_steps[i]) == mirror.match_steps
                 np.testing.assert_array_equal(env.final_observations[i], mirror.final_observation)
+                np.testing.assert_array_equal(env.final_returns[i], np.array(mirror.final_returns, dtype=np.float32))
             mirror.check()
     assert finished >= 5  # auto-reset was exercised
     assert env.episodes.sum() == finished
@@ -201,7 +208,10 @@ def test_bad_actions(actions: Any, error: type[Exception], message: str) -> None
         (dict(n=2, seed="1"), TypeError, "seed must be an int"),
         (dict(n=2, opponents="clever"), FourCardsError, "opponent 'clever' for seat 1"),
         (dict(n=2, opponents=["random"]), FourCardsError, "give 3 names"),
-        (dict(n=2, opponents=["random", "random", "random", "random"]), FourCardsError, "None at the learning seat"),
+        (dict(n=2, opponents=["random", "random", "random", "random"]), FourCardsError, "no learning seat"),
+        (dict(n=2, opponents=[None, "random", "random", "random"], seat=1), FourCardsError,
+         "bot at the learning seat 1"),
+        (dict(n=2, opponents=[None, "clever", None, None]), FourCardsError, "opponent 'clever' for seat 1"),
         (dict(n=2, opponents=3), TypeError, "opponents"),
         (dict(n=2, seat=4), FourCardsError, "seat=4"),
         (dict(n=2, rules={"players": 3}), TypeError, "rules"),
@@ -373,3 +383,32 @@ def test_a_forked_child_starts_its_own_threads() -> None:
     assert threads == ["fourcards-vector-1"]
     env.close()
     _FORKED = None
+
+
+def test_the_compiled_side_checks_what_it_is_given() -> None:
+    # The wrapper checks first, with messages; the compiled object checks again, so
+    # that no use of it, even a wrong one, sends an illegal action or an unstarted
+    # match into the C loops.
+    env = VectorGangOfFour(3, seed=4)
+    core = env._core
+    with pytest.raises(RuntimeError, match="no match has started"):
+        core.legal_actions(0)
+    with pytest.raises(RuntimeError, match="no match has started"):
+        core.run(0, np.zeros(3, dtype=np.int64), 1, 1)
+    env.reset()
+    before = env.observations.copy(), env.steps.copy()
+    for bad in (np.full(3, 10**6, dtype=np.int64), np.full(3, -5, dtype=np.int64)):
+        with pytest.raises(ValueError, match="not legal"):
+            core.run(0, bad, 2, 1)
+    with pytest.raises(ValueError, match="need 3 actions"):
+        core.run(0, np.zeros(2, dtype=np.int64), 1, 1)
+    with pytest.raises(ValueError, match="job 7"):
+        core.run(7, None, 1, 1)
+    with pytest.raises(ValueError, match="threads=0"):
+        core.run(1, None, 0, 1)
+    with pytest.raises(ValueError):
+        core.legal_actions(3)
+    np.testing.assert_array_equal(env.observations, before[0])  # nothing moved
+    np.testing.assert_array_equal(env.steps, before[1])
+    env.step([env.legal_actions(i)[0] for i in range(3)])
+    env.close()

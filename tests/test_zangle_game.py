@@ -197,3 +197,34 @@ def test_speedster_games_end_with_equalizers() -> None:
     assert len(level4.cards[0]) == 3 and len(level4.piles[0]) == 12  # 15 cards, 3 face up
     with pytest.raises(InvalidRulesError):
         SpeedsterTable(check="sometimes")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_legal_actions_agree_with_the_careful_search(seed: int) -> None:
+    # The engine finds Zangles with the packed-count search (compiled, or its twin);
+    # the careful search over Zangle objects must give the same actions at every turn.
+    game = ZangleGame(players=2 + seed % 3, rounds=1)
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    turns = 0
+    while not state.is_terminal:
+        seat = state.current_player
+        careful = sorted(game.index[z] for z in state._available(seat) if z in game.index)
+        assert state.legal_actions() == careful
+        state.apply(rng.choice(careful))
+        turns += 1
+    assert turns > 5
+
+
+def test_more_than_fifteen_of_a_kind_takes_the_careful_search() -> None:
+    from fourcards.zangle.game import _packed
+
+    assert _packed([3] * 15) == 15 << 12
+    assert _packed([3] * 16) is None
+    assert _packed([10] * 16) is None  # the top kind overflows past the packed bits
+    state = ZangleGame(players=2).new_match(1)
+    seat = state.current_player
+    state._cards[seat] = [1] * 16 + list(state._cards[seat])  # 16 of a kind in hand (not a real deal)
+    assert state._available_rows(seat) is None
+    assert state.legal_actions() == sorted(
+        state.game.index[z] for z in state._available(seat) if z in state.game.index)

@@ -16,7 +16,7 @@ mkdir -p "$ARTIFACTS"
 export FOURCARDS_REQUIRE_EXTENSIONS=1
 failed=0
 summary=()
-for harness in text kernels json decks speedster; do
+for harness in text kernels json decks speedster vector; do
     corpus="$HERE/corpus/$harness"
     mkdir -p "$corpus"
     log="$ARTIFACTS/$harness.log"

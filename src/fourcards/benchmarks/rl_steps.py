@@ -71,12 +71,14 @@ def random_choices(masks: npt.NDArray[Any], packed: bool, num_actions: int,
 Clock = Callable[[], int]
 
 
-def vector_pass(envs: int, steps: int, seed: int, packed: bool, threads: int, clock: Clock) -> Pass:
-    """``steps`` calls of ``VectorGangOfFour.step`` over ``envs`` matches; only the
-    step calls are timed; items are the engine steps they made."""
+def vector_pass(envs: int, steps: int, seed: int, packed: bool, threads: int, clock: Clock,
+                self_play: bool = False) -> Pass:
+    """``steps`` calls of ``VectorGangOfFour.step`` over ``envs`` matches (against random
+    bots, or every seat learning); only the step calls are timed; items are the
+    engine steps they made."""
     from fourcards.rl.vector import VectorGangOfFour
 
-    env = VectorGangOfFour(envs, seed=seed, opponents="random", packed_masks=packed)
+    env = VectorGangOfFour(envs, seed=seed, opponents=None if self_play else "random", packed_masks=packed)
     env.reset()
     rng = np.random.default_rng(seed)
 
@@ -197,12 +199,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     cpu, wall = thread_time_ns, perf_counter_ns
     vector = Subject("vector", vector_pass(args.envs, vector_steps, seed, False, 1, cpu), inner=1)
     packed = Subject("vector packed", vector_pass(args.envs, vector_steps, seed, True, 1, cpu), inner=1)
+    self_play = Subject("vector self-play", vector_pass(args.envs, vector_steps, seed, False, 1, cpu, True),
+                        inner=1)
     vector_wall = vector_pass(args.envs, vector_steps, seed, False, 1, wall)
     threaded = vector_pass(args.envs, vector_steps, seed, False, 2, wall)
     sim = Subject("simulator", simulator_pass(sim_matches, seed, cpu), inner=1)
     machine = machine_pair(sim_matches, seed)
     python = Subject("python", python_pass(python_steps, seed), inner=1)
-    subjects = [vector, packed, sim, python]
+    subjects = [vector, packed, self_play, sim, python]
 
     pz_env = load_pettingzoo()
     pettingzoo = Subject("pettingzoo", pettingzoo_pass(pz_env, pz_steps, seed), inner=1) if pz_env else None
@@ -230,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines = [
         Line(f"`VectorGangOfFour({args.envs})`, observations + bool masks", vector),
         Line(f"`VectorGangOfFour({args.envs}, packed_masks=True)`", packed),
+        Line(f"`VectorGangOfFour({args.envs}, opponents=None)`: self-play, every step observed", self_play),
         Line("compiled simulator alone: `simulate()`, 4 random seats", sim),
         Line("PettingZoo loop: `fourcards.rl.env('gang-of-four')`", pettingzoo,
              "" if pettingzoo else "not available (needs `fourcards.rl.env` and pettingzoo: extra `rl`)"),

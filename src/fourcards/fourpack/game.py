@@ -151,8 +151,8 @@ class FourPack(Game["FourPackState"]):
 class FourPackState(State[Ask]):
     """A Four Pack game in progress (the contract of :mod:`fourcards.engine`)."""
 
-    __slots__ = ("_hands", "_down", "_current", "_over", "_winners", "_asks", "_limit")
-    _copied = {"_hands": "list", "_down": "list"}
+    __slots__ = ("_hands", "_down", "_current", "_over", "_winners", "_asks", "_limit", "_seen", "_lacking")
+    _copied = {"_hands": "list", "_down": "list", "_seen": "list", "_lacking": "list"}
 
     game: FourPack
 
@@ -176,6 +176,11 @@ class FourPackState(State[Ask]):
         self._limit = False
         self._winners: tuple[int, ...] = ()
         self._asks: Any = None
+        # ``card_knowledge`` of the asks so far, kept as they happen: per card, the
+        # seat it was last seen arriving at (-1: none) and the seats asked for it
+        # that lacked it since it last moved (bits).
+        self._seen = [-1] * 32
+        self._lacking = [0] * 32
         self._record(Dealt(dealer, first))
         for p in range(n):  # a dealt hand may already hold a whole family
             self._lay_down(p)
@@ -243,10 +248,13 @@ class FourPackState(State[Ask]):
         self._record(record)
         self._asks = (record, self._asks)
         if success:
+            self._seen[code] = me
+            self._lacking[code] = 0
             self._hands[target] &= ~(1 << code)
             self._hands[me] |= 1 << code
             self._lay_down(me)
         else:
+            self._lacking[code] |= 1 << target
             self._current = target
         if not self._over:
             if self._step >= self.game.rules.max_asks:
@@ -350,22 +358,28 @@ class FourPackState(State[Ask]):
                 since it last moved
         ======  ===============================================================
         """
-        obs = self._observation(player)
         n = self._n
+        hand = self._hands[player]
         for c in range(32):
-            out[c] = self._hands[player] >> c & 1
+            out[c] = hand >> c & 1
+        sizes, scores = self.hand_sizes, self.scores
         for p in range(n):
             k = (p - player) % n
             for f in range(8):
                 if self._down[p] >> f & 1:
                     out[32 + f] = 1.0
-            out[40 + k] = obs.hand_sizes[p] / 32
-            out[48 + k] = self.scores[p] / 8
+            out[40 + k] = sizes[p] / 32
+            out[48 + k] = scores[p] / 8
             out[56 + k] = p == self._current
-        knowledge = card_knowledge(obs.asks, n)
-        for code, row in enumerate(knowledge):
-            for p, value in enumerate(row):
-                out[64 + code * 8 + (p - player) % n] = value
+        # card_knowledge(asks), kept up to date by _apply
+        for code in range(32):
+            seen, lacking = self._seen[code], self._lacking[code]
+            if seen >= 0:
+                out[64 + code * 8 + (seen - player) % n] = 1.0
+            while lacking:
+                p = (lacking & -lacking).bit_length() - 1
+                out[64 + code * 8 + (p - player) % n] = -1.0
+                lacking &= lacking - 1
 
 
 def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:

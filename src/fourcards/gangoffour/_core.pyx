@@ -28,6 +28,8 @@ cnp.import_array()
 cdef enum:
     N_KINDS = 34
     N_ACTIONS = 12352
+    BLOCK_BITS = 3
+    N_BLOCKS = (12352 + 7) >> 3
     BUCKET_BITS = 12
     N_BUCKETS = 4096
     SLOT_BITS = 14
@@ -56,6 +58,10 @@ cdef int32_t _run_of[N_ACTIONS]
 cdef int32_t _run_end[N_ACTIONS]
 cdef uint64_t _run_lead[N_ACTIONS]
 cdef int32_t _n_runs = 0
+# Blocks: the actions 8k..8k+7 (a block may cross runs and kinds); a block's
+# ``need`` holds the cards all its combinations contain, so a hand missing one
+# of them skips the block (a third of a run's blocks survive, for a dealt hand).
+cdef uint64_t _block_need[N_BLOCKS]
 # Per card code (256 entries, so any uint8 indexes safely).
 cdef uint64_t _add_bit[256]
 # Weight of each code in a row's card count: 1 for a card, 0 for padding, and
@@ -190,6 +196,10 @@ def gof_init(const uint64_t[::1] masks not None):
         _run_of[i] = run
         _run_end[run] = i + 1
     _n_runs = run + 1
+    for k in range(N_BLOCKS):
+        _block_need[k] = ~(<uint64_t>0)
+    for i in range(N_ACTIONS):
+        _block_need[i >> BLOCK_BITS] &= _masks[i]
     _sim_tables()
     for k in range(17):
         _penalty_per_card[k] = _deck.PENALTY_PER_CARD[k]
@@ -268,7 +278,7 @@ cdef Py_ssize_t _as_size(object value, str name, Py_ssize_t low, Py_ssize_t high
 
 cdef Py_ssize_t _scan(uint64_t hand, int lo, int hi, int32_t* out, Py_ssize_t n) noexcept nogil:
     cdef uint64_t missing = ~hand
-    cdef int run, end, j
+    cdef int run, end, j, stop
     if lo >= hi:
         return n
     run = _run_of[lo]
@@ -277,12 +287,18 @@ cdef Py_ssize_t _scan(uint64_t hand, int lo, int hi, int32_t* out, Py_ssize_t n)
         if end > hi:
             end = hi
         if hand & _run_lead[run]:
-            # Branch-free compaction: write every index, advance past the ones the
-            # hand holds (a branch here is mispredicted about half the time).
-            # ``out`` has room: it never runs ahead of the actions scanned.
-            for j in range(lo, end):
-                out[n] = j
-                n += (_masks[j] & missing) == 0
+            while lo < end:
+                stop = ((lo >> BLOCK_BITS) + 1) << BLOCK_BITS
+                if stop > end:
+                    stop = end
+                if (_block_need[lo >> BLOCK_BITS] & missing) == 0:
+                    # Branch-free compaction: write every index, advance past the ones
+                    # the hand holds (a branch here is mispredicted about half the time).
+                    # ``out`` has room: it never runs ahead of the actions scanned.
+                    for j in range(lo, stop):
+                        out[n] = j
+                        n += (_masks[j] & missing) == 0
+                lo = stop
         lo = end
         run += 1
     return n

@@ -14,6 +14,8 @@ class GofVector:
     packed: bool
     observations: npt.NDArray[np.float32]
     final_observations: npt.NDArray[np.float32]
+    final_returns: npt.NDArray[np.float32]
+    acting_seats: npt.NDArray[np.int32]
     masks: npt.NDArray[np.bool_] | npt.NDArray[np.uint8]
     rewards: npt.NDArray[np.float32]
     dones: npt.NDArray[np.bool_]

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Many Gang of Four matches stepped together in C (behind ``fourcards.rl.VectorGangOfFour``).
 
-One learning seat per match; the other seats are built-in policies that move
-inside C.  The matches are the compiled simulator's (``_core``: ``_sim_new``,
+One or more learning seats per match (all of them: self-play); the other seats
+are built-in policies that move inside C.  The matches are the compiled simulator's (``_core``: ``_sim_new``,
 ``_sim_legal``, ``_sim_apply``, ``_choose``), which the tests compare move for
 move with the Python engine.  Observations are written in the layout of
 ``MatchState.observation_tensor`` and legal-action masks as bools or bits
@@ -147,14 +147,16 @@ ctypedef struct VecCore:
     uint64_t* legal_bits       # private copy of each env's legal actions (bits), for checking actions
     Py_ssize_t legal_words
     GofRules rules
-    int policies[4]
-    int seat
+    int policies[4]            # AGENT_POLICY at the learning seats
+    int seat                   # the learning seat whose rewards and final observations are kept
     Py_ssize_t num_envs
     int num_actions
     bint packed
     Py_ssize_t mask_width
     float* obs_data
     float* final_obs_data      # the learning seat's observation when its last match ended
+    float* returns_data        # every seat's returns() when the last match ended
+    int32_t* acting_data       # the learning seat to act (whose observation and mask are written)
     uint8_t* mask_data
     float* reward_data
     uint8_t* done_data
@@ -208,11 +210,11 @@ cdef void _begin(VecCore* v, Py_ssize_t i) noexcept nogil:
 
 
 cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
-    """Play the other seats until the learning seat is to act (starting the next
+    """Play the bots' seats until a learning seat is to act (starting the next
     match when one ends), then write its observation and mask."""
     cdef GofMatch* m = &v.matches[i]
     cdef int n, action, p, players = v.rules.players, seat = v.seat
-    cdef double reward = 0.0
+    cdef double reward = 0.0, share
     cdef bint done = False
     cdef uint8_t* row
     cdef uint64_t* bits = v.legal_bits + i * v.legal_words
@@ -220,12 +222,15 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
     cdef Py_ssize_t k, w
     while True:
         if m.phase == PHASE_OVER:
+            share = 1.0 / fc_popcount64(m.winners)
             if (m.winners >> seat) & 1:
-                reward += 1.0 / fc_popcount64(m.winners)
+                reward += share
             reward -= 1.0 / players
             done = True
             for p in range(players):
                 v.score_data[i * players + p] = m.totals[p]
+                v.returns_data[i * players + p] = <float>((share if (m.winners >> p) & 1 else 0.0)
+                                                          - 1.0 / players)
             v.match_step_data[i] = m.steps
             _observe(m, seat, v.final_obs_data + i * OBS_SIZE)
             v.episode_data[i] += 1
@@ -233,14 +238,15 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
             _begin(v, i)
             continue
         n = _sim_legal(m, legal)
-        if m.current == seat:
+        if v.policies[m.current] == AGENT_POLICY:
             break
         action = _choose(m, v.policies[m.current], &v.policy_rngs[4 * i + m.current], legal, n)
         _sim_apply(m, action)
         v.step_data[i] += 1
     v.reward_data[i] = <float>reward
     v.done_data[i] = done
-    _observe(m, seat, v.obs_data + i * OBS_SIZE)
+    v.acting_data[i] = m.current
+    _observe(m, m.current, v.obs_data + i * OBS_SIZE)
     row = v.mask_data + i * v.mask_width
     if v.packed:
         memset(row, 0, v.mask_width)
@@ -293,6 +299,21 @@ cdef Py_ssize_t _run_batch(VecCore* v, Batch* b, int part, int32_t* legal) noexc
     return count
 
 
+cdef Py_ssize_t _first_illegal(const VecCore* v, const int64_t* actions) noexcept nogil:
+    """The first env whose action is out of range, else the first whose action is not
+    legal (from the legal actions kept when the mask was written), else -1."""
+    cdef Py_ssize_t i, bad = -1
+    cdef int64_t a
+    for i in range(v.num_envs):
+        a = actions[i]
+        if a < 0 or a >= v.num_actions:
+            return i
+        if bad < 0 and (v.policies[v.matches[i].current] != AGENT_POLICY
+                        or not (v.legal_bits[i * v.legal_words + (a >> 6)] >> (a & 63)) & 1):
+            bad = i
+    return bad
+
+
 cdef void _take(PyThread_type_lock lock, int spin) noexcept nogil:
     """Acquire ``lock``: ``spin`` tries (a pause after each), then asleep."""
     cdef int tries
@@ -335,6 +356,7 @@ cdef class GofVector:
     cdef int n_workers
     cdef bint stop
     cdef bint busy
+    cdef bint started               # a reset job has run: the matches exist
     # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds):
     # a short spin, since a long one slows the other threads of a busy machine.
     cdef public int spin
@@ -344,7 +366,7 @@ cdef class GofVector:
     cdef readonly Py_ssize_t num_envs
     cdef readonly int num_actions
     cdef readonly bint packed
-    cdef readonly object observations, final_observations, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
+    cdef readonly object observations, final_observations, final_returns, acting_seats, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
     cdef readonly object match_numbers
 
     def __cinit__(self, Py_ssize_t num_envs, uint64_t seed, dict rules not None, policies, int seat,
@@ -368,11 +390,12 @@ cdef class GofVector:
         for p in range(4):
             v.policies[p] = AGENT_POLICY
         for p in range(v.rules.players):
-            if p == seat:
-                continue
-            if policies[p] not in (POLICY_RANDOM, POLICY_GREEDY):
-                raise ValueError(f"policy {policies[p]!r} of seat {p} is not 0 (random) or 1 (greedy)")
+            if policies[p] not in (AGENT_POLICY, POLICY_RANDOM, POLICY_GREEDY):
+                raise ValueError(f"policy {policies[p]!r} of seat {p} is not -1 (learning), 0 (random) "
+                                 "or 1 (greedy)")
             v.policies[p] = policies[p]
+        if v.policies[seat] != AGENT_POLICY:
+            raise ValueError(f"seat {seat} must be a learning seat (policy -1)")
         v.seat = self.seat = seat
         v.num_envs = self.num_envs = num_envs
         v.num_actions = self.num_actions = ANNOUNCE_BASE + (N_COMBOS if v.rules.manual else 0)
@@ -391,6 +414,8 @@ cdef class GofVector:
             v.env_seeds[i] = _seed_stream(seed, <uint64_t>i)
         self.observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
         self.final_observations = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        self.final_returns = np.zeros((num_envs, v.rules.players), dtype=np.float32)
+        self.acting_seats = np.zeros(num_envs, dtype=np.int32)
         self.masks = np.zeros((num_envs, v.mask_width), dtype=np.uint8 if packed else np.bool_)
         self.rewards = np.zeros(num_envs, dtype=np.float32)
         self.dones = np.zeros(num_envs, dtype=np.bool_)
@@ -402,6 +427,8 @@ cdef class GofVector:
         self.match_numbers = np.zeros(num_envs, dtype=np.int64)
         v.obs_data = <float*>cnp.PyArray_DATA(self.observations)
         v.final_obs_data = <float*>cnp.PyArray_DATA(self.final_observations)
+        v.returns_data = <float*>cnp.PyArray_DATA(self.final_returns)
+        v.acting_data = <int32_t*>cnp.PyArray_DATA(self.acting_seats)
         v.mask_data = <uint8_t*>cnp.PyArray_DATA(self.masks)
         v.reward_data = <float*>cnp.PyArray_DATA(self.rewards)
         v.done_data = <uint8_t*>cnp.PyArray_DATA(self.dones)
@@ -423,16 +450,23 @@ cdef class GofVector:
         free(self.legal)
 
     # -- worker threads --------------------------------------------------------------
+    cdef void _free_worker(self, int k) noexcept:
+        """Worker ``k``'s locks and buffer (its thread has ended or never started)."""
+        cdef Worker* w = &self.workers[k]
+        if w.start != NULL:
+            PyThread_free_lock(w.start)
+        if w.done != NULL:
+            PyThread_free_lock(w.done)
+        free(w.legal)
+        w.start = w.done = NULL
+        w.legal = NULL
+
     cdef void _free_workers(self) noexcept:
         cdef int k
         if self.workers == NULL:
             return
         for k in range(self.n_workers):
-            if self.workers[k].start != NULL:
-                PyThread_free_lock(self.workers[k].start)
-            if self.workers[k].done != NULL:
-                PyThread_free_lock(self.workers[k].done)
-            free(self.workers[k].legal)
+            self._free_worker(k)
         free(self.workers)
         self.workers = NULL
         self.n_workers = 0
@@ -491,9 +525,7 @@ cdef class GofVector:
         """Forget the workers past the first ``started`` (their threads did not start)."""
         cdef int k
         for k in range(started, self.n_workers):
-            PyThread_free_lock(self.workers[k].start)
-            PyThread_free_lock(self.workers[k].done)
-            free(self.workers[k].legal)
+            self._free_worker(k)
         self.n_workers = started
 
     def stop_workers(self):
@@ -536,9 +568,13 @@ cdef class GofVector:
         if job not in (JOB_STEP, JOB_RESET, JOB_RESET_NEXT):
             raise ValueError(f"job {job} is not 0, 1 or 2")
         if job == JOB_STEP:
+            self._check_ready()
             if actions is None or actions.shape[0] != self.num_envs:
                 raise ValueError(f"need {self.num_envs} actions")
             data = &actions[0]
+            # The wrapper has checked them, with messages; nothing unchecked reaches C.
+            if _first_illegal(&self.core, data) >= 0:
+                raise ValueError("an action is not legal (check with first_illegal)")
         if not 1 <= threads <= MAX_PARTS or chunk < 1:
             raise ValueError(f"threads={threads} must be 1..{MAX_PARTS} and chunk={chunk} at least 1")
         if self.busy:
@@ -565,36 +601,33 @@ cdef class GofVector:
                     _take(self.workers[k].done, self.spin)
         finally:
             self.busy = False
+        if job != JOB_STEP:
+            self.started = True
         return mine
 
     def first_illegal(self, const int64_t[::1] actions not None):
         """The first env whose action is not an action of the game, else the first
         whose action is not legal, else -1 (from the legal actions kept when the
         mask was written)."""
-        cdef Py_ssize_t i, outside = -1, bad = -1
-        cdef int64_t a
-        cdef VecCore* v = &self.core
-        if self.busy:
-            raise RuntimeError("this environment is being stepped by another thread")
+        cdef Py_ssize_t bad
+        self._check_ready()
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
         with nogil:
-            for i in range(v.num_envs):
-                a = actions[i]
-                if a < 0 or a >= v.num_actions:
-                    outside = i
-                    break
-                if bad < 0 and (v.matches[i].current != v.seat
-                                or not (v.legal_bits[i * v.legal_words + (a >> 6)] >> (a & 63)) & 1):
-                    bad = i
-        return outside if outside >= 0 else bad
+            bad = _first_illegal(&self.core, &actions[0])
+        return bad
 
-    def legal_actions(self, Py_ssize_t env):
-        """The learning seat's legal actions in env ``env`` (sorted int32)."""
-        cdef int32_t* legal
-        cdef int n
+    cdef void _check_ready(self) except *:
         if self.busy:
             raise RuntimeError("this environment is being stepped by another thread")
+        if not self.started:
+            raise RuntimeError("no match has started: run a reset job first")
+
+    def legal_actions(self, Py_ssize_t env):
+        """The acting learning seat's legal actions in env ``env`` (sorted int32)."""
+        cdef int32_t* legal
+        cdef int n
+        self._check_ready()
         if not 0 <= env < self.num_envs:
             raise ValueError(f"env {env} is not within 0..{self.num_envs - 1}")
         legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))

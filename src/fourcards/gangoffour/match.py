@@ -784,13 +784,10 @@ class MatchState(State[Action]):
         ========  ================================================================
         """
         n = self._n
-        for code in _deck.codes_of_mask(self._hands[player]):
-            out[code] += 1.0
-        for code in _deck.codes_of_mask(_deck.canonical_from_sum(self._played)):
-            out[34 + code] += 1.0
+        out[0:34] = _deck.counts_of_mask(self._hands[player])
+        out[34:68] = _deck.counts_of_mask(_deck.canonical_from_sum(self._played))
         if self._table >= 0:
-            for code in _deck.codes_of_mask(_MASKS[self._table]):
-                out[68 + code] += 1.0
+            out[68:102] = _deck.counts_of_mask(_MASKS[self._table])
             out[102 + action_to_combo(self._table).kind] = 1.0
         for k in range(n):
             seat = (player + k) % n

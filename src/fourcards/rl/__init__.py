@@ -56,10 +56,14 @@ def register_gymnasium() -> bool:
         import gymnasium
     except ImportError:
         return False
+    from .._backend import COMPILED
+
     for env_id, (game_name, rules) in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
-            # Gang of Four's make_vec steps the matches in C (fourcards.rl.gymnasium_vector).
-            vector = "fourcards.rl.gymnasium_vector:GangOfFourVectorEnv" if game_name == "gang-of-four" else None
+            # Gang of Four's make_vec steps the matches in C (fourcards.rl.gymnasium_vector);
+            # without the compiled kernels it is Gymnasium's SyncVectorEnv over SeatEnv.
+            vector = ("fourcards.rl.gymnasium_vector:GangOfFourVectorEnv"
+                      if game_name == "gang-of-four" and COMPILED else None)
             gymnasium.register(id=env_id, entry_point="fourcards.rl.gymnasium:SeatEnv",
                                vector_entry_point=vector, kwargs={"game_name": game_name, **rules})
     return True

@@ -82,6 +82,9 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
         self.rules = Rules(**rules)
         self.opponents, self.seat, self.threads = opponents, seat, threads
         self.vector = self._new_vector(num_envs, secrets.randbits(64))
+        if len(self.vector.agent_seats) != 1:
+            raise InvalidRulesError(f"opponents={opponents!r}: Gymnasium's vector API is one learning seat "
+                                    "against bots; for self-play use fourcards.rl.VectorGangOfFour directly")
         self.num_envs = self.vector.num_envs
         self.copy = copy
         game = self.vector.game

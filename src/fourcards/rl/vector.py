@@ -61,26 +61,30 @@ def _whole(value: object, name: str) -> int:
 
 
 class VectorGangOfFour:
-    """``n`` Gang of Four matches stepped together in C, one learning seat in each.
+    """``n`` Gang of Four matches stepped together in C, one or more learning seats in each.
 
     ``opponents`` names the bots of the other seats (``"random"`` or
     ``"greedy"``): one name for all, or one per seat in seat order, either
     ``players - 1`` names (the learning seat skipped) or ``players`` entries
-    with ``None`` at the learning seat.  ``rules`` is a
+    with ``None`` at each learning seat; ``opponents=None`` makes every seat
+    a learning seat (self-play).  ``rules`` is a
     :class:`~fourcards.gangoffour.match.Rules` (default: 4 players);
-    ``seat`` the learning seat (default 0).
+    ``seat`` the learning seat whose ``rewards`` and ``final_observations``
+    are kept (default: 0, or the first learning seat).
 
-    ``observations`` (``float32 (n, 217)``) hold ``MatchState.observation_tensor(seat)``
-    at the learning seat's turn; ``masks`` its legal actions over
+    ``observations`` (``float32 (n, 217)``) hold ``MatchState.observation_tensor(s)``
+    at the turn of a learning seat ``s`` (``acting_seats[i]``: always ``seat``
+    with one learning seat); ``masks`` its legal actions over
     ``num_actions`` (``bool (n, num_actions)``, or with ``packed_masks=True``
     ``uint8 (n, ceil(num_actions / 8))`` bits in :func:`numpy.packbits` order:
     action ``a`` is bit ``7 - a % 8`` of byte ``a // 8``, so
     ``np.unpackbits(masks, axis=1)[:, :num_actions]`` gives the bools).
 
-    ``step(actions)`` plays each env's action, then the bots until the
-    learning seat is to act again.  When a match ends, ``rewards[i]`` is
+    ``step(actions)`` plays each env's action for its acting seat, then the
+    bots until a learning seat is to act again.  When a match ends, ``rewards[i]`` is
     ``MatchState.returns()[seat]`` (the seat's share of the win minus
-    ``1 / players``; 0 on other steps), ``dones[i]`` is True, and env ``i``
+    ``1 / players``; 0 on other steps), ``final_returns[i]`` every seat's
+    ``returns()``, ``dones[i]`` is True, and env ``i``
     has already started its next match: ``observations[i]`` and ``masks[i]``
     are that match's first turn (auto-reset).  Per env counters: ``steps``
     (engine steps, every seat's actions), ``episodes`` (matches finished),
@@ -98,10 +102,10 @@ class VectorGangOfFour:
         self,
         n: int,
         seed: int = 0,
-        opponents: str | Sequence[str | None] = "random",
+        opponents: str | Sequence[str | None] | None = "random",
         *,
         rules: Rules | None = None,
-        seat: int = 0,
+        seat: int | None = None,
         packed_masks: bool = False,
         threads: int = 1,
     ) -> None:
@@ -116,25 +120,32 @@ class VectorGangOfFour:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a gangoffour Rules, not {type(rules).__name__}")
-        seat = _whole(seat, "seat")
-        if not 0 <= seat < rules.players:
-            raise FourCardsError(f"seat={seat} is not a seat of {rules.players} players")
+        if seat is not None:
+            seat = _whole(seat, "seat")
+            if not 0 <= seat < rules.players:
+                raise FourCardsError(f"seat={seat} is not a seat of {rules.players} players")
         if not isinstance(packed_masks, bool):
             raise TypeError(f"packed_masks must be a bool, not {type(packed_masks).__name__}")
         self._threads = self._check_threads(threads)
         self.rules = rules
         self.game = GangOfFour(rules)
-        self.seat = seat
         self.seed = seed
         self.num_envs = n
         self.opponents = self._policy_names(opponents, rules.players, seat)
+        #: The learning seats (the seats without a bot).
+        self.agent_seats: tuple[int, ...] = tuple(p for p, name in enumerate(self.opponents) if name is None)
+        if not self.agent_seats:
+            raise FourCardsError(f"opponents={opponents!r} leaves no learning seat: put None at one or more")
+        self.seat: int = self.agent_seats[0] if seat is None else seat
         policies = [-1 if name is None else POLICIES[name] for name in self.opponents]
-        self._core: Any = _vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, seat, packed_masks)
+        self._core: Any = _vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, self.seat, packed_masks)
         self.num_actions: int = self._core.num_actions
         self.observation_size: int = OBSERVATION_SIZE
         self.packed_masks = packed_masks
         self.observations: npt.NDArray[np.float32] = _read_only(self._core.observations)
         self.final_observations: npt.NDArray[np.float32] = _read_only(self._core.final_observations)
+        self.final_returns: npt.NDArray[np.float32] = _read_only(self._core.final_returns)
+        self.acting_seats: npt.NDArray[np.int32] = _read_only(self._core.acting_seats)
         self.masks: npt.NDArray[Any] = _read_only(self._core.masks)
         self.rewards: npt.NDArray[np.float32] = _read_only(self._core.rewards)
         self.dones: npt.NDArray[np.bool_] = _read_only(self._core.dones)
@@ -159,27 +170,32 @@ class VectorGangOfFour:
         return count
 
     @staticmethod
-    def _policy_names(opponents: object, players: int, seat: int) -> tuple[str | None, ...]:
-        if isinstance(opponents, str):
-            names: list[object] = [opponents] * players
-            names[seat] = None
+    def _policy_names(opponents: object, players: int, seat: int | None) -> tuple[str | None, ...]:
+        """One entry a seat: a bot's name, or None at a learning seat."""
+        if opponents is None:
+            names: list[object] = [None] * players
+        elif isinstance(opponents, str):
+            names = [opponents] * players
+            names[0 if seat is None else seat] = None
         elif isinstance(opponents, Sequence):
             names = list(opponents)
             if len(names) == players - 1:
-                names.insert(seat, None)
-            elif len(names) != players or names[seat] is not None:
+                names.insert(0 if seat is None else seat, None)
+            elif len(names) != players:
                 raise FourCardsError(
                     f"opponents={opponents!r}: give {players - 1} names (the other seats in order) "
-                    f"or {players} with None at the learning seat {seat}"
+                    f"or {players} with None at each learning seat"
                 )
         else:
-            raise TypeError(f"opponents must be a name or a sequence of names, not {type(opponents).__name__}")
+            raise TypeError(f"opponents must be a name, a sequence of names or None, not {type(opponents).__name__}")
         for p, name in enumerate(names):
-            if p == seat:
-                continue
-            if not isinstance(name, str) or name not in POLICIES:
-                raise InvalidRulesError(f"opponent {name!r} for seat {p}: choose from {sorted(POLICIES)}")
-        return tuple(None if p == seat else str(name) for p, name in enumerate(names))
+            if name is not None and (not isinstance(name, str) or name not in POLICIES):
+                raise InvalidRulesError(f"opponent {name!r} for seat {p}: choose from {sorted(POLICIES)} "
+                                        "(None: a learning seat)")
+        if seat is not None and names[seat] is not None:
+            raise FourCardsError(f"opponents={opponents!r} puts a bot at the learning seat {seat}: "
+                                 f"give None there")
+        return tuple(None if name is None else str(name) for name in names)
 
     def _checked_actions(self, actions: object) -> npt.NDArray[np.int64]:
         array = np.asarray(actions)
@@ -248,7 +264,7 @@ class VectorGangOfFour:
                 legal = self._core.legal_actions(i)
                 shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
                 raise IllegalMoveError(
-                    f"env {i}: action {int(checked[i])} is not legal for seat {self.seat} "
+                    f"env {i}: action {int(checked[i])} is not legal for seat {int(self.acting_seats[i])} "
                     f"in match seed {int(self.seeds[i])} (legal: {shown})"
                 )
             self._run(_STEP, checked, count)

@@ -33,7 +33,10 @@ import numpy.typing as npt
 from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError
 from ..rng import Rng
-from .cards import CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, deck_cards, find_zangles, kind_code
+from .cards import (
+    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, deck_cards, find_zangles, find_zangles_packed, kind_code,
+    zangle_rows,
+)
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
            "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle"]
@@ -65,6 +68,17 @@ class Rules(GameRules):
 
     def deck_cards(self) -> list[int]:
         return deck_cards(dict(self.deck) if self.deck else None)
+
+
+def _packed(cards: list[int]) -> int | None:
+    """Card codes as packed counts (4 bits a kind), or None past 15 of a kind."""
+    packed = 0
+    for code in cards:
+        packed += 1 << (4 * code)
+    counts = [(packed >> (4 * k)) & 15 for k in range(NK)]
+    if sum(counts) != len(cards):  # a kind overflowed its 4 bits
+        return None
+    return packed
 
 
 def zangle_actions(z_max: int) -> list[Zangle]:
@@ -183,6 +197,8 @@ class ZangleGame(Game["ZangleState"]):
         z_max = min(15, self.rules.deck_cards().count(0))
         self.actions = zangle_actions(z_max)
         self.index = {z: i for i, z in enumerate(self.actions)}
+        # The same index by the fast path's rows (``zangle_rows``), as bytes.
+        self.row_index = {bytes(row): i for i, row in enumerate(zangle_rows(self.actions))}
 
     @property
     def num_distinct_actions(self) -> int:
@@ -270,13 +286,29 @@ class ZangleState(State[Zangle]):
     def _available(self, seat: int) -> list[Zangle]:
         return find_zangles(self._centre, self._cards[seat])
 
+    def _available_rows(self, seat: int) -> list[bytes] | None:
+        """The Zangles ``seat`` can make, as row keys of ``game.row_index``, from the
+        compiled search (or its twin); None when a place holds more than 15 cards
+        of a kind (beyond the packed counts: then the careful search runs)."""
+        centre, own = _packed(self._centre), _packed(self._cards[seat])
+        if centre is None or own is None:
+            return None
+        rows = find_zangles_packed(centre, own)
+        if isinstance(rows, np.ndarray):
+            return [row.tobytes() for row in rows]
+        return [bytes(row) for row in rows]  # type: ignore[attr-defined]
+
+    def _has_zangle(self, seat: int) -> bool:
+        rows = self._available_rows(seat)
+        return bool(rows) if rows is not None else bool(self._available(seat))
+
     def _begin_turn(self) -> None:
         """Deal the automatic hit to a player with no Zangle; end their turn if still none."""
         while not self._over:
             seat = self._current
             self._turn_player = seat
             self._hit_this_turn = False
-            if self._available(seat):
+            if self._has_zangle(seat):
                 return
             pile_was_empty = not self._centre_pile
             if self._centre_pile:
@@ -285,7 +317,7 @@ class ZangleState(State[Zangle]):
                 self._hits[seat] += 1
                 self._hit_this_turn = True
                 self._record(Hit(seat, KINDS[card]))
-                if self._available(seat):
+                if self._has_zangle(seat):
                     return
             self._record(TurnEnded(seat, False))
             # only turns without a Zangle once the centre draw pile is empty count
@@ -311,7 +343,7 @@ class ZangleState(State[Zangle]):
         seat = self._current
         if not self._cards[seat] and not self._piles[seat]:
             return True
-        return not self._available(seat) and not self._centre_pile
+        return not self._has_zangle(seat) and not self._centre_pile
 
     def _end_round(self) -> None:
         n = self._n
@@ -347,8 +379,12 @@ class ZangleState(State[Zangle]):
 
     # -- the contract ---------------------------------------------------------------------------
     def _legal_actions(self) -> list[int]:
-        index = self.game.index
-        return sorted(index[z] for z in self._available(self._current) if z in index)
+        rows = self._available_rows(self._current)
+        if rows is None:
+            index = self.game.index
+            return sorted(index[z] for z in self._available(self._current) if z in index)
+        row_index = self.game.row_index
+        return sorted(row_index[key] for key in rows if key in row_index)
 
     def _why_illegal(self, action: int) -> str | None:
         if action in self._legal_actions():
