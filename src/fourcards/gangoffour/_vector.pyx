@@ -40,7 +40,10 @@ cdef extern from *:
         return (Py_ssize_t)InterlockedExchangeAdd64((volatile LONG64*)p, (LONG64)v);
     }
     static void fc_relax(void) { YieldProcessor(); }
+    static void fc_yield(void) { SwitchToThread(); }
     #else
+    #include <sched.h>
+    static void fc_yield(void) { sched_yield(); }
     static Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) {
         return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
     }
@@ -55,6 +58,7 @@ cdef extern from *:
     """
     Py_ssize_t fc_fetch_add(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
     void fc_relax() noexcept nogil
+    void fc_yield() noexcept nogil
 
 
 cdef enum:
@@ -324,6 +328,21 @@ cdef void _take(PyThread_type_lock lock, int spin) noexcept nogil:
     PyThread_acquire_lock(lock, WAIT_LOCK)
 
 
+cdef void _await(PyThread_type_lock lock, int spin) noexcept nogil:
+    """The calling thread waits for a helper that is working: ``spin`` tries, each
+    after a pause, giving the core away every 32 (so that on a busy machine the
+    helper can run), then asleep.  Sleeping here would add a wake-up to every call."""
+    cdef int tries
+    for tries in range(spin):
+        if PyThread_acquire_lock(lock, NOWAIT_LOCK):
+            return
+        if tries & 31 == 31:
+            fc_yield()
+        else:
+            fc_relax()
+    PyThread_acquire_lock(lock, WAIT_LOCK)
+
+
 cdef void _serve(Worker* w) noexcept nogil:
     """A worker thread's life: wait for a batch, do a share of it, report; until stopped."""
     while True:
@@ -360,6 +379,7 @@ cdef class GofVector:
     # Tries at a lock before sleeping on it (a pause each, some tens of nanoseconds):
     # a short spin, since a long one slows the other threads of a busy machine.
     cdef public int spin
+    cdef public int await_spin
     cdef object worker_threads
     cdef object worker_pid
     cdef readonly int seat
@@ -380,6 +400,7 @@ cdef class GofVector:
         self.n_workers = 0
         self.worker_threads = []
         self.spin = 200
+        self.await_spin = 20000
         v.rules = _rules_of(rules)
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs} must be at least 1")
@@ -598,7 +619,7 @@ cdef class GofVector:
                     PyThread_release_lock(self.workers[k].start)
                 mine = _run_batch(&self.core, &self.batch, 0, self.legal)
                 for k in range(helpers):
-                    _take(self.workers[k].done, self.spin)
+                    _await(self.workers[k].done, self.await_spin)
         finally:
             self.busy = False
         if job != JOB_STEP:
