@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from fourcards.gangoffour import _deck
+from fourcards.gangoffour.match import Rules
 
 PHYSICAL = list(range(64))
 
@@ -46,3 +47,17 @@ def meldy_hands(draw: st.DrawFn, size: int = 7) -> list[int]:
         if counts[k] < 4:
             counts[k] += 1
     return counts
+
+
+def gof_rules(targets: tuple[int, ...] = (20, 100)) -> st.SearchStrategy[Rules]:
+    """Gang of Four rules: 2-4 players, every option, dealer 0, a target from ``targets``."""
+    return st.builds(
+        Rules,
+        players=st.sampled_from([2, 3, 4]),
+        target_score=st.sampled_from(list(targets)),
+        pass_is_final=st.booleans(),
+        manual_last_card=st.booleans(),
+        last_card_may_pass=st.booleans(),
+        chinese_dealing=st.booleans(),
+        dealer=st.just(0),
+    )

@@ -17,19 +17,12 @@ from fourcards.gangoffour.match import GangOfFour, MatchState, Rules
 from fourcards.gangoffour.simulate import random_playouts
 from fourcards.rng import Rng
 
+from .strategies import gof_rules
+
 pytestmark = pytest.mark.engine
 core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
 
-rules_strategy = st.builds(
-    Rules,
-    players=st.sampled_from([2, 3, 4]),
-    target_score=st.sampled_from([5, 20]),
-    pass_is_final=st.booleans(),
-    manual_last_card=st.booleans(),
-    last_card_may_pass=st.booleans(),
-    chinese_dealing=st.booleans(),
-    dealer=st.just(0),
-)
+rules_strategy = gof_rules(targets=(5, 20))
 
 
 def _advanced(rules: Rules, seed: int, moves: int) -> MatchState:

@@ -14,19 +14,12 @@ from fourcards.gangoffour.bots import GreedyBot, RandomBot
 from fourcards.gangoffour.match import GangOfFour, Rules
 from fourcards.gangoffour.simulate import match_seeds, simulate
 
+from .strategies import gof_rules
+
 pytestmark = pytest.mark.engine
 core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
 
-rules_strategy = st.builds(
-    Rules,
-    players=st.sampled_from([2, 3, 4]),
-    target_score=st.sampled_from([20, 100]),
-    pass_is_final=st.booleans(),
-    manual_last_card=st.booleans(),
-    last_card_may_pass=st.booleans(),
-    chinese_dealing=st.booleans(),
-    dealer=st.just(0),
-)
+rules_strategy = gof_rules(targets=(20, 100))
 
 
 @given(rules_strategy, st.integers(0, 2**64 - 1),

@@ -1019,6 +1019,16 @@ cdef GofRules _rules_of(dict rules) except *:
     return r
 
 
+cdef object _log_array(const int32_t* log, int steps):
+    """A match's actions (``steps`` of them from ``log``) as a new int32 array."""
+    cdef cnp.npy_intp dims[1]
+    dims[0] = steps
+    result = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+    if steps:
+        memcpy(cnp.PyArray_DATA(result), log, steps * sizeof(int32_t))
+    return result
+
+
 def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not None, bint record=False):
     """Play one match per seed between policies (0 random, 1 greedy), without the GIL.
 
@@ -1059,7 +1069,6 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not No
     cdef int32_t* grown
     cdef Py_ssize_t log_capacity = 0
     cdef bint out_of_memory = False
-    cdef int32_t[::1] log_view
     if record:
         log_capacity = 4096
         action_log = <int32_t*>malloc(log_capacity * sizeof(int32_t))
@@ -1092,11 +1101,7 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not No
             if out_of_memory:
                 raise MemoryError("no memory left for the action log")
             if record:
-                buffer = np.empty(m.steps, dtype=np.int32)
-                if m.steps:
-                    log_view = buffer
-                    memcpy(&log_view[0], action_log, m.steps * sizeof(int32_t))
-                logs.append(buffer)
+                logs.append(_log_array(action_log, m.steps))
     finally:
         free(action_log)
     return scores, winners, rounds, steps, logs
@@ -1506,7 +1511,6 @@ def gof_random_playouts(dict rules not None, hands, totals, round_, dealer, dire
     cdef int32_t* action_log = NULL
     cdef int32_t* grown
     cdef Py_ssize_t log_capacity = 0
-    cdef int32_t[::1] log_view
     if not _ready:
         raise RuntimeError("the Gang of Four tables are not loaded")
     r = _rules_of(rules)
@@ -1605,11 +1609,7 @@ def gof_random_playouts(dict rules not None, hands, totals, round_, dealer, dire
             if out_of_memory:
                 raise MemoryError("no memory left for the action log")
             if record:
-                buffer = np.empty(m.steps, dtype=np.int32)
-                if m.steps:
-                    log_view = buffer
-                    memcpy(&log_view[0], action_log, m.steps * sizeof(int32_t))
-                logs.append(buffer)
+                logs.append(_log_array(action_log, m.steps))
     finally:
         free(action_log)
     return sums / c_playouts, logs
