@@ -1019,6 +1019,19 @@ cdef GofRules _rules_of(dict rules) except *:
     return r
 
 
+cdef bint _log_action(int32_t** log, Py_ssize_t* capacity, int step, int action) noexcept nogil:
+    """Write ``action`` at ``step`` of a growing action log; False when memory runs out."""
+    cdef int32_t* grown
+    if step >= capacity[0]:
+        grown = <int32_t*>realloc(log[0], 2 * capacity[0] * sizeof(int32_t))
+        if grown == NULL:
+            return False
+        log[0] = grown
+        capacity[0] *= 2
+    log[0][step] = action
+    return True
+
+
 cdef object _log_array(const int32_t* log, int steps):
     """A match's actions (``steps`` of them from ``log``) as a new int32 array."""
     cdef cnp.npy_intp dims[1]
@@ -1066,7 +1079,6 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not No
     cdef int64_t[::1] steps_view = steps
     logs = [] if record else None
     cdef int32_t* action_log = NULL
-    cdef int32_t* grown
     cdef Py_ssize_t log_capacity = 0
     cdef bint out_of_memory = False
     if record:
@@ -1083,15 +1095,9 @@ def gof_simulate(const uint64_t[::1] seeds not None, policies, dict rules not No
                 while m.phase != PHASE_OVER:
                     n = _sim_legal(&m, legal)
                     action = _choose(&m, c_policies[m.current], &policy_rng[m.current], legal, n)
-                    if record:
-                        if m.steps >= log_capacity:  # grow the action log
-                            grown = <int32_t*>realloc(action_log, 2 * log_capacity * sizeof(int32_t))
-                            if grown == NULL:
-                                out_of_memory = True
-                                break
-                            action_log = grown
-                            log_capacity *= 2
-                        action_log[m.steps] = action
+                    if record and not _log_action(&action_log, &log_capacity, m.steps, action):
+                        out_of_memory = True
+                        break
                     _sim_apply(&m, action)
                 for p in range(players):
                     scores_view[i, p] = m.totals[p]
@@ -1509,7 +1515,6 @@ def gof_random_playouts(dict rules not None, hands, totals, round_, dealer, dire
     cdef bint stuck = False, too_long = False, out_of_memory = False
     cdef int32_t legal[MAX_LEGAL]
     cdef int32_t* action_log = NULL
-    cdef int32_t* grown
     cdef Py_ssize_t log_capacity = 0
     if not _ready:
         raise RuntimeError("the Gang of Four tables are not loaded")
@@ -1588,15 +1593,9 @@ def gof_random_playouts(dict rules not None, hands, totals, round_, dealer, dire
                         too_long = True
                         break
                     action = legal[_below(&policy_rng, <uint64_t>n)]
-                    if record:
-                        if m.steps >= log_capacity:
-                            grown = <int32_t*>realloc(action_log, 2 * log_capacity * sizeof(int32_t))
-                            if grown == NULL:
-                                out_of_memory = True
-                                break
-                            action_log = grown
-                            log_capacity *= 2
-                        action_log[m.steps] = action
+                    if record and not _log_action(&action_log, &log_capacity, m.steps, action):
+                        out_of_memory = True
+                        break
                     _sim_apply(&m, action)
                 if not (stuck or too_long or out_of_memory):
                     share = 1.0 / fc_popcount64(m.winners)
