@@ -354,6 +354,15 @@ cdef void _serve(Worker* w) noexcept nogil:
         PyThread_release_lock(w.done)
 
 
+class IllegalAction(ValueError):
+    """``GofVector.run`` refused a step: env ``env``'s action is out of range or
+    not legal (the first such env); nothing was played."""
+
+    def __init__(self, env):
+        super().__init__(f"env {env}: the action is not legal")
+        self.env = env
+
+
 cdef class GofVector:
     """The C side of ``fourcards.rl.VectorGangOfFour`` (checked there, unchecked here).
 
@@ -579,12 +588,12 @@ cdef class GofVector:
     # -- batches ---------------------------------------------------------------------
     def run(self, int job, const int64_t[::1] actions, int threads, Py_ssize_t chunk):
         """Do a batch over every env: ``job`` 0 applies ``actions`` (checked legal by
-        ``first_illegal``), 1 starts the envs' current match, 2 the next one; then
+        ``_first_illegal``: else ``IllegalAction``), 1 starts the envs' current match, 2 the next one; then
         each env plays to the learning seat's turn.  ``threads``: this one and
         ``threads - 1`` helpers (started when there are too few).  Returns the
         number of envs this thread did (the helpers did the rest)."""
         cdef int k, helpers
-        cdef Py_ssize_t mine = 0
+        cdef Py_ssize_t mine = 0, bad
         cdef const int64_t* data = NULL
         if job not in (JOB_STEP, JOB_RESET, JOB_RESET_NEXT):
             raise ValueError(f"job {job} is not 0, 1 or 2")
@@ -593,9 +602,9 @@ cdef class GofVector:
             if actions is None or actions.shape[0] != self.num_envs:
                 raise ValueError(f"need {self.num_envs} actions")
             data = &actions[0]
-            # The wrapper has checked them, with messages; nothing unchecked reaches C.
-            if _first_illegal(&self.core, data) >= 0:
-                raise ValueError("an action is not legal (check with first_illegal)")
+            bad = _first_illegal(&self.core, data)
+            if bad >= 0:  # nothing unchecked reaches the loops; nothing has moved
+                raise IllegalAction(bad)
         if not 1 <= threads <= MAX_PARTS or chunk < 1:
             raise ValueError(f"threads={threads} must be 1..{MAX_PARTS} and chunk={chunk} at least 1")
         if self.busy:
@@ -625,18 +634,6 @@ cdef class GofVector:
         if job != JOB_STEP:
             self.started = True
         return mine
-
-    def first_illegal(self, const int64_t[::1] actions not None):
-        """The first env whose action is not an action of the game, else the first
-        whose action is not legal, else -1 (from the legal actions kept when the
-        mask was written)."""
-        cdef Py_ssize_t bad
-        self._check_ready()
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"need {self.num_envs} actions, got {actions.shape[0]}")
-        with nogil:
-            bad = _first_illegal(&self.core, &actions[0])
-        return bad
 
     cdef void _check_ready(self) except *:
         if self.busy:

@@ -107,11 +107,10 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
             raise FourCardsError("seed must be one int for all the envs (env i's matches derive from it), "
                                  "not a list")
         checked = check_seed(seed)
-        super().reset(seed=checked)
-        if checked is not None:
-            old = self.vector
-            self.vector = self._new_vector(self.num_envs, checked)
+        if checked is not None:  # a bad seed is refused here, before anything changes
+            old, self.vector = self.vector, self._new_vector(self.num_envs, checked)
             old.close()
+        super().reset(seed=checked)
         self.vector.reset()
         self._started = True
         return self._observations(), {}

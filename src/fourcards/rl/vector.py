@@ -40,6 +40,8 @@ from ..gangoffour.simulate import POLICIES
 
 #: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
 _vector = load("fourcards.gangoffour._vector")
+#: What the compiled environment raises for an illegal step (no step is ever run without it).
+_IllegalAction: Any = _vector.IllegalAction if _vector is not None else None
 
 __all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS"]
 
@@ -210,6 +212,17 @@ class VectorGangOfFour:
         # int64 values out of range are caught with the illegal ones, in C
         return np.ascontiguousarray(array, dtype=np.int64)
 
+    def _illegal(self, env: int, action: int) -> IllegalMoveError:
+        """The error for env ``env``'s refused ``action``, with its legal actions."""
+        if not 0 <= action < self.num_actions:
+            return self._not_an_action(env, action)
+        legal = self._core.legal_actions(env)
+        shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
+        return IllegalMoveError(
+            f"env {env}: action {action} is not legal for seat {int(self.acting_seats[env])} "
+            f"in match seed {int(self.seeds[env])} (legal: {shown})"
+        )
+
     def _not_an_action(self, env: int, action: int) -> IllegalMoveError:
         return IllegalMoveError(
             f"env {env}: action {action} is not an action of this game (0..{self.num_actions - 1})"
@@ -257,17 +270,10 @@ class VectorGangOfFour:
         checked = self._checked_actions(actions)
         self._enter()
         try:
-            i = self._core.first_illegal(checked)  # a bit test an env
-            if i >= 0:
-                if not 0 <= checked[i] < self.num_actions:
-                    raise self._not_an_action(i, int(checked[i]))
-                legal = self._core.legal_actions(i)
-                shown = ", ".join(str(a) for a in legal[:8].tolist()) + (", ..." if len(legal) > 8 else "")
-                raise IllegalMoveError(
-                    f"env {i}: action {int(checked[i])} is not legal for seat {int(self.acting_seats[i])} "
-                    f"in match seed {int(self.seeds[i])} (legal: {shown})"
-                )
-            self._run(_STEP, checked, count)
+            try:
+                self._run(_STEP, checked, count)  # checks every action (a bit test an env) first
+            except _IllegalAction as refused:
+                raise self._illegal(refused.env, int(checked[refused.env])) from None
         finally:
             self._lock.release()
         return self.observations, self.masks, self.rewards, self.dones
