@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -62,7 +63,7 @@ from .rng import MASK64, Rng
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
-    "win_shares", "unroll", "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION",
+    "win_shares", "unroll", "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -198,6 +199,35 @@ class GameRules:
         """Cross-field checks of a game (raise :class:`InvalidRulesError`)."""
 
 
+@dataclass(frozen=True)
+class GameInfo:
+    """The facts of a game under one set of rules (see :meth:`Game.info`)."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    num_players: int
+    num_distinct_actions: int
+    max_game_length: int
+    observation_shape: tuple[int, ...]
+    observation_low: float
+    observation_high: float
+    score_label: str
+    score_higher_is_better: bool
+    real_time: bool
+    deck_upload: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON data (an open bound is None)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["observation_shape"] = list(self.observation_shape)
+        for name in ("observation_low", "observation_high"):
+            if not math.isfinite(data[name]):
+                data[name] = None
+        return data
+
+
 class Game(ABC, Generic[S]):
     """Static facts of a game under one set of rules, and a factory of matches.
 
@@ -243,6 +273,87 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def rules_dict(self) -> dict[str, Any]:
         """The rules as plain JSON data (what ``to_json`` records)."""
+
+    # -- facts every consumer reads (OpenSpiel's game type and info) ------------------------
+    #: The game's title for people ("Gang of Four"); default: the name in title case.
+    title: ClassVar[str] = ""
+    #: What :attr:`State.scores` counts, for tables of results ("penalty points").
+    score_label: ClassVar[str] = "score"
+    #: Whether a higher score is better (False for penalties).
+    score_higher_is_better: ClassVar[bool] = True
+    #: Whether the players act in real time rather than in turns.
+    real_time: ClassVar[bool] = False
+    #: Whether a table of this game may bring its own deck (a ``deck`` rules field or option).
+    deck_upload: ClassVar[bool] = False
+    #: Whether ``action_to_string`` depends on the action's integer alone (so its texts may be cached).
+    fixed_action_texts: ClassVar[bool] = False
+
+    @classmethod
+    def player_range(cls) -> tuple[int, int]:
+        """The fewest and most seats the rules allow: the ``players`` field's
+        bounds (or choices) in :attr:`rules_type`, else its default alone."""
+        for f in fields(cls.rules_type):
+            if f.name == "players":
+                meta = f.metadata
+                if "choices" in meta:
+                    return min(meta["choices"]), max(meta["choices"])
+                default = f.default if isinstance(f.default, int) else 1
+                return int(meta.get("low", default)), int(meta.get("high", default))
+        return 1, 1
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of ``observation_tensor`` (flat by default)."""
+        return (self.observation_size,)
+
+    def observation_bounds(self) -> tuple[float, float]:
+        """``(low, high)`` holding every value of the observation tensor under
+        these rules (open, ``(-inf, inf)``, unless the game says more)."""
+        return -math.inf, math.inf
+
+    def info(self) -> GameInfo:
+        """Every fact of the game under these rules, as one value."""
+        low, high = self.player_range()
+        bounds = self.observation_bounds()
+        return GameInfo(
+            name=self.name, title=self.title or self.name.replace("-", " ").title(),
+            min_players=low, max_players=high, num_players=self.num_players,
+            num_distinct_actions=self.num_distinct_actions, max_game_length=self.max_game_length,
+            observation_shape=tuple(self.observation_shape), observation_low=bounds[0], observation_high=bounds[1],
+            score_label=self.score_label, score_higher_is_better=self.score_higher_is_better,
+            real_time=self.real_time, deck_upload=self.deck_upload,
+        )
+
+    # -- views: JSON data of what a seat sees (boardgame.io's player view) --------------------
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        """One seat's observation as JSON data: by default its fields (cards by
+        their text; see :mod:`fourcards.views`). Holds only what the
+        observation holds, so never another seat's hidden cards."""
+        from .views import plain
+
+        data = plain(observation)
+        return data if isinstance(data, dict) else {"value": data}
+
+    def record_text(self, record: Any) -> str:
+        """A readable line for one history record."""
+        from .views import record_text
+
+        return record_text(record)
+
+    def record_view(self, record: Any) -> dict[str, Any]:
+        """One history record as JSON data: ``kind``, its fields and ``text``."""
+        from .views import fields_view
+
+        data = fields_view(record)
+        data["text"] = self.record_text(record)
+        return data
+
+    def action_view(self, action: Any) -> dict[str, Any]:
+        """One readable action (``State.int_to_action``) as JSON data: ``kind``
+        and its fields, so a client draws it without parsing its text."""
+        from .views import fields_view
+
+        return fields_view(action)
 
     @staticmethod
     def _no_setup(setup: dict[str, Any]) -> None:
@@ -536,6 +647,34 @@ class State(ABC, Generic[A]):
     def history(self) -> tuple[Any, ...]:
         """Immutable records of everything that happened, oldest first."""
         return unroll(self._log)
+
+    def recent_history(self, limit: int) -> tuple[Any, ...]:
+        """The newest ``limit`` records, oldest first, read without walking the
+        whole history (what a server sends after each action)."""
+        if type(limit) is not int or limit < 0:
+            raise TypeError(f"limit must be an int >= 0, not {limit!r}")
+        items = []
+        node = self._log
+        while node is not None and len(items) < limit:
+            items.append(node[0])
+            node = node[1]
+        items.reverse()
+        return tuple(items)
+
+    def view(self, player: int) -> dict[str, Any]:
+        """``player``'s observation as JSON data (:meth:`Game.observation_view`)."""
+        return self.game.observation_view(self.observation(player))
+
+    def legal_action_views(self) -> list[dict[str, Any]]:
+        """The legal actions as JSON data: ``action`` (the integer), ``text``
+        (what :meth:`apply` accepts back) and the action's fields."""
+        views = []
+        for code in self.legal_actions():
+            view = self.game.action_view(self._int_to_action(code))
+            view["action"] = code
+            view["text"] = self.action_to_string(code)
+            views.append(view)
+        return views
 
     @property
     def actions(self) -> tuple[int, ...]:

@@ -1,6 +1,19 @@
 """Every game by its one name: the registry the command line, tournaments,
 the server and the RL adapters share.
 
+A game declares itself once, in a :class:`GameEntry`; every consumer reads
+that entry and the engine's facts (:meth:`fourcards.engine.Game.info`) and
+views (``observation_view``, ``record_view``, ``action_view``). The five
+games of fourcards are listed here; any other package adds a game with an
+entry point in the group ``fourcards.games`` whose object is a
+:class:`GameEntry` (``pyproject.toml``)::
+
+    [project.entry-points."fourcards.games"]
+    my-game = "my_package.game:ENTRY"
+
+A plug-in that fails to load is skipped with a :class:`PluginWarning`; it
+never breaks ``import fourcards``.
+
 >>> from fourcards.games import GAMES, get_game
 >>> sorted(GAMES)
 ['duelo', 'four-color', 'four-pack', 'gang-of-four', 'zangle']
@@ -13,8 +26,10 @@ the server and the RL adapters share.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
@@ -22,7 +37,24 @@ from ._backend import COMPILED
 from .engine import Bot, Game
 from .errors import FourCardsError
 
-__all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names"]
+__all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
+           "ENTRY_POINT_GROUP"]
+
+#: The entry-point group a package registers its games in.
+ENTRY_POINT_GROUP = "fourcards.games"
+
+
+class PluginWarning(UserWarning):
+    """A game plug-in could not be registered (it is skipped)."""
+
+
+def load_object(path: str) -> Any:
+    """The object a ``module:attribute`` path names (the attribute may be dotted)."""
+    module, _, name = path.partition(":")
+    value: Any = import_module(module)
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
 
 BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
 
@@ -66,17 +98,54 @@ def _duelo_category(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
 
 @dataclass(frozen=True)
 class GameEntry:
-    """One game: its name, title, engine class (``module:Class``), bots by
-    kind (the best first after ``random``), and whether it is turn-based (every
-    game is, but for Zangle's real-time Speedster mode)."""
+    """One game: its name, title, engine class (``module:Class``, or the class
+    itself), bots by kind (the best first after ``random``) and the kind of its
+    best bot. The rest is optional:
+
+    - ``compiled_bots``: bot kinds that need the compiled kernels;
+    - ``aliases``: other names people use for the game;
+    - ``variants``: named rule presets (``{"solitaire": {"mode": "solitaire"}}``),
+      each also registered as a Gymnasium environment;
+    - ``terminal``: a :class:`fourcards.cli.session.Table` subclass
+      (``module:Class``) drawing the game in the terminal better than the
+      generic table does;
+    - ``page_script``: a JavaScript module (``package:file.js``) drawing the
+      game in the browser page better than the generic board does;
+    - ``masters``: more server tables of the game (``module:object`` paths of
+      :class:`fourcards.server.tables.MasterSpec`), such as a real-time mode;
+    - ``tournament_rows``: a fast path for tournaments (``module:function``).
+
+    Facts about the game itself (players, observation shape and bounds, score
+    label and direction, real time, deck upload) are read from the engine
+    class (:meth:`fourcards.engine.Game.info`)."""
 
     name: str
     title: str
-    engine: str
+    engine: str | type[Game[Any]]
     bots: Mapping[str, BotFactory]
     best_bot: str
     #: Bot kinds that need the game's compiled kernels (not on the pure-Python twin).
     compiled_bots: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    terminal: str | None = None
+    page_script: str | None = None
+    masters: tuple[str, ...] = ()
+    tournament_rows: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise FourCardsError(f"game name {self.name!r} must be lowercase words joined by '-' (like 'gang-of-four')")
+        if not isinstance(self.title, str) or not self.title:
+            raise FourCardsError(f"game {self.name!r}: title must be a non-empty str")
+        if not isinstance(self.bots, Mapping) or "random" not in self.bots:
+            raise FourCardsError(f"game {self.name!r}: bots must map kinds to factories, 'random' among them")
+        if self.best_bot not in self.bots:
+            raise FourCardsError(f"game {self.name!r}: best_bot {self.best_bot!r} is not one of its bots "
+                                 f"({', '.join(self.bots)})")
+        if not (isinstance(self.engine, str) and ":" in self.engine) and not isinstance(self.engine, type):
+            raise FourCardsError(f"game {self.name!r}: engine must be 'module:Class' or a Game class, "
+                                 f"not {self.engine!r}")
 
     @property
     def bot_kinds(self) -> tuple[str, ...]:
@@ -95,13 +164,18 @@ class GameEntry:
 
     @property
     def game_class(self) -> type[Game[Any]]:
-        module, _, name = self.engine.partition(":")
-        cls: type[Game[Any]] = getattr(import_module(module), name)
+        if isinstance(self.engine, type):
+            return self.engine
+        cls: type[Game[Any]] = load_object(self.engine)
         return cls
 
     def new_game(self, **rules: Any) -> Game[Any]:
         """The game under ``rules`` (the rules type's fields as keywords)."""
         return self.game_class(**rules)
+
+    def info(self, **rules: Any) -> Any:
+        """The game's facts under ``rules`` (:class:`fourcards.engine.GameInfo`)."""
+        return self.new_game(**rules).info()
 
     def new_bot(self, kind: str, game: Game[Any], seed: int = 0, **options: Any) -> Bot:
         """A seeded bot of ``kind`` for ``game``; ``options`` go to its constructor."""
@@ -113,29 +187,99 @@ class GameEntry:
         return self.bots[kind](game, seed, dict(options))
 
 
-GAMES: dict[str, GameEntry] = {
-    entry.name: entry
-    for entry in (
-        GameEntry("gang-of-four", "Gang of Four", "fourcards.gangoffour.match:GangOfFour",
-                  {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"),
-                   "search": _search}, best_bot="search", compiled_bots=("search",)),
-        GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
-                  {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
-                  best_bot="greedy"),
-        GameEntry("zangle", "Zangle", "fourcards.zangle.game:ZangleGame",
-                  {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot")},
-                  best_bot="greedy"),
-        GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
-                  {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot")},
-                  best_bot="memory"),
-        GameEntry("duelo", "Duelo", "fourcards.duelo.game:Duelo",
-                  {"random": _random, "category": _duelo_category}, best_bot="category"),
-    )
-}
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
-#: Other names people use for the games.
-ALIASES = {"four-color-cards": "four-color", "gangoffour": "gang-of-four", "fourcolor": "four-color",
-           "fourpack": "four-pack"}
+
+BUILTIN: tuple[GameEntry, ...] = (
+    GameEntry("gang-of-four", "Gang of Four", "fourcards.gangoffour.match:GangOfFour",
+              {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"), "search": _search},
+              best_bot="search", compiled_bots=("search",), aliases=("gangoffour",),
+              terminal="fourcards.gangoffour.terminal:GangOfFourTable",
+              page_script="fourcards.server:static/games/gang-of-four.js"),
+    GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
+              {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
+              best_bot="greedy", aliases=("four-color-cards", "fourcolor"),
+              terminal="fourcards.fourcolor.terminal:FourColorTable",
+              page_script="fourcards.server:static/games/four-color.js",
+              tournament_rows="fourcards.fourcolor.simulate:tournament_rows"),
+    GameEntry("zangle", "Zangle", "fourcards.zangle.game:ZangleGame",
+              {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot")},
+              best_bot="greedy", variants={"solitaire": {"mode": "solitaire"}},
+              terminal="fourcards.zangle.terminal:ZangleTable",
+              page_script="fourcards.server:static/games/zangle.js",
+              masters=("fourcards.zangle.speedster_master:SPEEDSTER",)),
+    GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
+              {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot")},
+              best_bot="memory", aliases=("fourpack",),
+              terminal="fourcards.fourpack.terminal:FourPackTable",
+              page_script="fourcards.server:static/games/four-pack.js"),
+    GameEntry("duelo", "Duelo", "fourcards.duelo.game:Duelo",
+              {"random": _random, "category": _duelo_category}, best_bot="category",
+              terminal="fourcards.duelo.terminal:DueloTable",
+              page_script="fourcards.server:static/games/duelo.js"),
+)
+
+#: Every game by name: fourcards' own, then the plug-ins', in the order registered.
+GAMES: dict[str, GameEntry] = {}
+#: Other names people use for the games (each entry's ``aliases``).
+ALIASES: dict[str, str] = {}
+
+
+def register(entry: GameEntry, *, replace: bool = False) -> GameEntry:
+    """Add ``entry`` to the registry (what an entry point does at import).
+
+    A name or alias already taken is refused (:class:`FourCardsError`)
+    unless ``replace``; the entry's engine is checked to be a game class."""
+    if not isinstance(entry, GameEntry):
+        raise FourCardsError(f"a game plug-in must be a fourcards.games.GameEntry, not {type(entry).__name__}")
+    taken = {entry.name, *entry.aliases} & (set(GAMES) | set(ALIASES))
+    if taken and not replace:
+        raise FourCardsError(f"game {entry.name!r}: the name {sorted(taken)[0]!r} is taken")
+    if not isinstance(entry.engine, str):
+        _check_engine(entry)
+    old = GAMES.pop(entry.name, None)
+    if old is not None:
+        for alias in old.aliases:
+            ALIASES.pop(alias, None)
+    GAMES[entry.name] = entry
+    for alias in entry.aliases:
+        ALIASES[alias] = entry.name
+    return entry
+
+
+def _check_engine(entry: GameEntry) -> None:
+    cls = entry.game_class
+    if not (isinstance(cls, type) and issubclass(cls, Game)):
+        raise FourCardsError(f"game {entry.name!r}: engine {entry.engine!r} is not a fourcards.engine.Game class")
+    if getattr(cls, "name", None) != entry.name:
+        raise FourCardsError(f"game {entry.name!r}: its engine's name is {getattr(cls, 'name', None)!r}")
+
+
+def _load_plugins() -> None:
+    from importlib.metadata import entry_points
+
+    try:
+        found = list(entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as error:  # a broken installation must not break import
+        warnings.warn(f"fourcards: the game plug-ins could not be listed: {error}", PluginWarning, stacklevel=3)
+        return
+    for point in found:
+        try:
+            entry = point.load()
+            if callable(entry) and not isinstance(entry, GameEntry):
+                entry = entry()
+            if not isinstance(entry, GameEntry):
+                raise FourCardsError(f"it is a {type(entry).__name__}, not a fourcards.games.GameEntry")
+            _check_engine(entry)
+            register(entry)
+        except Exception as error:
+            warnings.warn(f"fourcards: the game plug-in {point.name!r} ({point.value}) was skipped: "
+                          f"{type(error).__name__}: {error}", PluginWarning, stacklevel=3)
+
+
+for _entry in BUILTIN:
+    register(_entry)
+_load_plugins()
 
 
 def game_names() -> tuple[str, ...]:

@@ -138,6 +138,40 @@ class Duelo(Game["DueloState"]):
     """
 
     name = "duelo"
+    score_label = "cards held"
+    deck_upload = True
+
+    def observation_bounds(self) -> tuple[float, float]:
+        return 0.0, 1.0
+
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        obs = observation
+        return {
+            "seat": obs.player, "current_player": obs.current_player,
+            "top_card": None if obs.top_card is None else str(obs.top_card),
+            "pile_sizes": list(obs.pile_sizes), "table": obs.table, "contenders": list(obs.contenders),
+            "hands": [self.record_view(h) for h in obs.hands], "categories": [str(c) for c in obs.categories],
+        }
+
+    def record_text(self, record: Any) -> str:
+        r = record
+
+        def seats(values: Any) -> str:
+            return ", ".join(f"P{s}" for s in values) or "nobody"
+
+        if isinstance(r, Dealt):
+            return f"P{r.dealer} deals; P{r.first} starts"
+        if isinstance(r, HandPlayed):
+            return (f"hand {r.number}: P{r.chooser} calls {r.category}; "
+                    + ", ".join(f"P{p} {c}" for p, c in r.revealed)
+                    + (f"; P{r.winner} takes {len(r.taken)} cards" if r.winner >= 0 else f"; tie between {seats(r.tied)}"))
+        if isinstance(r, TableTaken):
+            return f"P{r.player} takes the table ({len(r.taken)} cards)"
+        if isinstance(r, Eliminated):
+            return f"P{r.player} is out of cards"
+        if isinstance(r, GameEnd):
+            return f"game over: {seats(r.winners)} win{'s' if len(r.winners) == 1 else ''}"
+        return super().record_text(record)
 
     rules_type = Rules
     rules: Rules

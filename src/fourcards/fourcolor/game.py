@@ -195,6 +195,10 @@ class GameEnd:
 Record = Union[Dealt, Discarded, TurnedUp, Answered, ClaimsRevealed, Claimed, RoundEnd, GameEnd]
 
 
+def _seats(seats: Any) -> str:
+    return ", ".join(f"P{s}" for s in seats) or "nobody"
+
+
 @dataclass(frozen=True)
 class FourColorObservation:
     """What one player knows: their hand, every exposed meld and discard, the
@@ -231,6 +235,58 @@ class FourColor(Game["FourColorState"]):
     name = "four-color-cards"
     rules_type = Rules
     rules: Rules
+    title = "Four Color Cards"
+    score_label = "points"
+
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        obs = observation
+        names = _deck.NAMES
+        offer = None
+        if obs.offer is not None:
+            offer = {"card": names[obs.offer.card], "source": obs.offer.source, "player": obs.offer.player}
+        return {
+            "seat": obs.player, "current_player": obs.current_player, "round": obs.round, "phase": obs.phase,
+            "hand": [names[code] for code, count in enumerate(obs.hand) for _ in range(count)],
+            "exposed": [[[names[c] for c in meld] for meld in melds] for melds in obs.exposed],
+            "discards": [names[c] for c in obs.discards], "hand_sizes": list(obs.hand_sizes),
+            "stock": obs.stock, "offer": offer, "answered": obs.answered, "totals": list(obs.totals),
+        }
+
+    def record_text(self, record: Any) -> str:
+        r = record
+        if isinstance(r, Dealt):
+            return f"round {r.round}: P{r.first} starts"
+        if isinstance(r, Discarded):
+            return f"P{r.player} discards {r.card}"
+        if isinstance(r, TurnedUp):
+            return f"P{r.player} turns up {r.card}"
+        if isinstance(r, Claimed):
+            return f"P{r.player} claims {r.card} for {r.meld}"
+        if isinstance(r, Answered):
+            return f"P{r.player} answers the claim"
+        if isinstance(r, ClaimsRevealed):
+            return "answers: " + ", ".join(f"P{p} {a}" for p, a in r.answers)
+        if isinstance(r, RoundEnd):
+            who = "nobody" if r.winner < 0 else f"P{r.winner}"
+            return f"round {r.round} over: {who} wins ({r.reason}); totals {list(r.totals)}"
+        if isinstance(r, GameEnd):
+            return f"game over: {_seats(r.winners)} win{'s' if len(r.winners) == 1 else ''}"
+        return super().record_text(record)
+
+    def record_view(self, record: Any) -> dict[str, Any]:
+        data = super().record_view(record)
+        if isinstance(record, Claimed):
+            data["cards"] = [str(c) for c in record.meld.cards]
+        elif isinstance(record, ClaimsRevealed):
+            data["answers"] = [[player, self.action_view(answer)] for player, answer in record.answers]
+        return data
+
+    def action_view(self, action: Any) -> dict[str, Any]:
+        """``discard`` (``card``), ``pass``, ``hu`` or ``claim`` (``cards`` of the meld)."""
+        data = super().action_view(action)
+        if isinstance(action, Claim):
+            data["cards"] = [str(c) for c in action.meld.cards]
+        return data
 
     @property
     def num_distinct_actions(self) -> int:

@@ -117,6 +117,33 @@ class FourPack(Game["FourPackState"]):
     """Four Pack under a set of :class:`Rules`, with a deck (default: the sample deck)."""
 
     name = "four-pack"
+    score_label = "families"
+    deck_upload = True
+
+    def observation_bounds(self) -> tuple[float, float]:
+        return -1.0, 1.0
+
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        obs = observation
+        return {
+            "seat": obs.player, "current_player": obs.current_player, "hand": [str(c) for c in obs.hand],
+            "hand_sizes": list(obs.hand_sizes), "families_down": [list(f) for f in obs.families_down],
+            "asks": [{"asker": a.asker, "target": a.target, "card": str(a.card), "success": a.success}
+                     for a in obs.asks],
+        }
+
+    def record_text(self, record: Any) -> str:
+        r = record
+        if isinstance(r, Dealt):
+            return f"P{r.dealer} deals; P{r.first} starts"
+        if isinstance(r, Asked):
+            return f"P{r.asker} asks P{r.target} for {r.card}: {'yes' if r.success else 'no'}"
+        if isinstance(r, LaidDown):
+            return f"P{r.player} lays down family {r.family}"
+        if isinstance(r, GameEnd):
+            seats = ", ".join(f"P{s}" for s in r.winners) or "nobody"
+            return f"game over: {seats} win{'s' if len(r.winners) == 1 else ''}"
+        return super().record_text(record)
 
     rules_type = Rules
     rules: Rules

@@ -255,6 +255,64 @@ class GangOfFour(Game["MatchState"]):
     name = "gang-of-four"
     rules_type = Rules
     rules: Rules
+    title = "Gang of Four"
+    score_label = "penalty points"
+    score_higher_is_better = False
+    fixed_action_texts = True
+
+    def observation_bounds(self) -> tuple[float, float]:
+        """Totals over the target score are bounded by the target and one round's worst penalty."""
+        worst_round = max(cards * per_card for cards, per_card in enumerate(_deck.PENALTY_PER_CARD))
+        target = int(self.rules.target_score)
+        return 0.0, max(2.0, (target - 1 + worst_round) / target)
+
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        obs = observation
+        exchange = None
+        if obs.exchange is not None:
+            exchange = {"loser": obs.exchange.loser, "winner": obs.exchange.winner,
+                        "given": str(obs.exchange.given),
+                        "returned": None if obs.exchange.returned is None else str(obs.exchange.returned)}
+        return {
+            "seat": obs.player, "current_player": obs.current_player, "round": obs.round, "phase": obs.phase,
+            "direction": obs.direction, "dealer": obs.dealer,
+            "hand": [str(c) for c in obs.hand], "hand_sizes": list(obs.hand_sizes),
+            "table": None if obs.table is None else [str(c) for c in obs.table.cards],
+            "table_player": obs.table_player, "passed": list(obs.passed), "announced": list(obs.announced),
+            "out": list(obs.out), "played": [str(c) for c in obs.played], "scores": list(obs.scores),
+            "exchange": exchange, "must_lead_m1": obs.must_lead_m1,
+        }
+
+    def record_text(self, record: Any) -> str:
+        r = record
+        if isinstance(r, RoundStart):
+            return f"round {r.round}: P{r.dealer} deals, P{r.leader} leads"
+        if isinstance(r, CardGiven):
+            return f"P{r.giver} gives {r.card} to P{r.receiver}" + (" (highest card)" if r.automatic else "")
+        if isinstance(r, Played):
+            return f"P{r.player} plays {r.combo}" + (" and announces the last card" if r.announced else "")
+        if isinstance(r, Passed):
+            return f"P{r.player} passes"
+        if isinstance(r, RoundEnd):
+            return f"round {r.round} over: P{r.winner} goes out; totals {list(r.totals)}"
+        if isinstance(r, MatchEnd):
+            seats = ", ".join(f"P{s}" for s in r.winners) or "nobody"
+            return f"match over: {seats} win{'s' if len(r.winners) == 1 else ''}"
+        return super().record_text(record)
+
+    def record_view(self, record: Any) -> dict[str, Any]:
+        data = super().record_view(record)
+        if isinstance(record, Played):
+            data["cards"] = [str(c) for c in record.combo.cards]
+        return data
+
+    def action_view(self, action: Any) -> dict[str, Any]:
+        """``play`` (``cards``, ``combo`` kind, ``announce``), ``pass`` or ``give_back`` (``card``)."""
+        data = super().action_view(action)
+        if isinstance(action, Play):
+            data["cards"] = [str(c) for c in action.combo.cards]
+            data["combo"] = action.combo.kind.name.lower()
+        return data
 
     @property
     def num_distinct_actions(self) -> int:

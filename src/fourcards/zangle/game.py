@@ -157,6 +157,12 @@ class GameEnd:
 Record = Union[Made, Hit, TurnEnded, RoundEnd, GameEnd]
 
 
+def zangle_view(zangle: Zangle) -> dict[str, Any]:
+    """A Zangle as JSON data: ``target`` and each of ``pieces`` as ``[kind, place]``."""
+    return {"target": [KINDS[zangle.target], PLACES[zangle.target_place]],
+            "pieces": [[KINDS[k], PLACES[p]] for k, p in zangle.pieces], "text": str(zangle)}
+
+
 @dataclass(frozen=True)
 class ZangleObservation:
     """Everything is public in Zangle but the draw piles' order: the centre,
@@ -186,6 +192,48 @@ class ZangleGame(Game["ZangleState"]):
     """
 
     name = "zangle"
+    score_label = "points"
+
+    @classmethod
+    def player_range(cls) -> tuple[int, int]:
+        """One seat (solitaire) to eight (turn style)."""
+        return 1, 8
+
+    def observation_bounds(self) -> tuple[float, float]:
+        return 0.0, float("inf")  # totals / 50 grow each round
+
+    def observation_view(self, observation: Any) -> dict[str, Any]:
+        obs = observation
+        return {
+            "seat": obs.player, "current_player": obs.current_player, "round": obs.round,
+            "centre": list(obs.centre), "cards": [list(c) for c in obs.cards], "piles": list(obs.piles),
+            "centre_pile": obs.centre_pile, "hits": list(obs.hits), "totals": list(obs.totals), "bonus": obs.bonus,
+        }
+
+    def record_text(self, record: Any) -> str:
+        r = record
+        if isinstance(r, Made):
+            return f"P{r.player} makes {r.zangle}"
+        if isinstance(r, Hit):
+            return f"P{r.player} takes a hit: {r.card}"
+        if isinstance(r, TurnEnded):
+            return f"P{r.player} ends the turn"
+        if isinstance(r, RoundEnd):
+            return f"round {r.round} over; totals {list(r.totals)}"
+        if isinstance(r, GameEnd):
+            seats = ", ".join(f"P{s}" for s in r.winners) or "nobody"
+            return f"game over: {seats} win{'s' if len(r.winners) == 1 else ''}"
+        return super().record_text(record)
+
+    def record_view(self, record: Any) -> dict[str, Any]:
+        data = super().record_view(record)
+        if isinstance(record, Made):
+            data["zangle"] = zangle_view(record.zangle)
+        return data
+
+    def action_view(self, action: Any) -> dict[str, Any]:
+        """A Zangle: ``target`` and ``pieces`` as ``[kind, place]`` pairs."""
+        return {"kind": "zangle", **zangle_view(action)}
 
     rules_type = Rules
     rules: Rules
