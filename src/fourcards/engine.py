@@ -281,6 +281,9 @@ class Game(ABC, Generic[S]):
     score_label: ClassVar[str] = "score"
     #: Whether a higher score is better (False for penalties).
     score_higher_is_better: ClassVar[bool] = True
+    #: What a score is counted over in tables of results: ``game``, or ``round``
+    #: (then the state has a ``round`` attribute: the rounds played).
+    score_unit: ClassVar[str] = "game"
     #: Whether the players act in real time rather than in turns.
     real_time: ClassVar[bool] = False
     #: Whether a table of this game may bring its own deck (a ``deck`` rules field or option).

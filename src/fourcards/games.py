@@ -38,7 +38,7 @@ from .engine import Bot, Game
 from .errors import FourCardsError
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
-           "ENTRY_POINT_GROUP"]
+           "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN"]
 
 #: The entry-point group a package registers its games in.
 ENTRY_POINT_GROUP = "fourcards.games"
@@ -219,6 +219,9 @@ BUILTIN: tuple[GameEntry, ...] = (
               page_script="fourcards.server:static/games/duelo.js"),
 )
 
+#: The game a command plays when none is named.
+DEFAULT_GAME = "gang-of-four"
+
 #: Every game by name: fourcards' own, then the plug-ins', in the order registered.
 GAMES: dict[str, GameEntry] = {}
 #: Other names people use for the games (each entry's ``aliases``).
@@ -251,7 +254,7 @@ def _check_engine(entry: GameEntry) -> None:
     cls = entry.game_class
     if not (isinstance(cls, type) and issubclass(cls, Game)):
         raise FourCardsError(f"game {entry.name!r}: engine {entry.engine!r} is not a fourcards.engine.Game class")
-    if getattr(cls, "name", None) != entry.name:
+    if getattr(cls, "name", None) not in (entry.name, *entry.aliases):
         raise FourCardsError(f"game {entry.name!r}: its engine's name is {getattr(cls, 'name', None)!r}")
 
 

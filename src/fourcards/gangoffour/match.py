@@ -258,6 +258,7 @@ class GangOfFour(Game["MatchState"]):
     title = "Gang of Four"
     score_label = "penalty points"
     score_higher_is_better = False
+    score_unit = "round"
     fixed_action_texts = True
 
     def observation_bounds(self) -> tuple[float, float]:
