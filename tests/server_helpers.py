@@ -192,7 +192,7 @@ async def play_to_end(seat: Seat, rng: random.Random, retry: float = 0.0) -> dic
         elif "zangles" in message["view"] and message["view"]["seat"] in message["view"]["playing"]:
             zangles = message["view"]["zangles"]
             if zangles:
-                out = {"type": "call", "id": f"c{version}", "version": version, "zangle": zangles[0]}
+                out = {"type": "call", "id": f"c{version}", "version": version, "zangle": zangles[0]["text"]}
             elif message["view"]["centre_pile"]:
                 out = {"type": "hit", "id": f"h{version}", "version": version}
             else:

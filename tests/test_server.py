@@ -26,7 +26,7 @@ pytest.importorskip("websockets")
 pytestmark = pytest.mark.engine
 
 from fourcards.games import get_game  # noqa: E402
-from fourcards.server.views import observation_view, plain  # noqa: E402
+from fourcards.views import plain  # noqa: E402
 
 from .server_helpers import (  # noqa: E402
     Seat, ServerProcess, claim, create_table, play_to_end, request, stored_client_ids, stored_match,
@@ -76,7 +76,7 @@ def _tokens(value: Any) -> set[str]:
 
 
 def _hand_tokens(game: str, state: Any, seat: int) -> set[str]:
-    view = observation_view(game, state.observation(seat))
+    view = state.view(seat)
     return _tokens(view.get("hand", [])) | _tokens(view.get("top_card") or [])
 
 
@@ -462,7 +462,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
     assert {g["name"] for g in games} == {"gang-of-four", "four-color", "zangle", "zangle-speedster",
                                           "four-pack", "duelo"}
     gof = next(g for g in games if g["name"] == "gang-of-four")
-    assert {"name": "target_score", "type": "int", "default": 100} in gof["rules"]
+    assert {"name": "target_score", "type": "int", "default": 100, "low": 1} in gof["rules"]
     assert gof["bots"] == ["random", "greedy", "search"]
 
 

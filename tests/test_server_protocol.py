@@ -10,18 +10,23 @@ import pytest
 
 from fourcards.games import GAMES, get_game
 from fourcards.server.protocol import (
-    ERROR_CODES, MAX_MESSAGE_BYTES, Act, Call, Hint, Hit, Join, Ping, ProtocolError, error_message,
-    parse_client_message, parse_zangle_text,
+    ERROR_CODES, MAX_MESSAGE_BYTES, Act, Event, Hint, Join, Ping, ProtocolError, error_message, parse_client_message,
 )
-from fourcards.server.views import observation_view, record_text, record_view
+from fourcards.zangle.speedster_master import parse_zangle_text
+
+EVENTS = frozenset({"call", "hit"})
 
 
 def test_valid_messages_parse() -> None:
     assert parse_client_message('{"type": "join", "table": "t1", "token": "x"}') == Join("t1", "x")
     assert parse_client_message(b'{"type": "act", "id": "a", "version": 0, "action": 5}') == Act("a", 0, 5)
-    assert parse_client_message('{"type": "call", "id": "c", "version": 2, "zangle": "2(own) = 1(own) + 1(centre)"}') \
-        == Call("c", 2, "2(own) = 1(own) + 1(centre)")
-    assert parse_client_message('{"type": "hit", "id": "h", "version": 2}') == Hit("h", 2)
+    call = parse_client_message('{"type": "call", "id": "c", "version": 2, "zangle": "2(own) = 1(own) + 1(centre)"}',
+                                EVENTS)
+    assert call == Event("call", "c", 2, (("zangle", "2(own) = 1(own) + 1(centre)"),))
+    assert isinstance(call, Event) and call.text("zangle") == "2(own) = 1(own) + 1(centre)"
+    hit = parse_client_message('{"type": "hit", "id": "h", "version": 2}', EVENTS)
+    assert hit == Event("hit", "h", 2) and isinstance(hit, Event)
+    hit.no_fields()
     assert parse_client_message('{"type": "hint"}') == Hint(None)
     assert parse_client_message('{"type": "ping", "extra": [1, 2]}') == Ping()
 
@@ -44,6 +49,40 @@ def test_bad_messages_get_a_code(raw: str | bytes, code: str) -> None:
     assert caught.value.code == code and code in ERROR_CODES
     message = error_message(caught.value)
     assert message["type"] == "error" and message["code"] == code and message["reason"]
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type": "call", "id": "c", "version": 2, "zangle": "x"}',  # no table takes events here
+    '{"type": "hit", "id": "h", "version": 2}',
+])
+def test_events_are_refused_unless_a_table_takes_them(raw: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(raw)
+    assert caught.value.code == "bad_message"
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type": "call", "id": "c", "version": 2, "zangle": ["x"]}',
+    '{"type": "call", "id": "c", "version": 2, "zangle": true}',
+    '{"type": "call", "id": "c", "version": 2, "zangle": "' + "x" * 201 + '"}',
+    '{"type": "call", "id": "c", "version": 2, "n": -1}',
+    '{"type": "call", "version": 2}',
+])
+def test_bad_events_get_a_code(raw: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(raw, EVENTS)
+    assert caught.value.code == "bad_message"
+
+
+def test_an_event_refuses_fields_its_master_does_not_take() -> None:
+    hit = parse_client_message('{"type": "hit", "id": "h", "version": 2, "zangle": "x"}', EVENTS)
+    assert isinstance(hit, Event)
+    with pytest.raises(ProtocolError, match="takes no fields"):
+        hit.no_fields()
+    call = parse_client_message('{"type": "call", "id": "c", "version": 2, "zangle": "x", "more": 1}', EVENTS)
+    assert isinstance(call, Event)
+    with pytest.raises(ProtocolError, match="takes only 'zangle'"):
+        call.text("zangle")
 
 
 def test_an_error_names_the_message_id_when_it_is_known() -> None:
@@ -72,21 +111,24 @@ def _play(name: str, steps: int, **rules: Any) -> Any:
 @pytest.mark.parametrize("name", list(GAMES))
 def test_views_show_the_seats_own_hand_and_every_record_reads(name: str) -> None:
     state = _play(name, 120)
-    for seat in range(state.game.num_players):
-        view = observation_view(name, state.observation(seat))
+    game = state.game
+    for seat in range(game.num_players):
+        view = game.observation_view(state.observation(seat))
+        assert view == state.view(seat)
         json.dumps(view)  # JSON data only
         assert view["seat"] == seat
         if "hand" in view:
             assert all(isinstance(card, str) for card in view["hand"])
     for record in state.history:
-        text = record_text(record)
+        text = game.record_text(record)
         assert text and not text.startswith(type(record).__name__ + ":"), text  # a sentence, not a dump
-        assert record_view(record)["text"] == text
+        view = game.record_view(record)
+        assert view["text"] == text and json.loads(json.dumps(view)) == view
 
 
 def test_a_gang_of_four_view_holds_no_other_hand() -> None:
     state = _play("gang-of-four", 10)
-    views = [observation_view("gang-of-four", state.observation(s)) for s in range(4)]
+    views = [state.view(s) for s in range(4)]
     for seat, view in enumerate(views):
         assert view["hand"] == [str(c) for c in state.hand(seat)]
         text = json.dumps(view)

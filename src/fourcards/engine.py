@@ -328,6 +328,13 @@ class Game(ABC, Generic[S]):
         )
 
     # -- views: JSON data of what a seat sees (boardgame.io's player view) --------------------
+    def rules_view(self) -> dict[str, Any]:
+        """Every rule as JSON data, for people and clients (the rules' fields)."""
+        from .views import plain
+
+        data: dict[str, Any] = plain(self.rules)
+        return data
+
     def observation_view(self, observation: Any) -> dict[str, Any]:
         """One seat's observation as JSON data: by default its fields (cards by
         their text; see :mod:`fourcards.views`). Holds only what the
@@ -656,7 +663,7 @@ class State(ABC, Generic[A]):
         whole history (what a server sends after each action)."""
         if type(limit) is not int or limit < 0:
             raise TypeError(f"limit must be an int >= 0, not {limit!r}")
-        items = []
+        items: list[Any] = []
         node = self._log
         while node is not None and len(items) < limit:
             items.append(node[0])

@@ -14,6 +14,7 @@ import math
 import os
 import secrets
 import time
+import importlib.resources
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,16 +30,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..decks import parse_deck
 from ..errors import FourCardsError
 from ..games import GAMES, get_game
-from .protocol import (Act, Call, Hint, Hit, Join, Ping, ProtocolError, error_message,
-                       parse_client_message)
+from .protocol import Act, Event, Hint, Join, Ping, ProtocolError, error_message, parse_client_message
 from .store import SeatRecord, SQLiteStore, Store, TableRecord
-from .tables import SPEEDSTER, SpeedsterMaster, Table, TurnTable, dumps, hash_token, make_table, rules_options
+from .tables import (Table, dumps, event_types, hash_token, make_table, master_specs, rules_options)
 
 __all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB"]
 
 log = logging.getLogger("fourcards.server")
 
 DEFAULT_DB = "fourcards-server.db"
+EVENTS = event_types
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_INT_RULE = 100_000
 MAX_DECK_CARDS = 1000
@@ -87,8 +88,7 @@ class GameServer:
         for stored in self.store.load():
             try:
                 table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text)
-                if isinstance(table, (TurnTable, SpeedsterMaster)):
-                    table.replay(stored.log)
+                table.replay(stored.log)
             except Exception:  # a table that no longer loads must not stop the others
                 log.exception("table %s could not be recovered", stored.table.id)
                 continue
@@ -123,7 +123,7 @@ class GameServer:
         name = body.get("game")
         if not isinstance(name, str):
             raise _HTTPError(400, "bad_request", "'game' must be a game's name (see GET /api/games)")
-        if name != SPEEDSTER:
+        if name not in master_specs():
             try:
                 name = get_game(name).name
             except FourCardsError as error:
@@ -136,7 +136,7 @@ class GameServer:
         _check_rule_values(rules)
         deck_text = None
         if body.get("deck") is not None:
-            if name not in ("four-pack", "duelo"):
+            if name in master_specs() or not get_game(name).game_class.deck_upload:
                 raise _HTTPError(400, "bad_deck", f"{name} takes no deck")
             try:
                 deck_text = json.dumps(body["deck"])
@@ -210,38 +210,14 @@ def _check_rule_values(rules: dict[str, Any]) -> None:
             raise _HTTPError(400, "bad_rules", f"rule {key} has a value of type {type(value).__name__}")
 
 
-SPEEDSTER_RULES: list[dict[str, Any]] = [
-    {"name": "players", "type": "int", "default": 3},
-    {"name": "rounds", "type": "int", "default": 5},
-    {"name": "check", "type": "str", "default": "each", "choices": ["each", "at_round_end"]},
-    {"name": "deck", "type": "object", "default": []},
-    {"name": "bot_reaction", "type": "float", "default": 1.5},
-]
-PLAYERS = {"gang-of-four": (2, 4), "four-color": (2, 4), "zangle": (1, 8), SPEEDSTER: (2, 8),
-           "four-pack": (3, 8), "duelo": (2, 8)}
-
-
 def _checked_rules(name: str, rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """The number of seats and the rules to store (options as given, checked by the game)."""
-    if name == SPEEDSTER:
-        known = {o["name"] for o in SPEEDSTER_RULES}
-        if set(rules) - known:
-            raise _HTTPError(400, "bad_rules", f"unknown rules {sorted(set(rules) - known)}; "
-                             f"Speedster has {sorted(known)}")
-        full = {o["name"]: o["default"] for o in SPEEDSTER_RULES}
-        full.update(rules)
-        if isinstance(full["bot_reaction"], int) and not isinstance(full["bot_reaction"], bool):
-            full["bot_reaction"] = float(full["bot_reaction"])
-        if not isinstance(full["bot_reaction"], float):
-            raise _HTTPError(400, "bad_rules", "bot_reaction must be a number of seconds")
+    spec = master_specs().get(name)
+    if spec is not None:
         try:
-            from ..zangle.speedster import SpeedsterTable
-
-            SpeedsterTable(players=full["players"], seed=0, rounds=full["rounds"], check=full["check"],
-                           deck=dict(full["deck"]) if full["deck"] else None)
+            return spec.check_rules(rules)
         except (FourCardsError, TypeError, ValueError) as error:
             raise _HTTPError(400, "bad_rules", str(error)) from None
-        return int(full["players"]), full
     entry = get_game(name)
     known = {f.name for f in dataclasses.fields(entry.game_class.rules_type)}
     if set(rules) - known:
@@ -258,7 +234,8 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
         return tuple(SeatRecord("human") for _ in range(players))
     if not isinstance(seats, list) or len(seats) != players:
         raise _HTTPError(400, "bad_seats", f"'seats' must list {players} seats")
-    kinds = ("random", "greedy") if game == SPEEDSTER else get_game(game).available_bots
+    spec = master_specs().get(game)
+    kinds = spec.bots if spec is not None else get_game(game).available_bots
     result = []
     for number, seat in enumerate(seats):
         if not isinstance(seat, dict):
@@ -278,20 +255,40 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
 
 
 def games_catalogue() -> list[dict[str, Any]]:
-    """``GET /api/games``: every game with its rule options and bots."""
+    """``GET /api/games``: every game with its facts, rule options and bots, then
+    the tables its masters bring (a real-time mode), after their game."""
     result = []
+    specs = master_specs()
     for name, entry in GAMES.items():
-        options = rules_options(entry.game_class.rules_type)
-        for option in options:
-            if option["name"] == "mode":
-                option["choices"] = ["turn", "solitaire"]
-        result.append({"name": name, "title": entry.title, "players": list(PLAYERS[name]), "rules": options,
-                       "bots": list(entry.available_bots), "deck": name in ("four-pack", "duelo")})
-        if name == "zangle":
-            result.append({"name": SPEEDSTER, "title": "Zangle Speedster", "players": list(PLAYERS[SPEEDSTER]),
-                           "rules": SPEEDSTER_RULES, "bots": ["random", "greedy"], "deck": False,
-                           "real_time": True})
+        cls = entry.game_class
+        options = rules_options(cls.rules_type)
+        low, high = cls.player_range()
+        result.append({"name": name, "title": entry.title, "players": [low, high], "rules": options,
+                       "bots": list(entry.available_bots), "deck": cls.deck_upload, "real_time": cls.real_time,
+                       "score_label": cls.score_label, "score_higher_is_better": cls.score_higher_is_better,
+                       "script": f"/games/{name}.js" if entry.page_script else None})
+        for spec in specs.values():
+            if spec.game == name:
+                result.append({"name": spec.name, "title": spec.title, "players": list(spec.players),
+                               "rules": [dict(o) for o in spec.rules], "bots": list(spec.bots), "deck": False,
+                               "real_time": spec.real_time, "score_label": cls.score_label,
+                               "score_higher_is_better": cls.score_higher_is_better,
+                               "script": f"/games/{spec.name}.js" if spec.script else None})
     return result
+
+
+def page_script(name: str) -> bytes | None:
+    """The page module of a game or master (its ``page_script`` / ``script`` resource), or None."""
+    spec = master_specs().get(name)
+    path = spec.script if spec is not None else (GAMES[name].page_script if name in GAMES else None)
+    if not path:
+        return None
+    package, _, resource = path.partition(":")
+    try:
+        return importlib.resources.files(package).joinpath(resource).read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        log.exception("game %s: its page script %s could not be read", name, path)
+        return None
 
 
 # -- connections -----------------------------------------------------------------------------------
@@ -382,7 +379,7 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 client.send(error_message(limited))
                 continue
             try:
-                message = parse_client_message(raw)
+                message = parse_client_message(raw, EVENTS())
                 joined = await _handle(server, client, joined, message)
             except ProtocolError as error:
                 client.send(error_message(error))
@@ -403,7 +400,7 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
 def _message_id(raw: str | bytes) -> str | None:
     """The ``id`` of a message that is not handled (to name it in the error), if it has one."""
     try:
-        message = parse_client_message(raw)
+        message = parse_client_message(raw, EVENTS())
     except ProtocolError as error:
         return error.message_id
     found = getattr(message, "id", None)
@@ -429,17 +426,10 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         raise ProtocolError("not_joined", "send join first", message_id)
     table, seat = joined
     if isinstance(message, Act):
-        if not isinstance(table, TurnTable):
-            raise ProtocolError("not_supported", "Speedster takes call and hit, not act", message_id)
         await table.act(seat, message, client)
-    elif isinstance(message, (Call, Hit)):
-        if not isinstance(table, SpeedsterMaster):
-            raise ProtocolError("not_supported", f"{message.__class__.__name__.lower()} is for Speedster; "
-                                "this game takes act", message_id)
+    elif isinstance(message, Event):
         await table.event(seat, message, client)
     elif isinstance(message, Hint):
-        if not isinstance(table, TurnTable):
-            raise ProtocolError("not_supported", "Speedster gives no hints", message_id)
         await table.hint(seat, message.id, client)
     return joined
 
@@ -506,6 +496,12 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     async def games(request: Request) -> Response:
         return JSONResponse({"games": games_catalogue()})
 
+    async def game_script(request: Request) -> Response:
+        body = page_script(request.path_params["name"])
+        if body is None:
+            return _error(404, "not_found", "this game has no page script")
+        return Response(body, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     async def tables(request: Request) -> Response:
         if request.method == "GET":
             return JSONResponse({"tables": [t.summary() for t in server().tables.values()]})
@@ -535,6 +531,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     routes: list[Any] = [
         Route("/", index),
         Route("/api/games", games),
+        Route("/games/{name}.js", game_script),
         Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", table),
         Route("/api/tables/{table_id}/seats/{seat}", claim, methods=["POST"]),

@@ -2,7 +2,9 @@
 
 One JSON object per WebSocket text message, with a ``type`` field. A client
 first sends ``join`` (table id and seat token); then ``act`` (turn games),
-``call`` / ``hit`` (Zangle Speedster), ``hint`` and ``ping``. The server
+``hint`` and ``ping``, and the events a real-time table takes (each
+:class:`~fourcards.server.tables.MasterSpec` names its own, parsed here as an
+:class:`Event` and checked by its master). The server
 answers with ``welcome``, ``state``, ``ack``, ``error``, ``end``, ``hint`` and
 ``pong``; ``docs/server.md`` lists every field.
 
@@ -22,14 +24,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from collections.abc import Collection
 from typing import Any, Final, Union
 
 from ..errors import FourCardsError
 
 __all__ = [
-    "ERROR_CODES", "ProtocolError", "Join", "Act", "Call", "Hit", "Hint", "Ping", "ClientMessage",
+    "ERROR_CODES", "ProtocolError", "Join", "Act", "Event", "Hint", "Ping", "ClientMessage",
     "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
-    "CLIENT_TYPES", "SERVER_TYPES", "parse_zangle_text",
+    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH",
 ]
 
 MAX_MESSAGE_BYTES: Final = 4096
@@ -41,7 +44,11 @@ MAX_TABLE_ID_LENGTH: Final = 64
 MAX_INT: Final = 2**31 - 1
 """Largest integer accepted in a message (versions, actions): bigger ones are ``bad_message``."""
 
-CLIENT_TYPES: Final = ("join", "act", "call", "hit", "hint", "ping")
+CLIENT_TYPES: Final = ("join", "act", "hint", "ping")
+"""The client messages of every table; a real-time table adds its events."""
+MAX_TEXT_LENGTH: Final = 200
+"""Longest text field of an event."""
+_EVENT_TYPE = re.compile(r"[a-z][a-z_]{0,23}")
 SERVER_TYPES: Final = ("welcome", "state", "ack", "error", "end", "hint", "pong")
 
 #: Every error code the server sends, with its meaning (``docs/server.md`` has the same table).
@@ -92,20 +99,29 @@ class Act:
 
 
 @dataclass(frozen=True)
-class Call:
-    """Speedster: call ``zangle`` (its notation, as the state lists it)."""
+class Event:
+    """An event of a real-time table: its ``type``, ``id``, the state ``version``
+    it was chosen on, and its other fields (strings and integers, checked by the
+    table's master with :meth:`text` and :meth:`no_fields`)."""
 
+    type: str
     id: str
     version: int
-    zangle: str
+    fields: tuple[tuple[str, Any], ...] = ()
 
+    def text(self, name: str, limit: int = MAX_TEXT_LENGTH) -> str:
+        """The text field ``name`` (1 to ``limit`` characters), the only field."""
+        data = dict(self.fields)
+        if set(data) - {name}:
+            raise ProtocolError("bad_message", f"{self.type!r} takes only {name!r}, not {sorted(set(data) - {name})}",
+                                self.id)
+        return _text({"type": self.type, **data}, name, limit, self.id)
 
-@dataclass(frozen=True)
-class Hit:
-    """Speedster: take a card from the centre draw pile."""
-
-    id: str
-    version: int
+    def no_fields(self) -> None:
+        """Refuse any field (an event that is its type alone)."""
+        if self.fields:
+            raise ProtocolError("bad_message", f"{self.type!r} takes no fields, not {[k for k, _ in self.fields]}",
+                                self.id)
 
 
 @dataclass(frozen=True)
@@ -120,7 +136,7 @@ class Ping:
     pass
 
 
-ClientMessage = Union[Join, Act, Call, Hit, Hint, Ping]
+ClientMessage = Union[Join, Act, Event, Hint, Ping]
 
 
 def _field(data: dict[str, Any], name: str, kind: type, message_id: str | None) -> Any:
@@ -147,8 +163,10 @@ def _text(data: dict[str, Any], name: str, limit: int, message_id: str | None) -
     return value
 
 
-def parse_client_message(raw: str | bytes) -> ClientMessage:
-    """One client message, checked; raises :class:`ProtocolError` for anything else."""
+def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> ClientMessage:
+    """One client message, checked; raises :class:`ProtocolError` for anything else.
+
+    ``events``: the event types real-time tables take (see :class:`Event`)."""
     size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"the message has {size} bytes; at most {MAX_MESSAGE_BYTES}")
@@ -159,8 +177,9 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", f"the message must be a JSON object, not {type(data).__name__}")
     kind = data.get("type")
-    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
-        raise ProtocolError("bad_message", f"'type' must be one of {', '.join(CLIENT_TYPES)}, not {kind!r}")
+    if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in events):
+        raise ProtocolError("bad_message", f"'type' must be one of {', '.join((*CLIENT_TYPES, *events))}, "
+                            f"not {kind!r}")
     raw_id = data.get("id")
     message_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH else None
     if kind == "join":
@@ -175,28 +194,21 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
     version = _field(data, "version", int, ident)
     if kind == "act":
         return Act(ident, version, _field(data, "action", int, ident))
-    if kind == "call":
-        zangle = _text(data, "zangle", 200, ident)
-        return Call(ident, version, zangle)
-    return Hit(ident, version)
-
-
-_PIECE = re.compile(r"^\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$")
-
-
-def parse_zangle_text(text: str) -> tuple[tuple[str, str], list[tuple[str, str]]]:
-    """``"5a(own) = Z(centre) + 1(own)"`` as ((target, place), [(piece, place), ...]).
-
-    >>> parse_zangle_text("4b(centre) = 3(own) + 1(centre)")
-    (('4b', 'centre'), [('3', 'own'), ('1', 'centre')])
-    """
-    target_text, equals, pieces_text = text.partition("=")
-    target = _PIECE.match(target_text)
-    pieces = [_PIECE.match(part) for part in pieces_text.split("+")]
-    if not equals or target is None or any(p is None for p in pieces):
-        raise ProtocolError("bad_message", f"{text!r} is not a Zangle: write it as "
-                            "'5a(own) = Z(centre) + 1(own) + ...'")
-    return (target[1], target[2]), [(p[1], p[2]) for p in pieces if p is not None]
+    if not _EVENT_TYPE.fullmatch(kind):
+        raise ProtocolError("bad_message", f"{kind!r} is not an event type", ident)
+    fields = []
+    for name, value in data.items():
+        if name in ("type", "id", "version"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ProtocolError("bad_message", f"{name!r} must be a string or an integer, not {type(value).__name__}",
+                                ident)
+        if isinstance(value, int) and not 0 <= value <= MAX_INT:
+            raise ProtocolError("bad_message", f"{name!r} must be between 0 and {MAX_INT}", ident)
+        if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:
+            raise ProtocolError("bad_message", f"{name!r} must be at most {MAX_TEXT_LENGTH} characters long", ident)
+        fields.append((name, value))
+    return Event(kind, ident, version, tuple(fields))
 
 
 def error_message(error: ProtocolError) -> dict[str, Any]:

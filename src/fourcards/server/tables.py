@@ -2,8 +2,10 @@
 
 A master checks and applies every action (a person's or a bot's), has the
 store write it, and only then acknowledges it and sends every connected seat
-its own view. :class:`TurnTable` runs the turn games on the engine contract;
-:class:`SpeedsterMaster` runs Zangle Speedster in real time.
+its own view. :class:`TurnTable` runs every turn game on the engine contract
+alone; a game with another kind of table (a real-time mode) brings its own
+master in a :class:`MasterSpec` that its registry entry names (``masters``):
+the server dispatches on the table's game name (:func:`master_specs`).
 """
 
 from __future__ import annotations
@@ -15,27 +17,26 @@ import hmac
 import importlib
 import json
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..engine import Bot, Game, State
 from ..errors import FourCardsError, IllegalMoveError, NotYourTurnError, StaleActionError
-from ..games import GameEntry, get_game
-from .protocol import Act, Call, Hit, ProtocolError, parse_zangle_text
+from ..games import GAMES, GameEntry, get_game, load_object
+from ..views import plain
+from .protocol import Act, Event, ProtocolError
 from .store import LogEntry, SeatRecord, Store, TableRecord
-from .views import plain, deck_view, observation_view, record_view, speedster_view
+from .views import deck_view
 
-__all__ = ["Client", "Table", "TurnTable", "SpeedsterMaster", "hash_token", "HISTORY_TAIL", "SPEEDSTER"]
+__all__ = ["Client", "Table", "TurnTable", "MasterSpec", "master_specs", "hash_token", "HISTORY_TAIL", "title_of",
+           "make_table", "event_types"]
 
 log = logging.getLogger("fourcards.server")
 
 HISTORY_TAIL = 20
 """How many of the latest public records a ``state`` message carries."""
-SPEEDSTER = "zangle-speedster"
-RESOLVE_EVERY = 0.05
-"""Seconds between two Speedster resolutions."""
 
 
 def hash_token(token: str) -> str:
@@ -51,22 +52,8 @@ class Client(Protocol):
     def replaced(self) -> None: ...
 
 
-_PURE_ACTION_TEXTS = frozenset({"gang-of-four"})
-"""Games whose action texts depend on the action code only (not on the state): cached for good."""
-_ACTION_TEXTS: dict[tuple[str, int], dict[int, str]] = {}
-_LEGAL_JSON: dict[tuple[str, int], dict[int, str]] = {}
-
-
-def _new_records(state: State[Any], last: Any, limit: int) -> list[Any]:
-    """The records appended after ``last`` (at most ``limit``, the newest), oldest first,
-    walking the state's linked log (see :func:`fourcards.engine.unroll`) only that far."""
-    items: list[Any] = []
-    node = getattr(state, "_log", None)
-    while node is not None and node[0] is not last and len(items) < limit:
-        items.append(node[0])
-        node = node[1]
-    items.reverse()
-    return items
+_ACTION_VIEWS: dict[tuple[str, int], dict[int, str]] = {}
+"""Per game (with fixed action texts) and action-space size: each action's view, encoded once."""
 
 
 class Table:
@@ -104,7 +91,20 @@ class Table:
         raise NotImplementedError
 
     def start(self) -> None:
-        """Begin whatever runs by itself (bots, the Speedster clock)."""
+        """Begin whatever runs by itself (bots, a real-time clock)."""
+
+    def replay(self, entries: list[LogEntry]) -> None:
+        """Apply a stored log (at start)."""
+
+    async def act(self, seat: int, message: Act, client: Client) -> None:
+        raise ProtocolError("not_supported", "this table takes events, not act", message.id)
+
+    async def event(self, seat: int, message: Event, client: Client) -> None:
+        raise ProtocolError("not_supported", f"{message.type} is not an event of this table; it takes act",
+                            message.id)
+
+    async def hint(self, seat: int, message_id: str | None, client: Client) -> None:
+        raise ProtocolError("not_supported", "this table gives no hints", message_id)
 
     def deck(self) -> dict[str, Any] | None:
         return None
@@ -142,14 +142,14 @@ class Table:
                 for s in self.seats]
 
     def summary(self) -> dict[str, Any]:
-        data = {"id": self.id, "game": self.record.game, "title": _title(self.record.game),
+        data = {"id": self.id, "game": self.record.game, "title": title_of(self.record.game),
                 "rules": self.rules(), "seats": self.seats_view(), "created": self.record.created}
         data.update(self.public_status())
         return data
 
     def welcome(self, seat: int) -> dict[str, Any]:
         return {"type": "welcome", "table": self.id, "seat": seat, "game": self.record.game,
-                "title": _title(self.record.game), "rules": self.rules(), "seats": self.seats_view(),
+                "title": title_of(self.record.game), "rules": self.rules(), "seats": self.seats_view(),
                 "deck": self.deck()}
 
     def attach(self, seat: int, client: Client) -> None:
@@ -191,14 +191,72 @@ class Table:
         return self.applied[seat].get(message_id)
 
 
-def _title(game: str) -> str:
-    return "Zangle Speedster" if game == SPEEDSTER else get_game(game).title
+def title_of(game: str) -> str:
+    """The title of a table's game (a registry game or a master's)."""
+    spec = master_specs().get(game)
+    return spec.title if spec is not None else get_game(game).title
+
+
+@dataclass(frozen=True)
+class MasterSpec:
+    """A table of a game that the engine contract's turns don't run (a
+    real-time mode): its catalogue entry and its master. A registry entry lists
+    the ``module:object`` paths of its specs in ``masters``."""
+
+    #: The table's game name in the catalogue (unique among games and masters).
+    name: str
+    title: str
+    #: The registry game it belongs to.
+    game: str
+    #: Fewest and most seats.
+    players: tuple[int, int]
+    #: The rule options, as ``GET /api/games`` lists them (``name``, ``type``, ``default``, ``choices``).
+    rules: tuple[dict[str, Any], ...]
+    bots: tuple[str, ...]
+    #: A :class:`Table` subclass taking ``(record, store, executor, bot_delay)``.
+    master: type[Table]
+    #: ``rules -> (seats, full rules to store)``; raises ``FourCardsError`` for bad rules.
+    check_rules: Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+    #: The client message types it takes (``Event``s) besides join, hint and ping.
+    messages: tuple[str, ...] = ()
+    real_time: bool = True
+    #: Its page module (``package:file.js``), or None for the generic board.
+    script: str | None = None
+
+
+_SPECS: dict[tuple[str, ...], dict[str, MasterSpec]] = {}
+
+
+def master_specs() -> dict[str, MasterSpec]:
+    """Every master the registered games bring, by table game name."""
+    paths = tuple(path for entry in GAMES.values() for path in entry.masters)
+    specs = _SPECS.get(paths)
+    if specs is None:
+        specs = {}
+        for entry in GAMES.values():
+            for path in entry.masters:
+                try:
+                    spec = load_object(path)
+                    if not isinstance(spec, MasterSpec):
+                        raise TypeError(f"{path} is a {type(spec).__name__}, not a MasterSpec")
+                except Exception:  # a broken plug-in must not stop the server
+                    log.exception("game %s: master %s could not be loaded", entry.name, path)
+                    continue
+                specs[spec.name] = spec
+        _SPECS.clear()
+        _SPECS[paths] = specs
+    return specs
+
+
+def event_types() -> frozenset[str]:
+    """The event message types the masters take."""
+    return frozenset(kind for spec in master_specs().values() for kind in spec.messages)
 
 
 # -- turn games -----------------------------------------------------------------------------------
 
 class TurnTable(Table):
-    """A turn game on the engine contract (every game but Speedster)."""
+    """A turn game on the engine contract alone (its facts, views and bots from the registry)."""
 
     def __init__(self, record: TableRecord, store: Store, executor: Executor, bot_delay: float,
                  game: Game[Any], entry: GameEntry) -> None:
@@ -211,22 +269,27 @@ class TurnTable(Table):
             if seat_record.kind == "bot" and seat_record.bot is not None:
                 self.bots[seat] = entry.new_bot(seat_record.bot, game, seed=(record.seed + 7919 * (seat + 1)) % 2**63)
         self._bot_running = False
-        self.step = 0  # the state's version (``state.step``, kept here: the engine's is O(length))
         self._records: list[dict[str, Any]] = []  # views of the latest public records
         self._record_texts: list[str] = []  # the same, each encoded once
         self._last_record: Any = None
         self._history_json = "[]"
         self._texts: dict[int, str] = {}  # seat -> its state message of this version, encoded
-        self._legal_cache: list[tuple[int, str]] | None = None
+        self._legal_cache: list[str] | None = None  # the legal actions' views, encoded
         self._legal_version = -1
+        self._fixed: dict[int, str] | None = (
+            _ACTION_VIEWS.setdefault((entry.name, game.num_distinct_actions), {}) if game.fixed_action_texts else None)
         self._update_history()
+
+    @property
+    def step(self) -> int:
+        """The state's version: the engine's step count."""
+        return self.state.step
 
     def replay(self, entries: list[LogEntry]) -> None:
         """Apply a stored log (at start)."""
         for entry in entries:
             assert entry.action is not None
             self.state.apply(entry.action, entry.seat, expected_step=entry.index)
-            self.step += 1
             if entry.client_id is not None:
                 self.applied[entry.seat][entry.client_id] = entry.index + 1
         self._changed()
@@ -234,38 +297,37 @@ class TurnTable(Table):
 
     @property
     def version(self) -> int:
-        return self.step
+        return self.state.step
 
     @property
     def terminal(self) -> bool:
         return self.state.is_terminal
 
     def rules(self) -> dict[str, Any]:
-        data: dict[str, Any] = plain(dataclasses.asdict(self.game.rules))
-        if self.entry.name == "zangle":
-            data["deck"] = dict(self.game.rules.deck)
+        data: dict[str, Any] = plain(self.game.rules_view())
         return data
 
     def deck(self) -> dict[str, Any] | None:
         deck = getattr(self.game, "deck", None)
-        return None if deck is None else deck_view(deck)
+        return None if deck is None or not self.game.deck_upload else deck_view(deck)
 
     def _update_history(self) -> None:
         """Bring the public history tail (shared by every seat, encoded once) up to date."""
-        new = _new_records(self.state, self._last_record, HISTORY_TAIL)
+        recent = self.state.recent_history(HISTORY_TAIL)
+        new = list(recent)
+        for index in range(len(recent) - 1, -1, -1):
+            if recent[index] is self._last_record:
+                new = list(recent[index + 1:])
+                break
         if new:
             self._last_record = new[-1]
-            views = [record_view(r) for r in new]
+            views = [self.game.record_view(r) for r in new]
             self._records = (self._records + views)[-HISTORY_TAIL:]
             self._record_texts = (self._record_texts + [dumps(v) for v in views])[-HISTORY_TAIL:]
             self._history_json = "[" + ",".join(self._record_texts) + "]"
 
     def state_message(self, seat: int) -> dict[str, Any]:
-        message = self._state_head(seat)
-        message["legal_actions"] = [{"action": code, "text": text} for code, text in self._legal(seat)]
-        message["scores"] = list(self.state.scores)
-        message["history"] = self._records
-        return message
+        return dict(json.loads(self.state_text(seat)))
 
     def state_text(self, seat: int) -> str:
         """The seat's ``state`` message as JSON, built once a version (a reconnect reuses it)."""
@@ -273,45 +335,35 @@ class TurnTable(Table):
         if cached is not None:
             return cached
         observation = self.state.observation(seat)
-        legal = self._legal(seat, observation)
-        if legal and self.entry.name in _PURE_ACTION_TEXTS:
-            key = (self.entry.name, self.game.num_distinct_actions)
-            known = _LEGAL_JSON.setdefault(key, {})
-            items = []
-            for code, text in legal:
-                item = known.get(code)
-                if item is None:
-                    item = known[code] = dumps({"action": code, "text": text})
-                items.append(item)
-            legal_json = "[" + ",".join(items) + "]"
-        else:
-            legal_json = dumps([{"action": code, "text": text} for code, text in legal])
+        legal_json = "[" + ",".join(self._legal(seat, observation)) + "]"
         # The history is the same for every seat: spliced in, encoded once a version.
         text = (dumps(self._state_head(seat, observation))[:-1] + ',"legal_actions":' + legal_json + ',"scores":'
                 + dumps(list(self.state.scores)) + ',"history":' + self._history_json + "}")
         self._texts[seat] = text
         return text
 
-    def _legal(self, seat: int, observation: Any = None) -> list[tuple[int, str]]:
-        """The seat's legal actions with their texts (none when it is not the seat's turn)."""
+    def _legal(self, seat: int, observation: Any = None) -> list[str]:
+        """The seat's legal actions as encoded views (none when it is not the seat's turn)."""
         state = self.state
         if seat != state.current_player:
             return []
-        if self._legal_version == self.step and self._legal_cache is not None:
+        if self._legal_version == state.step and self._legal_cache is not None:
             return self._legal_cache
         codes = getattr(observation, "legal_actions", None) or state.legal_actions()
-        texts = _ACTION_TEXTS.setdefault((self.entry.name, self.game.num_distinct_actions), {}) \
-            if self.entry.name in _PURE_ACTION_TEXTS else {}
+        known = self._fixed if self._fixed is not None else {}
         legal = []
         for a in codes:
             code = int(a)
-            text = texts.get(code)
-            if text is None:
-                text = state.action_to_string(code)
-                if self.entry.name in _PURE_ACTION_TEXTS:
-                    texts[code] = text
-            legal.append((code, text))
-        self._legal_version, self._legal_cache = self.step, legal
+            item = known.get(code)
+            if item is None:
+                view = self.game.action_view(state.int_to_action(code))
+                view["action"] = code
+                view["text"] = state.action_to_string(code)
+                item = dumps(view)
+                if self._fixed is not None:
+                    known[code] = item
+            legal.append(item)
+        self._legal_version, self._legal_cache = state.step, legal
         return legal
 
     def _changed(self) -> None:
@@ -324,9 +376,9 @@ class TurnTable(Table):
         state = self.state
         if observation is None:
             observation = state.observation(seat)
-        return {"type": "state", "table": self.id, "seat": seat, "version": self.step,
+        return {"type": "state", "table": self.id, "seat": seat, "version": state.step,
                 "current_player": state.current_player, "terminal": state.is_terminal,
-                "view": observation_view(self.entry.name, observation)}
+                "view": self.game.observation_view(observation)}
 
     def end_message(self) -> dict[str, Any]:
         state = self.state
@@ -362,15 +414,12 @@ class TurnTable(Table):
         """Check, apply, store (the lock is held); raises ProtocolError and changes nothing."""
         state = self.state
         if state.is_terminal:
-            raise ProtocolError("game_over", f"the match is over (version {self.step})", message_id)
+            raise ProtocolError("game_over", f"the match is over (version {state.step})", message_id)
         if action >= self.game.num_distinct_actions:
             raise ProtocolError("illegal_action", f"{action} is not an action of this game "
                                 f"(0..{self.game.num_distinct_actions - 1})", message_id)
-        if version != self.step:  # what apply(expected_step=) checks, without its O(length) step
-            raise ProtocolError("stale", f"action {action} was chosen at version {version}, but the match is "
-                                f"at version {self.step}", message_id)
         try:
-            state.apply(action, seat)
+            state.apply(action, seat, expected_step=version)
         except StaleActionError as error:
             raise ProtocolError("stale", str(error), message_id) from None
         except NotYourTurnError as error:
@@ -380,8 +429,7 @@ class TurnTable(Table):
         except (TypeError, ValueError, IndexError) as error:
             raise ProtocolError("illegal_action", f"{action} is not an action of this game: {error}",
                                 message_id) from None
-        index = self.step
-        self.step += 1
+        index = state.step - 1
         self._changed()
         try:
             await self.store.append(self.id, LogEntry(index, seat, message_id, action))
@@ -389,7 +437,6 @@ class TurnTable(Table):
             # Not stored: take the action back (replay without it) and refuse it.
             actions = state.actions[:-1]
             self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
-            self.step -= 1
             self._changed()
             self._records, self._record_texts, self._last_record = [], [], None
             self._update_history()
@@ -457,180 +504,13 @@ class TurnTable(Table):
             self._bot_running = False
 
 
-# -- Speedster ---------------------------------------------------------------------------------------
-
-class SpeedsterMaster(Table):
-    """Zangle Speedster in real time: events stamped on arrival, resolved every 50 ms."""
-
-    def __init__(self, record: TableRecord, store: Store, executor: Executor, bot_delay: float) -> None:
-        from ..zangle.speedster import SpeedsterTable
-
-        super().__init__(record, store, executor, bot_delay)
-        rules = record.rules
-        deck = dict(rules["deck"]) if rules.get("deck") else None
-        self.table = SpeedsterTable(players=rules["players"], seed=record.seed, rounds=rules["rounds"],
-                                    check=rules["check"], deck=deck)
-        self.reaction = float(rules.get("bot_reaction", 1.5))
-        self.bot_kinds = {seat: s.bot for seat, s in enumerate(self.seats) if s.kind == "bot"}
-        self.entries = 0
-        self._base = 0.0
-        self._started = time.monotonic()
-        self._version_seen = -1
-
-    def now(self) -> float:
-        """The table's clock: seconds of play (it stands still while the server is down)."""
-        return self._base + (time.monotonic() - self._started)
-
-    def replay(self, entries: list[LogEntry]) -> None:
-        latest = 0.0
-        for entry in entries:
-            event = entry.event
-            assert event is not None
-            zangle = self._zangle(event["zangle"], None) if event["kind"] == "call" else None
-            self.table.submit(entry.seat, event["kind"], event["timestamp"], zangle)
-            latest = max(latest, float(event["timestamp"]))
-            if entry.client_id is not None:
-                self.applied[entry.seat][entry.client_id] = entry.index + 1
-        self.entries = len(entries)
-        self.table.resolve(latest)
-        self._base = latest
-        self._started = time.monotonic()
-
-    @property
-    def version(self) -> int:
-        return len(self.table.outcomes)
-
-    @property
-    def terminal(self) -> bool:
-        return bool(self.table.over)
-
-    def _zangle(self, text: str, message_id: str | None) -> Any:
-        from ..zangle.cards import CENTRE, OWN, Zangle, kind_code
-
-        (target, place), pieces = parse_zangle_text(text)
-        places = {"centre": CENTRE, "own": OWN}
-        try:
-            return Zangle(kind_code(target), places[place],
-                          tuple(sorted((kind_code(k), places[p]) for k, p in pieces)))
-        except FourCardsError as error:
-            raise ProtocolError("bad_message", str(error), message_id) from None
-
-    def state_message(self, seat: int) -> dict[str, Any]:
-        from ..zangle.cards import find_zangles
-
-        snapshot = self.table.snapshot()
-        zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if seat in snapshot.playing else []
-        history = [{"kind": o.kind, "player": o.player, "detail": o.detail, "timestamp": round(o.timestamp, 3),
-                    "text": f"P{o.player} {o.kind}" + (f": {o.detail}" if o.detail else "") if o.player >= 0
-                    else f"{o.kind}: {o.detail}"}
-                   for o in self.table.outcomes[-HISTORY_TAIL:]]
-        return {"type": "state", "table": self.id, "seat": seat, "version": self.version, "current_player": -1,
-                "terminal": snapshot.over, "view": speedster_view(snapshot, seat, zangles), "legal_actions": [],
-                "scores": list(snapshot.totals), "history": history}
-
-    def _returns(self) -> list[float]:
-        n = self.table.players
-        winners = self.table.winners
-        if not self.table.over or not winners:
-            return [0.0] * n
-        return [(1.0 / len(winners) if s in winners else 0.0) - 1.0 / n for s in range(n)]
-
-    def end_message(self) -> dict[str, Any]:
-        return {"type": "end", "table": self.id, "version": self.version, "winners": list(self.table.winners),
-                "scores": list(self.table.totals), "returns": self._returns()}
-
-    def public_status(self) -> dict[str, Any]:
-        return {"version": self.version, "current_player": -1, "terminal": self.terminal,
-                "winners": list(self.table.winners), "scores": list(self.table.totals)}
-
-    def start(self) -> None:
-        if not self.table.over:
-            self.spawn(self._run())
-
-    async def event(self, seat: int, message: Call | Hit, client: Client) -> None:
-        await asyncio.shield(self._event(seat, message, client))
-
-    async def _event(self, seat: int, message: Call | Hit, client: Client) -> None:
-        async with self.lock:
-            done = self._repeat(seat, message.id)
-            if done is not None:
-                client.send({"type": "ack", "id": message.id, "version": done})
-                return
-            zangle_text = message.zangle if isinstance(message, Call) else None
-            await self._submit(seat, zangle_text, message.version, message.id)
-            client.send({"type": "ack", "id": message.id, "version": self.version})
-
-    async def _submit(self, seat: int, zangle_text: str | None, version: int, message_id: str | None) -> None:
-        if self.table.over:
-            raise ProtocolError("game_over", "the game is over", message_id)
-        if version != self.version:
-            raise ProtocolError("stale", f"the event was chosen at version {version}, but the table is at "
-                                f"{self.version}", message_id)
-        if seat not in self.table.playing:
-            raise ProtocolError("illegal_action", f"seat {seat} is not playing this round", message_id)
-        zangle = None if zangle_text is None else self._zangle(zangle_text, message_id)
-        kind = "hit" if zangle is None else "call"
-        timestamp = max(self.now(), self.table._clock)
-        try:
-            self.table.submit(seat, kind, timestamp, zangle)
-        except FourCardsError as error:
-            raise ProtocolError("illegal_action", str(error), message_id) from None
-        event = {"kind": kind, "timestamp": timestamp, "zangle": zangle_text}
-        # A queued event cannot be taken back: the store must not fail here (if it does, the
-        # event stays queued and the table is rebuilt from the store on the next start).
-        await self.store.append(self.id, LogEntry(self.entries, seat, message_id, event=event))
-        self.entries += 1
-        if message_id is not None:
-            self.applied[seat][message_id] = self.version
-
-    async def _run(self) -> None:
-        last_bot = {seat: -1.0 for seat in self.bot_kinds}
-        bot_version = {seat: -1 for seat in self.bot_kinds}
-        while not self.closed and not self.table.over:
-            await asyncio.sleep(RESOLVE_EVERY)
-            async with self.lock:
-                outcomes = self.table.resolve(self.now())
-                if outcomes:
-                    self.broadcast()
-                if self.table.over:
-                    return
-                for seat, kind in self.bot_kinds.items():
-                    if self.now() - last_bot[seat] < self.reaction or bot_version[seat] == self.version:
-                        continue
-                    # In the bots' thread pool: the event loop never waits for a bot.
-                    text = await asyncio.get_running_loop().run_in_executor(
-                        self.executor, self._bot_choice, seat, kind, self.version)
-                    if text is None:
-                        continue
-                    last_bot[seat] = self.now()
-                    bot_version[seat] = self.version
-                    try:
-                        await self._submit(seat, None if text == "hit" else text, self.version, None)
-                    except ProtocolError:
-                        continue
-
-    def _bot_choice(self, seat: int, kind: str | None, version: int) -> str | None:
-        """What a Speedster bot does now: a Zangle's notation, ``hit``, or None (wait)."""
-        from ..zangle.cards import best_zangle, find_zangles
-
-        snapshot = self.table.snapshot()
-        if seat not in snapshot.playing:
-            return None
-        if kind == "random":
-            options = find_zangles(snapshot.centre, snapshot.cards[seat])
-            choice = options[(version * 7919 + seat) % len(options)] if options else None
-        else:
-            choice = best_zangle(list(snapshot.centre), list(snapshot.cards[seat]))
-        if choice is not None:
-            return str(choice)
-        return "hit" if snapshot.centre_pile else None
-
-
 def make_table(record: TableRecord, store: Store, executor: Executor, bot_delay: float,
                deck_loader: Callable[[str], Any]) -> Table:
-    """The master for a stored or new table record."""
-    if record.game == SPEEDSTER:
-        return SpeedsterMaster(record, store, executor, bot_delay)
+    """The master for a stored or new table record: the game's own master (a
+    :class:`MasterSpec`), else a :class:`TurnTable` on its engine."""
+    spec = master_specs().get(record.game)
+    if spec is not None:
+        return spec.master(record, store, executor, bot_delay)
     entry = get_game(record.game)
     rules = dict(record.rules)
     options: dict[str, Any] = {}
@@ -641,13 +521,18 @@ def make_table(record: TableRecord, store: Store, executor: Executor, bot_delay:
 
 
 def rules_options(rules_type: type) -> list[dict[str, Any]]:
-    """A rules dataclass's fields as ``{name, type, default}`` (for ``GET /api/games``)."""
+    """A rules dataclass's fields as ``{name, type, default}`` with their
+    ``choices`` or ``low``/``high`` bounds when :func:`~fourcards.engine.option`
+    gave them (for ``GET /api/games``)."""
     options = []
     for f in dataclasses.fields(rules_type):
         default = f.default
-        kind = {bool: "bool", int: "int", str: "str"}.get(type(default), "object")
-        options.append({"name": f.name, "type": kind, "default": list(default) if isinstance(default, tuple)
-                        else default})
+        kind = {bool: "bool", int: "int", str: "str", float: "float"}.get(type(default), "object")
+        option: dict[str, Any] = {"name": f.name, "type": kind, "default": plain(default)}
+        for key in ("choices", "low", "high"):
+            if key in f.metadata:
+                option[key] = plain(f.metadata[key])
+        options.append(option)
     return options
 
 

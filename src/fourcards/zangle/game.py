@@ -202,6 +202,11 @@ class ZangleGame(Game["ZangleState"]):
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, float("inf")  # totals / 50 grow each round
 
+    def rules_view(self) -> dict[str, Any]:
+        data = super().rules_view()
+        data["deck"] = dict(self.rules.deck)  # shape -> count
+        return data
+
     def observation_view(self, observation: Any) -> dict[str, Any]:
         obs = observation
         return {

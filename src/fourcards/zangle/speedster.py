@@ -126,6 +126,11 @@ class SpeedsterTable:
         self.outcomes: list[Outcome] = []
         self._start_round(list(range(players)), bonus=False)
 
+    @property
+    def clock(self) -> float:
+        """The latest time resolved so far: an event stamped earlier is refused."""
+        return self._clock
+
     # -- rounds ------------------------------------------------------------------------------
     def _limit(self, seat: int) -> int:
         return 3 if self.levels[seat] >= 3 else 4
