@@ -113,7 +113,12 @@ class GameEntry:
       game in the browser page better than the generic board does;
     - ``masters``: more server tables of the game (``module:object`` paths of
       :class:`fourcards.server.tables.MasterSpec`), such as a real-time mode;
-    - ``tournament_rows``: a fast path for tournaments (``module:function``).
+    - ``tournament_rows``: a fast path for tournaments (``module:function``);
+    - ``vector_env``: a Gymnasium vector environment (``module:Class``) that
+      steps many matches in compiled code, registered as the game's
+      ``make_vec`` entry point when the compiled kernels are in use;
+    - ``rl_exports``: names :mod:`fourcards.rl` exposes for the game
+      (``{"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}``).
 
     Facts about the game itself (players, observation shape and bounds, score
     label and direction, real time, deck upload) are read from the engine
@@ -132,6 +137,8 @@ class GameEntry:
     page_script: str | None = None
     masters: tuple[str, ...] = ()
     tournament_rows: str | None = None
+    vector_env: str | None = None
+    rl_exports: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -195,7 +202,9 @@ BUILTIN: tuple[GameEntry, ...] = (
               {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"), "search": _search},
               best_bot="search", compiled_bots=("search",), aliases=("gangoffour",),
               terminal="fourcards.gangoffour.terminal:GangOfFourTable",
-              page_script="fourcards.server:static/games/gang-of-four.js"),
+              page_script="fourcards.server:static/games/gang-of-four.js",
+              vector_env="fourcards.rl.gymnasium_vector:GangOfFourVectorEnv",
+              rl_exports={"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}),
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
               best_bot="greedy", aliases=("four-color-cards", "fourcolor"),

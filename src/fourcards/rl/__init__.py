@@ -1,16 +1,16 @@
 """Reinforcement-learning adapters over the fourcards engines (extra ``fourcards[rl]``).
 
 - :func:`env`: a PettingZoo AEC environment of any turn-based game by its name
-  in :mod:`fourcards.games` (``gang-of-four``, ``four-color``, ``zangle``,
-  ``four-pack``, ``duelo``) with its rule options;
+  in :mod:`fourcards.games` (every registered game, plug-ins too) with its
+  rule options;
 - :class:`~fourcards.rl.gymnasium.SeatEnv`: one seat of a game against bots,
-  registered with Gymnasium on import as ``fourcards/GangOfFour-v0`` etc.;
-- :mod:`fourcards.rl.openspiel`: Gang of Four as an OpenSpiel Python game
-  (``pyspiel.load_game("python_fourcards_gang_of_four")`` after
-  :func:`fourcards.rl.openspiel.register`);
-- :class:`~fourcards.rl.vector.VectorGangOfFour`: many Gang of Four matches
-  stepped together in C for one learning seat against built-in bots (needs
-  the compiled kernels, no framework).
+  registered with Gymnasium on import as ``fourcards/<Name>-v0`` for every
+  game (its name in CamelCase: ``fourcards/MyGame-v0`` for ``my-game``) and
+  each of its ``variants`` (``fourcards/MyGameSolitaire-v0``), with the game's
+  ``vector_env`` as its ``make_vec`` entry point when it has one;
+- names a game exports here (its entry's ``rl_exports``), such as a
+  vectorized environment stepping many matches in C, loaded on first use;
+- :mod:`fourcards.rl.openspiel`: an OpenSpiel Python game of one game.
 
 Each framework is imported only when its adapter is used, so ``import
 fourcards.rl`` works with any of them installed (Gymnasium's ids are registered
@@ -21,17 +21,27 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["env", "raw_env", "GYMNASIUM_IDS", "register_gymnasium"]
+from ..games import GAMES, load_object
+
+__all__ = ["env", "raw_env", "GYMNASIUM_IDS", "gymnasium_ids", "register_gymnasium"]
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("-"))
+
+
+def gymnasium_ids() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every game's Gymnasium id, and the game and rules behind it: one for
+    each game and one for each of its ``variants``."""
+    ids: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, entry in GAMES.items():
+        ids[f"fourcards/{_camel(name)}-v0"] = (name, {})
+        for variant, rules in entry.variants.items():
+            ids[f"fourcards/{_camel(name)}{_camel(variant)}-v0"] = (name, dict(rules))
+    return ids
+
 
 #: Gymnasium ids registered on import, and the game and rules behind each.
-GYMNASIUM_IDS: dict[str, tuple[str, dict[str, Any]]] = {
-    "fourcards/GangOfFour-v0": ("gang-of-four", {}),
-    "fourcards/FourColor-v0": ("four-color", {}),
-    "fourcards/Zangle-v0": ("zangle", {}),
-    "fourcards/ZangleSolitaire-v0": ("zangle", {"mode": "solitaire"}),
-    "fourcards/FourPack-v0": ("four-pack", {}),
-    "fourcards/Duelo-v0": ("duelo", {}),
-}
+GYMNASIUM_IDS: dict[str, tuple[str, dict[str, Any]]] = gymnasium_ids()
 
 
 def env(game_name: str, **options: Any) -> Any:
@@ -58,25 +68,26 @@ def register_gymnasium() -> bool:
         return False
     from .._backend import COMPILED
 
+    GYMNASIUM_IDS.update(gymnasium_ids())  # plug-ins registered since import
     for env_id, (game_name, rules) in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
-            # Gang of Four's make_vec steps the matches in C (fourcards.rl.gymnasium_vector);
-            # without the compiled kernels it is Gymnasium's SyncVectorEnv over SeatEnv.
-            vector = ("fourcards.rl.gymnasium_vector:GangOfFourVectorEnv"
-                      if game_name == "gang-of-four" and COMPILED else None)
+            # A game's own vector environment steps the matches in compiled code; without it
+            # (or without the compiled kernels), make_vec is Gymnasium's SyncVectorEnv over SeatEnv.
+            vector = GAMES[game_name].vector_env if COMPILED else None
             gymnasium.register(id=env_id, entry_point="fourcards.rl.gymnasium:SeatEnv",
                                vector_entry_point=vector, kwargs={"game_name": game_name, **rules})
     return True
 
 
 def __getattr__(name: str) -> Any:
-    # Room for the vectorized environment (``fourcards.rl.vector``), loaded on first use.
-    if name == "VectorGangOfFour":
-        try:
-            from .vector import VectorGangOfFour  # type: ignore[import-not-found,unused-ignore]
-        except ImportError as error:
-            raise AttributeError(f"fourcards.rl.VectorGangOfFour is not available: {error}") from None
-        return VectorGangOfFour
+    # The names games export here (their entries' ``rl_exports``), loaded on first use.
+    for entry in GAMES.values():
+        path = entry.rl_exports.get(name)
+        if path is not None:
+            try:
+                return load_object(path)
+            except ImportError as error:
+                raise AttributeError(f"fourcards.rl.{name} is not available: {error}") from None
     raise AttributeError(f"module 'fourcards.rl' has no attribute {name!r}")
 
 

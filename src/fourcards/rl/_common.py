@@ -16,7 +16,7 @@ __all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check
 
 def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
     """The registry entry of ``game_name`` and its game under ``rules``
-    (the rules' fields as keywords; ``deck=`` for Four Pack and Duelo)."""
+    (the rules' fields as keywords; ``deck=`` for a game with ``deck_upload``)."""
     entry = get_game(game_name)
     return entry, entry.new_game(**rules)
 

@@ -1,7 +1,7 @@
 """A single-agent Gymnasium environment: one seat of a game, the other seats bots.
 
 >>> import gymnasium, fourcards.rl
->>> table = gymnasium.make("fourcards/GangOfFour-v0", players=2, target_score=10, opponents="greedy")
+>>> table = gymnasium.make(next(iter(fourcards.rl.GYMNASIUM_IDS)), players=2, opponents="greedy")
 >>> observation, info = table.reset(seed=3)
 >>> observation["observation"].shape, int(observation["action_mask"].sum()) > 0
 ((217,), True)
@@ -95,8 +95,8 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         """Deal a new match (from ``seed`` when given) and let the bots play up
-        to the agent's first turn; a match that ends before it (a Duelo where
-        the bots call every hand) is skipped for the next one of the seed's
+        to the agent's first turn; a match that ends before it (the bots
+        playing it to the end) is skipped for the next one of the seed's
         sequence. ``options`` is not used."""
         super().reset(seed=seed)
         checked = check_seed(seed)

@@ -1,15 +1,16 @@
 """PettingZoo AEC environments for every turn-based fourcards game.
 
+>>> from fourcards.games import DEFAULT_GAME
 >>> from fourcards.rl import env
->>> table = env("gang-of-four", players=2, target_score=10)
+>>> table = env(DEFAULT_GAME, players=2)
 >>> table.reset(seed=7)
 >>> observation, reward, termination, truncation, info = table.last()
 >>> sorted(observation), observation["observation"].shape, table.agent_selection in table.agents
 (['action_mask', 'observation'], (217,), True)
 
 Agents are the seats, ``player_0`` .. ``player_{n-1}``; the one to act is
-``agent_selection`` (the engine's ``current_player``; Four Color's claims,
-decided simultaneously at the table, are asked one seat at a time). Each
+``agent_selection`` (the engine's ``current_player``; decisions taken
+simultaneously at the table are asked one seat at a time). Each
 observation is ``{"observation": float32 tensor, "action_mask": int8 mask}``
 from the engine's ``observation_tensor`` and legal actions (the mask is all
 zeros for a seat that is not to act). Rewards are 0 until the end, then the
@@ -40,8 +41,8 @@ __all__ = ["FourCardsAEC", "env", "raw_env"]
 class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc,unused-ignore]
     """One fourcards game as a PettingZoo AEC environment.
 
-    ``game_name``: a name of :mod:`fourcards.games` (``gang-of-four``,
-    ``four-color``, ``zangle``, ``four-pack``, ``duelo``); ``rules``: the
+    ``game_name``: a name of :mod:`fourcards.games` (any registered game);
+    ``rules``: the
     game's rule options (``players=3``, ``target_score=20``, ``mode="solitaire"``,
     ...). ``max_cycles``: truncate every agent once ``max_cycles`` times the
     number of seats moves have been made (None: play to the end).

@@ -1,15 +1,14 @@
 """Text rendering for ``render_mode="ansi"``: what happened since the last
 render, then the table in one line.
 
-Gang of Four's events are drawn by the terminal renderer the command line uses
-(:func:`fourcards.cli.render.describe`, without colour); the other games'
-records are shown as their readable records.
+Each record reads as its game's text (:meth:`fourcards.engine.Game.record_text`,
+the line the server and the terminal show too).
 
->>> from fourcards.gangoffour.match import GangOfFour
->>> state = GangOfFour(players=2).new_match(1)
+>>> from fourcards.games import DEFAULT_GAME, get_game
+>>> state = get_game(DEFAULT_GAME).new_game().new_match(1)
 >>> text, seen = render_text(state, 0)
->>> print(text.splitlines()[1])
-== Round 1 (dealer P1, play goes counter-clockwise; P0 leads)
+>>> text.splitlines()[0] == "   " + state.game.record_text(state.history[0])
+True
 """
 
 from __future__ import annotations
@@ -23,11 +22,7 @@ __all__ = ["render_text", "record_lines"]
 
 def record_lines(state: State[Any], record: object) -> list[str]:
     """The lines one history record of ``state``'s game prints as."""
-    if state.game.name == "gang-of-four":
-        from ..cli.render import describe
-
-        return describe(record, colour=False)
-    return [f"   {record}"]
+    return [f"   {line}" for line in state.game.record_text(record).splitlines()]
 
 
 def render_text(state: State[Any], seen: int) -> tuple[str, int]:

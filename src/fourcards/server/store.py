@@ -2,7 +2,7 @@
 
 A table is stored as what it was created with (game, rules, seed, setup, an
 uploaded deck, the seats) and its log: one entry per applied action (or
-Speedster event), with the seat and the client's message id. Recovery is
+real-time event), with the seat and the client's message id. Recovery is
 replay: the log, applied again in order, gives the same match.
 
 :class:`SQLiteStore` writes from one thread, in WAL mode with
@@ -54,7 +54,7 @@ class TableRecord:
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One applied action (``action``) or Speedster event (``event``), in order."""
+    """One applied action (``action``) or real-time event (``event``), in order."""
 
     index: int
     seat: int

@@ -16,7 +16,7 @@ __all__ = ["deck_view"]
 
 
 def deck_view(deck: Any) -> dict[str, Any]:
-    """A Four Pack / Duelo deck (public: every value is printed on the cards)."""
+    """An uploaded deck (public: every value is printed on the cards)."""
     return {
         "name": deck.name, "source": deck.source, "digest": deck.digest,
         "families": dict(zip("ABCDEFGH", deck.families)),
