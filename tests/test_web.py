@@ -103,7 +103,39 @@ def test_every_message_is_translated() -> None:
 
 
 def _script_text() -> str:
-    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(STATIC.glob("*.js")))
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(STATIC.rglob("*.js")))
+
+
+#: The page modules of the games (``static/games/NAME.js``), by catalogue name.
+GAME_MODULES = (*GAMES, "zangle-speedster")
+
+
+def test_every_game_has_its_page_module_and_the_page_names_no_game() -> None:
+    assert sorted(path.stem for path in (STATIC / "games").glob("*.js")) == sorted(GAME_MODULES)
+    # The page itself knows no game: only the games' modules, the drawings of the cards they
+    # share (cards.js) and the catalogs do.
+    for path in STATIC.glob("*.js"):
+        if path.name == "cards.js":
+            continue
+        text = path.read_text(encoding="utf-8")
+        named = [name for name in GAME_MODULES if name in text]
+        assert not named, (path.name, named)
+        assert not re.search(r"\b(gof|fc|zangle|fp|duelo|sp)\.", text), path.name  # no game's messages
+
+
+def test_the_games_modules_read_structured_fields_and_parse_no_text() -> None:
+    # No regular expression, no word splitting: an action or a record is read by its fields.
+    for path in [*sorted((STATIC / "games").glob("*.js")), STATIC / "generic.js"]:
+        text = path.read_text(encoding="utf-8")
+        for token in ("RegExp", ".exec(", ".match(", ".matchAll(", ".split(", "words(", ".test(", "parseZangle"):
+            assert token not in text, (path.name, token)
+        # no regular expression literal either (a "/" that opens one after "(", "=", "," or ":")
+        assert not re.search(r"[(=,:]\s*/[^/*\s]", text), path.name
+        # A move's or record's text is at most passed on (Speedster sends a call back by its text),
+        # or shown whole by the generic table for a game it does not know.
+        reads = re.findall(r"\w+\.text\b", text)
+        allowed = {"zangle-speedster.js": {"z.text"}, "generic.js": {"a.text", "r.text"}}.get(path.name, set())
+        assert set(reads) <= allowed, (path.name, reads)
 
 
 def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
@@ -628,5 +660,115 @@ def test_an_uploaded_deck_is_drawn_with_its_own_names(browser: Any, server: Serv
         tab.page.wait_for_selector(".card.element.with-values")
         card_id = tab.page.get_attribute(".card.element.with-values", "data-card")
         assert tab.page.inner_text(".card.element.with-values .name") == f"Body {card_id}"
+    finally:
+        tab.close()
+
+
+# -- the games' page modules and the generic table ------------------------------------------------
+
+def test_every_game_s_page_module_loads_from_its_catalogue_address(browser: Any, server: Server) -> None:
+    catalogue = {game["name"]: game for game in server.get("/api/games")["games"]}
+    assert set(GAME_MODULES) <= set(catalogue)
+    tab = Page(browser, server)
+    try:
+        tab.open()
+        tab.page.wait_for_selector("#create-form")
+        for name in GAME_MODULES:
+            script = catalogue[name]["script"]
+            assert script, name
+            with urllib.request.urlopen(server.url + script, timeout=10) as response:
+                assert response.status == 200
+                assert "javascript" in response.headers["content-type"]
+            # Imported in the page (its imports resolved by the page's import map): a table's parts.
+            parts = tab.page.evaluate("""async (url) => {
+                const module = await import(new URL(url, location.href).href);
+                return Object.entries(module.default).filter(([, v]) => typeof v === "function").map(([k]) => k);
+            }""", script)
+            assert {"board", "seatFacts", "history"} <= set(parts), (name, parts)
+    finally:
+        tab.close()
+
+
+def _catalogue_without_script(tab: Page, game: str) -> None:
+    """Serve the page a catalogue in which ``game`` has no page module (as a game unknown to the page)."""
+    def answer(route: Any) -> None:
+        response = route.fetch()
+        listed = response.json()
+        for entry in listed["games"]:
+            if entry["name"] == game:
+                entry["script"] = None
+        route.fulfill(response=response, json=listed)
+
+    tab.page.route("**/api/games", answer)
+
+
+def _play_a_move_by_selecting_a_card(tab: Page) -> None:
+    """Select a card of the hand, check the moves narrow to the ones using it, and play one."""
+    tab.wait_for_turn_or_end()
+    picks = tab.page.query_selector_all(".board button.card-button")
+    assert picks, "no card of the hand selects"
+    card = picks[-1].get_attribute("data-pick")
+    picks[-1].click()
+    tab.page.wait_for_selector(f".board button.card-button.selected[data-pick='{card}']")
+    moves = tab.page.eval_on_selector_all(
+        "#actions button.action", "bs => bs.map(b => [...b.querySelectorAll('[data-card]')].map(c => c.dataset.card))")
+    assert moves and all(card in cards for cards in moves), (card, moves)
+    version = tab.version()
+    tab.page.click("#actions button.action:not([disabled])")
+    tab.page.wait_for_function("v => window.fourcardsVersion !== v || document.querySelector('#end')", arg=version)
+
+
+def test_the_generic_table_draws_and_plays_a_game_without_a_page_module(browser: Any, server: Server) -> None:
+    table = server.table("gang-of-four", {"players": 3, "target_score": 1}, ["greedy", "greedy"])
+    tab = Page(browser, server)
+    try:
+        _catalogue_without_script(tab, "gang-of-four")
+        tab.take_seat(table)
+        tab.page.wait_for_selector(".board .zone .card.chip")
+        # Drawn by the generic table: cards by their text, not Gang of Four's drawings.
+        assert not tab.page.query_selector(".card.gof")
+        hand = tab.page.eval_on_selector_all(".board .zone .card.chip", "cs => cs.map(c => c.dataset.card)")
+        view = tab.page.evaluate("window.fourcardsVersion")
+        assert hand and view is not None
+        # Per-seat counts next to each seat, scalars as labelled facts.
+        assert tab.page.inner_text(".seat.mine").count("hand sizes") == 1
+        assert tab.page.query_selector(".board ul.facts li")
+        # Moves labelled by their fields (kind, cards), one played by selecting a card and clicking.
+        _play_a_move_by_selecting_a_card(tab)
+        assert tab.play(moves=3) >= 1
+        tab.screenshot("table-generic.png")
+        # The whole match, by clicking.
+        tab.play()
+        tab.page.wait_for_selector("#end")
+        assert server.get(f"/api/tables/{table}")["terminal"] is True
+    finally:
+        tab.close()
+
+
+def test_a_game_module_that_does_not_load_falls_back_to_the_generic_table(browser: Any, server: Server) -> None:
+    table = server.table("duelo", {"players": 2, "hand_limit": 6}, ["category"])
+    tab = Page(browser, server)
+    warnings: list[str] = []
+    tab.page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    tab.page.route("**/games/duelo.js", lambda route: route.fulfill(status=404, body="no"))
+    try:
+        tab.take_seat(table)
+        tab.page.wait_for_selector(".board")
+        assert not tab.page.query_selector(".card.element.with-values")  # not Duelo's own table
+        assert any("duelo" in text for text in warnings), warnings
+        tab.play()
+        tab.page.wait_for_selector("#end")
+    finally:
+        tab.errors = [e for e in tab.errors if "404" not in e]  # the refused module
+        tab.close()
+
+
+def test_a_gang_of_four_move_is_chosen_by_selecting_its_cards(browser: Any, server: Server) -> None:
+    table = server.table("gang-of-four", {"players": 3, "target_score": 1}, ["greedy", "greedy"])
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        tab.page.wait_for_selector(".board .card.gof")
+        _play_a_move_by_selecting_a_card(tab)
     finally:
         tab.close()

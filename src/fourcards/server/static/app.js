@@ -4,12 +4,34 @@
 import { h, clear } from "./dom.js";
 import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { loadCardData, useDeck } from "./cards.js";
-import { GAMES, commonHistory } from "./games.js";
+import { rendererFor, generic, commonHistory } from "./games.js";
 import * as api from "./api.js";
 
 const main = () => document.getElementById("main");
 let connection = null; // the open table's Connection, if any
 let games = []; // the server's list of games
+let gamesLoading = null;
+
+/** The server's list of games (loaded once). */
+async function loadGames() {
+  if (games.length) return games;
+  if (!gamesLoading) {
+    gamesLoading = api.listGames().then((listed) => {
+      games = Array.isArray(listed) ? listed : listed.games;
+      return games;
+    }).finally(() => { gamesLoading = null; });
+  }
+  return gamesLoading;
+}
+
+function gameEntry(name) {
+  return games.find((g) => g.name === name) || { name, script: null };
+}
+
+/** A message from the catalog when it has one (data-driven keys), else the data's own words. */
+function label(key, fallback, params = {}) {
+  return has(key) ? t(key, params) : fallback;
+}
 
 // -- seat tokens, kept so a reload returns to the same seat ---------------------------
 
@@ -53,12 +75,20 @@ function route() {
 }
 
 function gameTitle(name) {
-  return t(`game.${name}`);
+  return label(`game.${name}`, gameEntry(name).title || name);
+}
+
+function scoreText(name, score) {
+  return label(`score.${name}`, t("score.any", { score: num(score), label: gameEntry(name).score_label || "" }), { score: num(score) });
 }
 
 function errorText(error) {
   if (error && error.code) return has(`error.${error.code}`) ? t(`error.${error.code}`) : t("error.http");
   return t("error.network");
+}
+
+function botName(kind) {
+  return label(`bot.${kind}`, kind);
 }
 
 function banner(text, kind = "error") {
@@ -98,13 +128,14 @@ function formRules(game) {
 function ruleInput(game, name, spec, values) {
   const id = `rule-${name}`;
   const value = values[name] ?? spec.default;
-  const label = h("label", { for: id }, t(`rule.${name}`));
+  const text = h("label", { for: id }, label(`rule.${name}`, name.replaceAll("_", " ")));
   let input;
   if (spec.choices) {
-    input = h("select", { id, name }, spec.choices.map((c) => h("option", { value: String(c), selected: String(c) === String(value) }, t(`rule.${name}.${c}`))));
+    input = h("select", { id, name }, spec.choices.map((c) => h("option", { value: String(c), selected: String(c) === String(value) },
+      label(`rule.${name}.${c}`, String(c)))));
   } else if (spec.type === "bool") {
     input = h("input", { id, name, type: "checkbox", checked: Boolean(value) });
-    return h("div", { class: "field check" }, input, label);
+    return h("div", { class: "field check" }, input, text);
   } else if (spec.type === "str") {
     input = h("input", { id, name, type: "text", value });
   } else {
@@ -112,7 +143,7 @@ function ruleInput(game, name, spec, values) {
     input = h("input", { id, name, type: "number", value, min: spec.min ?? (float ? 0 : undefined), max: spec.max,
       step: float ? "any" : 1, inputmode: float ? "decimal" : "numeric" });
   }
-  return h("div", { class: "field" }, label, input);
+  return h("div", { class: "field" }, text, input);
 }
 
 function readRules(form, spec) {
@@ -133,10 +164,7 @@ async function showLobby() {
   root.append(h("p", { class: "loading" }, t("lobby.loading")));
   let tables = [];
   try {
-    if (!games.length) {
-      const listed = await api.listGames();
-      games = (Array.isArray(listed) ? listed : listed.games).filter((g) => g.name in GAMES);
-    }
+    await loadGames();
     const listed = await api.listTables();
     tables = Array.isArray(listed) ? listed : listed.tables;
   } catch (error) {
@@ -192,14 +220,14 @@ async function showLobby() {
       seatRows.push(h("div", { class: "field" },
         h("label", { for: `seat-${s}` }, t("seat.name", { n: num(s + 1) })),
         h("select", { id: `seat-${s}`, name: `seat-${s}` },
-          game.bots.map((bot) => h("option", { value: bot, selected: bot === (game.best_bot || game.bots[game.bots.length - 1]) }, t("lobby.bot", { kind: t(`bot.${bot}`) }))),
+          game.bots.map((bot) => h("option", { value: bot, selected: bot === (game.best_bot || game.bots[game.bots.length - 1]) }, t("lobby.bot", { kind: botName(bot) }))),
           h("option", { value: "human" }, t("lobby.human")))));
     }
     const submit = h("button", { type: "submit", class: "primary" }, t("lobby.create"));
     form.append(
       h("div", { class: "field" }, h("label", { for: "game" }, t("lobby.game")),
         h("select", { id: "game", name: "game" }, games.map((g) => h("option", { value: g.name, selected: g.name === state.game }, gameTitle(g.name))))),
-      h("p", { class: "note" }, t(`game.${game.name}.about`)),
+      h("p", { class: "note" }, label(`game.${game.name}.about`, game.title || game.name)),
       h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(spec).map(([name, rule]) => ruleInput(game, name, rule, state.values))),
       h("fieldset", {}, h("legend", {}, t("lobby.seats")),
         h("p", { class: "note" }, t("lobby.you", { n: num(1) })), seatRows),
@@ -207,7 +235,7 @@ async function showLobby() {
     clear(createBox).append(h("h2", {}, t("lobby.new")), form);
   };
   draw();
-  const open = tables.filter((table) => !table.terminal && table.game in GAMES
+  const open = tables.filter((table) => !table.terminal
     && (seatOf(table.id) || table.seats.some((s) => s.kind === "human" && !s.taken)));
   const tableList = h("section", { class: "panel", id: "tables" }, h("h2", {}, t("lobby.tables")),
     open.length
@@ -321,7 +349,20 @@ function showTable(tableId) {
   const root = clear(main());
   const board = h("div", { id: "table", class: "table" });
   root.append(board);
-  const draw = () => drawTable(board, view);
+  const draw = () => {
+    // The game's table module, once the table names its game (drawn when it has loaded).
+    const name = (view.state && view.state.game) || (view.welcome && view.welcome.game);
+    if (name && view.gameName !== name) {
+      view.gameName = name;
+      view.renderer = null;
+      loadGames().catch(() => []).then(() => rendererFor(gameEntry(name))).then((renderer) => {
+        if (view.gameName !== name) return;
+        view.renderer = renderer;
+        drawTable(board, view);
+      });
+    }
+    drawTable(board, view);
+  };
   rerender = draw;
   connection = new Connection(tableId, seat, token, (message) => {
     switch (message.type) {
@@ -416,26 +457,31 @@ function render(board, view) {
         event.target.textContent = link;
       }
     } }, t("table.invite"))));
-  if (!state) {
+  const game = view.renderer;
+  if (!state || !game) {
     board.append(h("p", { class: "loading" }, t("table.loading")));
     return;
   }
-  const game = GAMES[gameName];
   const obs = observationOf(state);
   const seats = welcome.seats || [];
   const players = seats.length || (state.scores ? state.scores.length : 0);
+  const legal = state.legal_actions || [];
+  // The cards some legal move uses: only these select (and narrow the moves).
+  const usable = new Set(legal.flatMap((a) => game.cardsOf(a)));
   const ctx = {
     game: gameName,
     seat: view.seat,
+    players,
+    legal,
     seatName(seat) {
       if (seat === view.seat) return t("seat.you");
       const info = seats[seat];
-      if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: t(`bot.${info.bot}`) });
+      if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: botName(info.bot) });
       if (info && info.name) return t("seat.named", { n: num(seat + 1), name: info.name });
       return t("seat.name", { n: num(seat + 1) });
     },
     selectable(cardEl, name) {
-      if (!(state.legal_actions && state.legal_actions.length)) return cardEl;
+      if (!usable.has(name)) return cardEl;
       const pressed = view.selected.has(name);
       return h("button", { type: "button", class: `card-button${pressed ? " selected" : ""}`, "aria-pressed": String(pressed), dataset: { pick: name },
         onclick: () => {
@@ -452,39 +498,31 @@ function render(board, view) {
       "aria-current": seat === current ? "true" : null },
       h("strong", {}, ctx.seatName(seat)),
       seat === current && !state.terminal ? h("span", { class: "turn" }, t("seat.turn")) : null,
-      h("span", { class: "score" }, t(`score.${gameName}`, { score: num(scores[seat] ?? 0) })),
-      game.seatFacts(obs, seat).map((fact) => h("span", { class: "fact" }, fact))))));
+      h("span", { class: "score" }, scoreText(gameName, scores[seat] ?? 0)),
+      game.seatFacts(obs, seat, ctx).map((fact) => h("span", { class: "fact" }, fact))))));
   board.append(h("div", { class: "board" }, game.board(obs, ctx)));
+  const drawAction = (a) => game.action(a, ctx) ?? generic.action(a, ctx);
 
   // The legal actions, the hint, the end.
-  const legal = state.legal_actions || [];
   const panel = h("section", { class: "panel actions-panel", "aria-label": t("table.actions") });
   if (state.terminal) {
     panel.append(drawEnd(state, view, ctx));
-  } else if (game.realtime) {
-    // Speedster: call any Zangle you see, or take a hit, at any moment.
-    const playing = (obs.playing || []).includes(view.seat);
-    panel.append(h("h3", {}, playing ? t("sp.now") : t("sp.watching")));
+  } else if (game.realtime && game.live) {
+    // A real-time table: its game draws the moves anyone may make at any moment.
+    const send = (message) => {
+      if (view.sent) return;
+      if (connection.send({ ...message, id: connection.nextId(), version: state.version })) {
+        view.sent = true;
+        drawTable(board, view);
+      }
+    };
+    const moves = game.live(obs, ctx, { send, sent: view.sent });
     if (view.error) panel.append(banner(errorText(view.error)));
-    if (playing) {
-      const send = (message) => {
-        if (view.sent) return;
-        if (connection.send({ ...message, id: connection.nextId(), version: state.version })) {
-          view.sent = true;
-          drawTable(board, view);
-        }
-      };
-      panel.append(h("div", { class: "actions", id: "actions" },
-        (obs.zangles || []).slice(0, 40).map((text) => h("button", { type: "button", class: "action", disabled: view.sent,
-          onclick: () => send({ type: "call", zangle: text }) }, game.action(text, ctx))),
-        h("button", { type: "button", class: "action hit", id: "hit", disabled: view.sent,
-          onclick: () => send({ type: "hit" }) }, t("sp.hit"))));
-      if (!(obs.zangles || []).length) panel.append(h("p", { class: "note" }, t("sp.none")));
-    }
+    panel.append(h("div", { class: "live" }, moves));
   } else if (legal.length) {
     const selected = [...view.selected];
     const matching = selected.length
-      ? legal.filter((a) => selected.every((card) => game.cardsOf(a.text).includes(card)))
+      ? legal.filter((a) => selected.every((card) => game.cardsOf(a).includes(card)))
       : legal;
     panel.append(h("h3", {}, t("table.your.turn")));
     if (view.error) panel.append(banner(errorText(view.error)));
@@ -493,7 +531,7 @@ function render(board, view) {
       // Some games' moves come in groups (Four Pack: whom to ask): pick the group first.
       const groups = new Map();
       for (const a of matching) {
-        const g = game.group(a.text, ctx);
+        const g = game.group(a, ctx);
         if (g && !groups.has(g.key)) groups.set(g.key, g);
       }
       if (groups.size) {
@@ -501,7 +539,7 @@ function render(board, view) {
         panel.append(h("div", { class: "groups", role: "group" }, [...groups.values()].map((g) => h("button", {
           type: "button", class: "group", "aria-pressed": String(g.key === view.group), dataset: { group: g.key },
           onclick: () => { view.group = g.key; drawTable(board, view); } }, g.label))));
-        grouped = matching.filter((a) => (game.group(a.text, ctx) || {}).key === view.group);
+        grouped = matching.filter((a) => (game.group(a, ctx) || {}).key === view.group);
       }
     }
     const shown = grouped.slice(0, 40);
@@ -514,7 +552,7 @@ function render(board, view) {
           view.sent = true;
           drawTable(board, view);
         }
-      } }, game.action(a.text, ctx)))));
+      } }, drawAction(a)))));
     if (grouped.length > shown.length) panel.append(h("p", { class: "note" }, t("table.more", { count: num(grouped.length - shown.length) })));
     if (selected.length && !matching.length) panel.append(h("p", { class: "note" }, t("table.no.match")));
     panel.append(h("div", { class: "tools" },
@@ -522,13 +560,13 @@ function render(board, view) {
       selected.length ? h("button", { type: "button", onclick: () => { view.selected.clear(); drawTable(board, view); } }, t("table.clear")) : null));
     if (view.hint) {
       const hinted = legal.find((a) => a.action === view.hint.action);
-      panel.append(h("p", { class: "hint", role: "status" }, t("table.hint.says"), " ", hinted ? game.action(hinted.text, ctx) : t("table.hint.none")));
+      panel.append(h("p", { class: "hint", role: "status" }, t("table.hint.says"), " ", hinted ? drawAction(hinted) : t("table.hint.none")));
     }
   } else {
     panel.append(h("p", { class: "waiting" }, current >= 0 ? t("table.waiting", { seat: ctx.seatName(current) }) : t("table.waiting.any")));
   }
   board.append(panel);
-  board.append(drawHistory(state, ctx));
+  board.append(drawHistory(state, game, ctx));
 }
 
 function drawEnd(state, view, ctx) {
@@ -544,18 +582,18 @@ function drawEnd(state, view, ctx) {
     h("a", { href: "#/", class: "button primary" }, t("end.again")));
 }
 
-function drawHistory(state, ctx) {
+function drawHistory(state, game, ctx) {
   const items = (state.history || []).slice(-12).reverse();
   return h("details", { class: "panel history", open: true },
     h("summary", {}, t("table.history")),
     items.length
-      ? h("ol", { reversed: true }, items.map((item) => h("li", {}, historyLine(item, GAMES[ctx.game], ctx))))
+      ? h("ol", { reversed: true }, items.map((item) => h("li", {}, historyLine(item, game, ctx))))
       : h("p", { class: "empty" }, t("table.history.none")));
 }
 
 function historyLine(record, game, ctx) {
   if (!record || typeof record !== "object") return t("h.other");
-  return (game && game.history(record, ctx)) || commonHistory(record, ctx);
+  return game.history(record, ctx) || commonHistory(record, ctx) || t("h.other");
 }
 
 // -- start ---------------------------------------------------------------------------
