@@ -227,7 +227,7 @@ async function showLobby() {
     form.append(
       h("div", { class: "field" }, h("label", { for: "game" }, t("lobby.game")),
         h("select", { id: "game", name: "game" }, games.map((g) => h("option", { value: g.name, selected: g.name === state.game }, gameTitle(g.name))))),
-      h("p", { class: "note" }, label(`game.${game.name}.about`, game.title || game.name)),
+      has(`game.${game.name}.about`) ? h("p", { class: "note" }, t(`game.${game.name}.about`)) : null,
       h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(spec).map(([name, rule]) => ruleInput(game, name, rule, state.values))),
       h("fieldset", {}, h("legend", {}, t("lobby.seats")),
         h("p", { class: "note" }, t("lobby.you", { n: num(1) })), seatRows),

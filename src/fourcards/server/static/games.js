@@ -22,7 +22,7 @@ import { BASE } from "./api.js";
 export { commonHistory } from "./generic.js";
 export { generic };
 
-const loaded = new Map(); // game name -> Promise of its renderer
+const loaded = new Map(); // a module's address -> Promise of its game's renderer
 
 async function load(entry) {
   if (!entry || !entry.script) return generic;
@@ -37,9 +37,9 @@ async function load(entry) {
   }
 }
 
-/** The renderer of a game from its catalogue entry (loaded once per game). */
+/** The renderer of a game from its catalogue entry (its module loaded once). */
 export function rendererFor(entry) {
-  const name = entry ? entry.name : "";
-  if (!loaded.has(name)) loaded.set(name, load(entry));
-  return loaded.get(name);
+  if (!entry || !entry.script) return Promise.resolve(generic);
+  if (!loaded.has(entry.script)) loaded.set(entry.script, load(entry));
+  return loaded.get(entry.script);
 }

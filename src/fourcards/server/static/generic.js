@@ -14,8 +14,8 @@
 import { h } from "./dom.js";
 import { t, has, num } from "./i18n.js";
 
-/** Fields the page draws itself (the seats row marks the seat and the turn). */
-const DRAWN_BY_THE_PAGE = new Set(["seat", "current_player"]);
+/** Fields the page draws itself (the seats row marks the seat, under either name, and the turn). */
+const DRAWN_BY_THE_PAGE = new Set(["seat", "player", "current_player"]);
 
 export function list(value) {
   return Array.isArray(value) ? value : [];
