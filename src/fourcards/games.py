@@ -38,7 +38,7 @@ from .engine import Bot, Game
 from .errors import FourCardsError
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
-           "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN"]
+           "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister"]
 
 #: The entry-point group a package registers its games in.
 ENTRY_POINT_GROUP = "fourcards.games"
@@ -267,15 +267,37 @@ def _check_engine(entry: GameEntry) -> None:
         raise FourCardsError(f"game {entry.name!r}: its engine's name is {getattr(cls, 'name', None)!r}")
 
 
-def _load_plugins() -> None:
+def unregister(name: str) -> GameEntry:
+    """Take the game ``name`` out of the registry (with its aliases); returns its entry."""
+    entry = get_game(name)
+    del GAMES[entry.name]
+    for alias in entry.aliases:
+        ALIASES.pop(alias, None)
+    _LOADED.difference_update({key for key in _LOADED if key[1] == entry.name})
+    return entry
+
+
+_LOADED: set[tuple[str, str]] = set()
+"""The entry points registered so far, as (value, game name)."""
+
+
+def load_plugins() -> list[str]:
+    """Register the games of the installed plug-ins (the entry points of the
+    group :data:`ENTRY_POINT_GROUP`) not registered yet; done on import, and
+    again by a program that installs one while running. A plug-in that fails
+    is skipped with a :class:`PluginWarning` naming it and the reason.
+    Returns the names registered."""
     from importlib.metadata import entry_points
 
     try:
         found = list(entry_points(group=ENTRY_POINT_GROUP))
     except Exception as error:  # a broken installation must not break import
-        warnings.warn(f"fourcards: the game plug-ins could not be listed: {error}", PluginWarning, stacklevel=3)
-        return
+        warnings.warn(f"fourcards: the game plug-ins could not be listed: {error}", PluginWarning, stacklevel=2)
+        return []
+    added = []
     for point in found:
+        if any(value == point.value for value, _ in _LOADED):
+            continue
         try:
             entry = point.load()
             if callable(entry) and not isinstance(entry, GameEntry):
@@ -286,12 +308,11 @@ def _load_plugins() -> None:
             register(entry)
         except Exception as error:
             warnings.warn(f"fourcards: the game plug-in {point.name!r} ({point.value}) was skipped: "
-                          f"{type(error).__name__}: {error}", PluginWarning, stacklevel=3)
-
-
-for _entry in BUILTIN:
-    register(_entry)
-_load_plugins()
+                          f"{type(error).__name__}: {error}", PluginWarning, stacklevel=2)
+            continue
+        _LOADED.add((point.value, entry.name))
+        added.append(entry.name)
+    return added
 
 
 def game_names() -> tuple[str, ...]:
@@ -307,3 +328,8 @@ def get_game(name: str) -> GameEntry:
     if key not in GAMES:
         raise FourCardsError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
     return GAMES[key]
+
+
+for _entry in BUILTIN:
+    register(_entry)
+load_plugins()
