@@ -374,7 +374,8 @@ function showTable(tableId) {
       case "state":
         if (view.state && message.version !== undefined && view.state.version !== undefined && message.version < view.state.version) return;
         view.state = message;
-        // For tests and tools: the state version and seat on screen.
+        // For tests and tools: the state on screen, its version and the seat.
+        window.fourcardsState = message;
         window.fourcardsVersion = message.version;
         window.fourcardsSeat = view.seat;
         view.sent = false;
@@ -500,7 +501,7 @@ function render(board, view) {
       seat === current && !state.terminal ? h("span", { class: "turn" }, t("seat.turn")) : null,
       h("span", { class: "score" }, scoreText(gameName, scores[seat] ?? 0)),
       game.seatFacts(obs, seat, ctx).map((fact) => h("span", { class: "fact" }, fact))))));
-  board.append(h("div", { class: "board" }, game.board(obs, ctx)));
+  board.append(h("div", { class: "board", id: "board" }, game.board(obs, ctx)));
   const drawAction = (a) => game.action(a, ctx) ?? generic.action(a, ctx);
 
   // The legal actions, the hint, the end.
