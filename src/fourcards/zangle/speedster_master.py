@@ -141,13 +141,25 @@ class SpeedsterMaster(Table):
     def state_message(self, seat: int) -> dict[str, Any]:
         snapshot = self.table.snapshot()
         zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if seat in snapshot.playing else []
-        history = [{"kind": o.kind, "player": o.player, "detail": o.detail, "timestamp": round(o.timestamp, 3),
-                    "text": f"P{o.player} {o.kind}" + (f": {o.detail}" if o.detail else "") if o.player >= 0
-                    else f"{o.kind}: {o.detail}"}
-                   for o in self.table.outcomes[-HISTORY_TAIL:]]
+        history = [self._outcome_view(o) for o in self.table.outcomes[-HISTORY_TAIL:]]
         return {"type": "state", "table": self.id, "seat": seat, "version": self.version, "current_player": -1,
                 "terminal": snapshot.over, "view": speedster_view(snapshot, seat, zangles), "legal_actions": [],
                 "scores": list(snapshot.totals), "history": history}
+
+    def _outcome_view(self, outcome: Any) -> dict[str, Any]:
+        """One outcome as a record view: ``kind``, ``player``, ``detail`` (text),
+        ``timestamp``, ``text``, and for a Zangle made ``zangle`` ({target, pieces, text})."""
+        o = outcome
+        view: dict[str, Any] = {
+            "kind": o.kind, "player": o.player, "detail": o.detail, "timestamp": round(o.timestamp, 3),
+            "text": f"P{o.player} {o.kind}" + (f": {o.detail}" if o.detail else "") if o.player >= 0
+            else f"{o.kind}: {o.detail}"}
+        if o.kind == "zangle" and o.detail:
+            try:
+                view["zangle"] = zangle_view(self._zangle(o.detail, None))
+            except ProtocolError:  # not a Zangle's notation: the text alone
+                pass
+        return view
 
     def _returns(self) -> list[float]:
         n = self.table.players
