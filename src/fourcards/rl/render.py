@@ -2,7 +2,7 @@
 render, then the table in one line.
 
 Gang of Four's events are drawn by the terminal renderer the command line uses
-(:func:`fourcards.cli.render.describe`, without colour); the other games'
+(:func:`fourcards.gangoffour.render.describe`, without colour); the other games'
 records are shown as their readable records.
 
 >>> from fourcards.gangoffour.match import GangOfFour
@@ -24,7 +24,7 @@ __all__ = ["render_text", "record_lines"]
 def record_lines(state: State[Any], record: object) -> list[str]:
     """The lines one history record of ``state``'s game prints as."""
     if state.game.name == "gang-of-four":
-        from ..cli.render import describe
+        from ..gangoffour.render import describe
 
         return describe(record, colour=False)
     return [f"   {record}"]
