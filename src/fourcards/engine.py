@@ -656,7 +656,7 @@ class State(ABC, Generic[A]):
         whole history (what a server sends after each action)."""
         if type(limit) is not int or limit < 0:
             raise TypeError(f"limit must be an int >= 0, not {limit!r}")
-        items = []
+        items: list[Any] = []
         node = self._log
         while node is not None and len(items) < limit:
             items.append(node[0])

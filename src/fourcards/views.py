@@ -39,7 +39,8 @@ __all__ = ["plain", "kind_of", "fields_view", "record_text", "has_notation"]
 
 def has_notation(value: Any) -> bool:
     """Whether ``value``'s class prints itself (defines its own ``__str__``)."""
-    return type(value).__str__ is not object.__str__ and not isinstance(value, (int, float, str, bool))
+    own: Any = type(value).__str__
+    return own is not object.__str__ and not isinstance(value, (int, float, str, bool))
 
 
 def kind_of(value: Any) -> str:

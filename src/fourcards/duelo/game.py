@@ -164,7 +164,8 @@ class Duelo(Game["DueloState"]):
         if isinstance(r, HandPlayed):
             return (f"hand {r.number}: P{r.chooser} calls {r.category}; "
                     + ", ".join(f"P{p} {c}" for p, c in r.revealed)
-                    + (f"; P{r.winner} takes {len(r.taken)} cards" if r.winner >= 0 else f"; tie between {seats(r.tied)}"))
+                    + (f"; P{r.winner} takes {len(r.taken)} cards" if r.winner >= 0
+                       else f"; tie between {seats(r.tied)}"))
         if isinstance(r, TableTaken):
             return f"P{r.player} takes the table ({len(r.taken)} cards)"
         if isinstance(r, Eliminated):
