@@ -1,7 +1,9 @@
 """The terminal session every ``fourcards play`` game shares.
 
-A game brings a :class:`Table` (how its state reads on screen and how a
-person's line becomes an action); :class:`Session` does the rest the same way
+:class:`Table` draws any game from the engine contract alone (the records'
+text, the seat's view, the legal actions numbered; a number or an action's
+text is accepted); a game may name a subclass drawing it better in its
+registry entry (``terminal``). :class:`Session` does the rest the same way
 for every game: bots' turns (one at a time with ``--pause``), the prompt with
 line editing and history (readline where it exists), ``help``, ``rules``,
 ``hint`` (from the game's best bot), ``hand``, ``save FILE``, ``quit``, and

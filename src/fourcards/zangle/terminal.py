@@ -44,7 +44,7 @@ Cards: 120 shapes of 1-5 triangles (1 blue, 2 red, 3 purple, 4 yellow,
   lowest total after the last round wins (a tie: a bonus round).
 Solitaire: one player and one 10-card pile; the score is cards left plus hits."""
     option_help = {
-        "players": "players, 2 to 8 (default: 3)",
+        "players": "players, 2 to 8, or 1 with --mode solitaire (default: 3)",
         "rounds": "rounds (default: 3)",
         "mode": "turn (2 to 8 players) or solitaire (one player) (default: turn)",
         "dealer": "round 1's dealer, a seat (default: 0)",
