@@ -115,7 +115,7 @@ def test_each_game_package_exports_its_game_and_main_functions() -> None:
     from fourcards.games import GAMES
 
     for name, entry in GAMES.items():
-        package = entry.engine.split(":")[0].rsplit(".", 1)[0]
+        package = entry.game_class.__module__.rsplit(".", 1)[0]
         module = {"fourcards.gangoffour": fourcards.gangoffour, "fourcards.fourcolor": fourcards.fourcolor,
                   "fourcards.zangle": fourcards.zangle, "fourcards.fourpack": fourcards.fourpack,
                   "fourcards.duelo": fourcards.duelo}[package]

@@ -1,18 +1,22 @@
 """The package's layout: one folder per game, no game importing another, no
-import circles (read from the source, so it holds in both backend modes)."""
+import circles, and no game named in the modules every game shares (read from
+the source, so it holds in both backend modes)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import fourcards
+from fourcards.games import GAMES as REGISTRY
 
 PACKAGE = Path(fourcards.__file__).parent
 GAMES = ("gangoffour", "fourcolor", "zangle", "fourpack", "duelo")
 #: Modules that list every game and may import any of them.
-EVERY_GAME = ("fourcards.cli", "fourcards.games", "fourcards.tournament", "fourcards.benchmarks",
-              "fourcards.server", "fourcards.rl")
+EVERY_GAME = ("fourcards.games", "fourcards.benchmarks", "fourcards.server", "fourcards.rl")
+#: Modules that know the games only through the registry: they import no game package.
+GAME_FREE_IMPORTS = ("fourcards.cli", "fourcards.tournament")
 
 
 def module_name(path: Path) -> str:
@@ -103,3 +107,78 @@ def test_each_compiled_game_keeps_its_kernels_beside_its_twin() -> None:
         assert (folder / "_core.pyi").exists()
     for game in ("gangoffour", "fourcolor"):
         assert (PACKAGE / game / "_kernels.py").exists() and (PACKAGE / game / "_reference.py").exists()
+
+
+def test_the_generic_modules_import_no_game() -> None:
+    found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items() if name.startswith(GAME_FREE_IMPORTS)
+                   for target in targets if (target.split(".") + [""])[1] in GAMES)
+    assert found == []
+
+
+# -- no game named where every game is served alike -------------------------------------------------
+
+def game_words() -> set[str]:
+    """Every way a game is named, lowercased: each registry entry's name, aliases
+    and title, its engine's package and class names, and the names of the games'
+    modes and classes listed in :data:`MORE_GAME_WORDS`."""
+    words = set(MORE_GAME_WORDS)
+    for entry in REGISTRY.values():
+        cls = entry.game_class
+        words.update((entry.name, *entry.aliases, entry.title, cls.name, cls.__name__))
+        parts = cls.__module__.split(".")
+        if len(parts) > 2 and parts[0] == "fourcards":
+            words.add(parts[1])  # the game's package
+    return {word.lower() for word in words}
+
+
+#: Names of games' parts that the registry does not list (a real-time mode, class names).
+MORE_GAME_WORDS = ("Speedster", "Zangle", "GangOfFour", "FourColor", "FourPack")
+GAME_WORDS = game_words()
+
+#: Where no game may be named: folders and modules of the package, served alike for every game.
+GAME_FREE = ["cli", "tournament.py"]
+#: Modules there that may name a game anyway, each with the reason (a per-game override module).
+ALLOWED: dict[str, str] = {}
+
+
+def names_in(path: Path, words: set[str] | None = None) -> list[str]:
+    """Each game word (default: :data:`GAME_WORDS`) in ``path``'s text, anywhere:
+    code, strings, comments and docstrings alike, in any case; as ``file:line: word``."""
+    pattern = re.compile("|".join(re.escape(w) for w in sorted(words or GAME_WORDS, key=len, reverse=True)),
+                         re.IGNORECASE)
+    shown = path.relative_to(PACKAGE.parent) if path.is_relative_to(PACKAGE.parent) else path.name
+    return [f"{shown}:{number}: {match.group(0)}"
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            for match in pattern.finditer(line)]
+
+
+def game_free_files(places: list[str] = GAME_FREE, allowed: dict[str, str] = ALLOWED) -> list[Path]:
+    """The ``.py`` files of ``places`` (folders or modules under the package) but the allowed ones."""
+    files: list[Path] = []
+    for place in places:
+        target = PACKAGE / place
+        files += sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    return [f for f in files if f.relative_to(PACKAGE).as_posix() not in allowed]
+
+
+def test_the_words_are_read_from_the_registry() -> None:
+    assert {"gang-of-four", "gangoffour", "gang of four", "four-color", "fourcolor", "four-color-cards",
+            "zangle", "zanglegame", "four-pack", "fourpack", "duelo", "speedster"} <= GAME_WORDS
+    assert not any(word in "fourcards fourcardserror" for word in GAME_WORDS)
+    assert all(reason.strip() for reason in ALLOWED.values())
+
+
+def test_no_game_is_named_in_the_modules_every_game_shares() -> None:
+    files = game_free_files()
+    assert len(files) > 5 and all(f.exists() for f in files)
+    assert [hit for path in files for hit in names_in(path)] == []
+
+
+def test_names_in_finds_a_game_in_code_strings_and_comments(tmp_path: Path) -> None:
+    module = PACKAGE / "cli" / "__init__.py"
+    sample = tmp_path / "sample.py"
+    sample.write_text("import fourcards.zangle  # a comment on Duelo\nTITLE = 'Gang of Four'\n", encoding="utf-8")
+    hits = [hit.rsplit(": ", 1)[1].lower() for hit in names_in(sample)]
+    assert hits == ["zangle", "duelo", "gang of four"]
+    assert names_in(module) == []
+

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from fourcards.__main__ import demo_lines, show_hand
+from fourcards.__main__ import demo_lines
+from fourcards.gangoffour.commands import show_hand
 from fourcards.gangoffour.bots import GreedyBot
 from fourcards.gangoffour.match import GangOfFour
 from fourcards.gangoffour import Combo, hand_mask, legal_plays

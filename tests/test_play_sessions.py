@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 
 from fourcards.cli import main
-from fourcards.cli.play_cards import DueloTable, FourColorTable, FourPackTable, ZangleTable
-from fourcards.cli.play_gangoffour import GangOfFourTable
 from fourcards.cli.session import Confirm, Session, Table, in_player_words, make_bots
+from fourcards.duelo.terminal import DueloTable
+from fourcards.fourcolor.terminal import FourColorTable
+from fourcards.fourpack.terminal import FourPackTable
+from fourcards.gangoffour.terminal import GangOfFourTable
+from fourcards.zangle.terminal import ZangleTable
 from fourcards.games import get_game
 
 pytestmark = pytest.mark.engine
@@ -188,7 +191,7 @@ def test_messages_in_the_players_words() -> None:
 
 
 def test_gang_of_four_session_keeps_its_old_driver(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fourcards.cli.play_gangoffour import Session as GangOfFourSession
+    from fourcards.gangoffour.terminal import Session as GangOfFourSession
     from fourcards.gangoffour import GangOfFour
 
     state = GangOfFour(target_score=20).new_match(3)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .cli import main
-from .cli.demo import demo_lines, show_hand
+from .cli.demo import demo_lines
 
-__all__ = ["main", "demo_lines", "show_hand"]
+__all__ = ["main", "demo_lines"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

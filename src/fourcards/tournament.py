@@ -29,12 +29,11 @@ from typing import Any
 
 from .engine import Bot, derive_seed
 from .errors import FourCardsError
-from .games import GAMES as REGISTRY
-from .games import game_names, get_game
+from .games import DEFAULT_GAME, GAMES, get_game, load_object
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
            "run_tournament", "play_deals", "make_bot", "parse_entrant", "wilson_interval", "t_interval",
-           "add_arguments", "run_command"]
+           "add_arguments", "run_command", "score_name"]
 
 Z95 = 1.959963984540054
 # Student's t, 97.5% quantile, by degrees of freedom 1..30 (beyond: a series around the normal).
@@ -126,9 +125,10 @@ def t_interval(values: Sequence[float]) -> Interval:
 
 @dataclass(frozen=True)
 class EntrantStats:
-    """Per label: match win rate (a shared win counts 1/k) and mean score per
-    round (Gang of Four: penalty points; Four Pack: families; Duelo: cards
-    held), each with its 95% interval over deals."""
+    """Per label: match win rate (a shared win counts 1/k) and mean score (the
+    game's own tally, :attr:`~fourcards.engine.State.scores`) per round or per
+    game as the game counts it (:attr:`~fourcards.engine.Game.score_unit`),
+    each with its 95% interval over deals."""
 
     label: str
     matches: int
@@ -143,24 +143,25 @@ class TournamentResult:
     matches: int
     records: tuple[MatchRecord, ...] = field(repr=False)
     stats: dict[str, EntrantStats] = field(default_factory=dict)
-    game: str = "gang-of-four"
+    game: str = DEFAULT_GAME
 
     def table(self) -> str:
         """The statistics as a markdown table."""
-        lines = [f"| bot | matches | win rate [95% CI] | {SCORE_NAMES[self.game]} [95% CI] |",
+        lines = [f"| bot | matches | win rate [95% CI] | {score_name(self.game)} [95% CI] |",
                  "|---|---|---|---|"]
         for s in self.stats.values():
             lines.append(f"| {s.label} | {s.matches} | {s.win_rate} | {s.penalty_per_round.format(2)} |")
         return "\n".join(lines)
 
 
-GAMES = game_names()
-BOT_KINDS = {name: entry.bot_kinds for name, entry in REGISTRY.items()}
-SCORE_NAMES = {"gang-of-four": "penalty per round", "four-pack": "families per game",
-               "duelo": "cards held at the end", "four-color": "points per game", "zangle": "points per game"}
+def score_name(game: str) -> str:
+    """What a tournament's score column counts: the game's score label per its
+    score unit (``penalty points per round``, ``families per game``)."""
+    cls = get_game(game).game_class
+    return f"{cls.score_label} per {cls.score_unit}"
 
 
-def make_bot(entrant: Entrant, seed: int, game: str = "gang-of-four") -> Bot:
+def make_bot(entrant: Entrant, seed: int, game: str = DEFAULT_GAME) -> Bot:
     """A seeded bot of the entrant's kind for ``game`` (a name of :mod:`fourcards.games`)."""
     entry = get_game(game)
     return entry.new_bot(entrant.kind, _new_game(entry.name, {}), seed, **dict(entrant.options))
@@ -171,14 +172,20 @@ def _new_game(game: str, rules: dict[str, Any]) -> Any:
 
 
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
-               rules: dict[str, Any], game_name: str = "gang-of-four") -> list[MatchRecord]:
-    """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
-    if game_name == "four-color":  # random and greedy players: whole games in C, the same records
-        from .fourcolor.simulate import tournament_rows
-        fast = tournament_rows(entrants, deal_numbers, seed, rules)
+               rules: dict[str, Any], game_name: str = DEFAULT_GAME) -> list[MatchRecord]:
+    """Play the given deals, every rotation of the seats (a unit of work for a worker).
+
+    A game whose registry entry names ``tournament_rows`` (a function of the
+    entrants, the deal numbers, the seed and the rules giving the records'
+    rows, or None when it cannot play those entrants) plays them that way:
+    the same records, faster."""
+    entry = get_game(game_name)
+    if entry.tournament_rows is not None:
+        fast = load_object(entry.tournament_rows)(entrants, deal_numbers, seed, rules)
         if fast is not None:
             return [MatchRecord(*row) for row in fast]
     game = _new_game(game_name, rules)
+    per_round = game.score_unit == "round"
     n = game.num_players
     records = []
     for deal in deal_numbers:
@@ -192,7 +199,7 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
                 state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
             winners = state.winners
             share = tuple(1 / len(winners) if p in winners else 0.0 for p in range(n))
-            rounds = getattr(state, "round", 1) if game_name == "gang-of-four" else 1
+            rounds = int(state.round) if per_round else 1
             records.append(MatchRecord(deal, rotation, seating, share, state.scores, rounds))
     return records
 
@@ -220,15 +227,15 @@ def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> di
 
 
 def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
-                   executor: Executor | None = None, chunk: int = 4, game: str = "gang-of-four",
+                   executor: Executor | None = None, chunk: int = 4, game: str = DEFAULT_GAME,
                    progress: Callable[[int, int], None] | None = None, **rules: Any) -> TournamentResult:
     """Play ``deals`` deals, each with every rotation of the seats.
 
     ``executor`` (any :class:`concurrent.futures.Executor`, e.g. a process
     pool) plays chunks of ``chunk`` deals in parallel; without one, the
     matches are played here.  ``game`` is a name of :mod:`fourcards.games`
-    (``gang-of-four``, ``four-color``, ``zangle``, ``four-pack``, ``duelo``);
-    ``rules`` are that game's rule options.  ``progress(done, total)`` is
+    (default: :data:`~fourcards.games.DEFAULT_GAME`); ``rules`` are that game's
+    rule options.  ``progress(done, total)`` is
     called with the matches played as chunks finish.
     """
     entrants = tuple(entrants)
@@ -319,6 +326,13 @@ DESCRIPTION = ("Seeded matches between bots, every deal played once a rotation o
                "with 95% intervals (Wilson for win rates) over deals.")
 
 
+def _has_rule(game: str, name: str) -> bool:
+    """Whether ``game``'s rules dataclass has a field ``name``."""
+    from dataclasses import fields
+
+    return any(f.name == name for f in fields(get_game(game).game_class.rules_type))
+
+
 def add_arguments(parser: Any) -> None:
     """The tournament's command-line arguments (``fourcards tournament`` and ``python -m fourcards.tournament``)."""
     from .cli.args import SEED, int_in
@@ -331,20 +345,22 @@ def add_arguments(parser: Any) -> None:
         except FourCardsError:
             raise argparse.ArgumentTypeError(f"unknown game {text!r}; choose from {', '.join(GAMES)}") from None
 
-    kinds = "; ".join(f"{name}: {', '.join(kinds)}" for name, kinds in BOT_KINDS.items())
+    kinds = "; ".join(f"{name}: {', '.join(entry.bot_kinds)}" for name, entry in GAMES.items())
     parser.add_argument("--bots", required=True,
                         help="one entrant a seat, comma-separated, a bot kind with options after a colon, "
                              "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
                              f"Kinds by game: {kinds} (required)")
-    parser.add_argument("--game", type=game_name, default="gang-of-four", metavar="GAME",
-                        help=f"the game: {', '.join(GAMES)} (default: gang-of-four)")
+    parser.add_argument("--game", type=game_name, default=DEFAULT_GAME, metavar="GAME",
+                        help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
     parser.add_argument("--deals", type=int_in(1), default=100,
                         help="deals, each played once a rotation of the seats (default: 100)")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the deals (default: 0)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1,
                         help="processes playing in parallel (default: one a CPU)")
+    with_target = [name for name in GAMES if _has_rule(name, "target_score")]
     parser.add_argument("--target-score", type=int_in(1, 100000), default=None,
-                        help="the score that ends a Gang of Four match (default: 100; Gang of Four only)")
+                        help=f"the score that ends a match, for games with that rule: {', '.join(with_target)} "
+                             "(default: the game's own)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on stderr)")
 
 
@@ -356,8 +372,8 @@ def run_command(args: Any) -> int:
 
     from .cli.args import CommandLineError, ProgressBar
 
-    if args.target_score is not None and args.game != "gang-of-four":
-        raise CommandLineError(f"--target-score is a Gang of Four rule; {args.game} has none")
+    if args.target_score is not None and not _has_rule(args.game, "target_score"):
+        raise CommandLineError(f"--target-score is no rule of {get_game(args.game).title}")
     try:
         entrants = [parse_entrant(t) for t in args.bots.split(",") if t.strip()]
         for entrant in entrants:

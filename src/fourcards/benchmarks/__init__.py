@@ -9,3 +9,25 @@
 Peers are optional (``pip install "fourcards[bench]"``).  The scripts in the
 repository's ``benchmarks/`` folder run these modules.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+
+__all__ = ["BENCHMARKS", "DEFAULT_BENCHMARKS", "run_benchmark"]
+
+#: The benchmarks ``fourcards bench`` runs, by module name.
+BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle")
+#: Those it runs when none is named (the search's takes minutes: only when asked).
+DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle")
+
+
+def run_benchmark(name: str, quick: bool = False) -> None:
+    """Run one benchmark module's ``main`` (``quick``: smaller workloads)."""
+    if name not in BENCHMARKS:
+        raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+    module = import_module(f"{__name__}.{name}")
+    if name == "search":
+        module.main(["--deals", "2", "--budgets", "5"] if quick else [])
+    else:
+        module.main(["--quick"] if quick else [])

@@ -22,7 +22,7 @@ class CommandLineError(FourCardsError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``fourcards play zangle: error: argument --players: ...``."""
+    """argparse with one-line errors: ``fourcards play GAME: error: argument --players: ...``."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

@@ -1,4 +1,9 @@
-"""``fourcards demo`` (the default) and ``fourcards hand``."""
+"""``fourcards demo`` (the default command): a seeded match between bots, for any game.
+
+Every seat is the game's demo bot (its terminal table's ``default_bot``, else
+its best bot that can run here), or ``--bots KIND``; the match is drawn by
+the game's table (its override, or the generic one) with nobody sitting at it.
+"""
 
 from __future__ import annotations
 
@@ -8,62 +13,42 @@ import time
 from typing import Any
 
 from .. import COMPILED, __version__
-from ..engine import Bot
-from ..gangoffour import ComboKind, format_cards, legal_plays
-from ..gangoffour.bots import GreedyBot
-from ..gangoffour.deal import deal
-from ..gangoffour.match import GangOfFour
-from .render import colour_enabled, describe, paint
-from .args import SEED, int_in, quote
+from ..engine import Bot, derive_seed
+from ..errors import FourCardsError
+from ..games import DEFAULT_GAME, GAMES, get_game
+from .args import SEED, CommandLineError, int_in, quote
+from .play import new_table
+from .render import colour_enabled
+from .session import table_class
+
+__all__ = ["demo_lines", "add_top_level_arguments", "add_commands", "run"]
 
 
-def show_hand(seed: int, seat: int = 0, colour: bool = False) -> str:
-    """One seat of a seeded deal and its legal leads, classified and ranked: the
-    first lead of the match (it must hold M1) for the seat holding M1, any
-    lead for the other seats."""
-    hand = deal(seed)[seat]
-    state = GangOfFour().new_match(seed)
-    if state.current_player == seat:
-        allowed = set(state.legal_actions())
-        plays = [c for c in legal_plays(hand) if c.action in allowed]
-        title = f"{len(plays)} legal first leads (the first lead of the match must hold M1)"
-    else:
-        plays = legal_plays(hand)
-        title = f"{len(plays)} legal leads (P{state.current_player} holds M1 and leads first)"
-    lines = [
-        f"fourcards {__version__} ({'compiled core' if COMPILED else 'pure Python'})",
-        f"Gang of Four, seed {seed}: seat {seat} holds",
-        "  " + paint(format_cards(hand), colour),
-        f"{title}, by kind, lowest to highest (action index in brackets):",
-    ]
-    for kind in ComboKind:
-        of_kind = [c for c in plays if c.kind is kind]
-        if not of_kind:
-            continue
-        lines.append(f"  {kind.name.lower().replace('_', ' ')} ({len(of_kind)}):")
-        for combo in of_kind:
-            lines.append(f"    [{combo.action:5d}] {paint(str(combo), colour)}")
-    return "\n".join(lines)
-
-
-def demo_lines(seed: int, players: int = 4, colour: bool = False) -> list[str]:
-    """The text of a seeded match between GreedyBots, one line an event."""
-    game = GangOfFour(players=players)
-    state = game.new_match(seed)
-    bots: list[Bot] = [GreedyBot() for _ in range(players)]
-    lines = [f"fourcards {__version__}: Gang of Four, {players} rule-based players, seed {seed} "
-             f"({'compiled core' if COMPILED else 'pure Python'})"]
+def demo_lines(seed: int, players: int | None = None, colour: bool = False, game: str = DEFAULT_GAME,
+               bots: str | None = None) -> list[str]:
+    """The text of a seeded match between bots of kind ``bots`` (default: the
+    game's demo bot), one line an event; ``players`` seats (default: the rules')."""
+    entry = get_game(game)
+    table_type = table_class(entry.name)
+    kind = bots or table_type.default_bot or entry.hint_bot
+    rules = {} if players is None else {"players": players}
+    state = entry.new_game(**rules).new_match(seed)
+    table = new_table(entry, state, colour, you=-1)
+    n = state.game.num_players
+    options = table_type.bot_options.get(kind, {})
+    seated: list[Bot] = [entry.new_bot(kind, state.game, derive_seed(seed, seat), **options) for seat in range(n)]
+    lines = [f"fourcards {__version__}: {table.demo_title(kind)} ({'compiled core' if COMPILED else 'pure Python'})"]
     seen = 0
-    while True:
+    for _ in range(state.game.max_game_length + 1):
         history = state.history
         for record in history[seen:]:
-            lines.extend(describe(record, colour))
+            lines.extend(table.show(record))
         seen = len(history)
         if state.is_terminal:
-            break
+            return lines + table.ending()
         player = state.current_player
-        state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
-    return lines
+        state.apply(seated[player].choose(state.observation(player), state.legal_actions()), player)
+    raise RuntimeError(f"the demo match did not end within {state.game.max_game_length} actions")
 
 
 def _common(parser: argparse.ArgumentParser, default: Any = 2026) -> None:
@@ -82,8 +67,20 @@ def _delay(text: str) -> float:
     return value
 
 
+def _game(text: str) -> str:
+    try:
+        return get_game(text).name
+    except FourCardsError:
+        raise argparse.ArgumentTypeError(f"unknown game {quote(text)}; choose from {', '.join(GAMES)}") from None
+
+
 def _demo_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int_in(2, 4), default=4, help="players, 2 to 4 (default: 4)")
+    parser.add_argument("--game", type=_game, default=DEFAULT_GAME, metavar="GAME",
+                        help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
+    parser.add_argument("--players", type=int_in(1), default=None,
+                        help="players, within the game's range (default: the game's own)")
+    parser.add_argument("--bots", metavar="KIND", default=None,
+                        help="the bot kind at every seat (default: the game's demo bot)")
     parser.add_argument("--delay", type=_delay, default=None,
                         help="seconds between lines (default: 0.01 in a terminal, else 0)")
 
@@ -95,21 +92,36 @@ def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    demo = sub.add_parser("demo", help="a seeded match between rule-based players (the default)")
+    demo = sub.add_parser("demo", help="a seeded match between bots (the default)",
+                          description="A seeded match between bots, any game.")
     _common(demo)
     _demo_options(demo)
-    hand = sub.add_parser("hand", help="a seeded hand and every legal lead")
-    _common(hand)
-    hand.add_argument("--seat", type=int_in(0, 3), default=0, help="the seat to show, 0 to 3 (default: 0)")
+
+
+def _checked(args: argparse.Namespace) -> tuple[str, int | None, str]:
+    entry = get_game(args.game)
+    low, high = entry.game_class.player_range()
+    if args.players is not None and not low <= args.players <= high:
+        raise CommandLineError(f"argument --players: {entry.title} is for {low} to {high} players, "
+                               f"not {args.players}")
+    kind = args.bots or table_class(entry.name).default_bot or entry.hint_bot
+    if kind not in entry.bot_kinds:
+        raise CommandLineError(f"argument --bots: {entry.title} has no {quote(kind, 20)} bot; choose from "
+                               f"{', '.join(entry.bot_kinds)}")
+    if kind not in entry.available_bots:
+        raise CommandLineError(f"argument --bots: the {kind} bot needs the compiled kernels")
+    return entry.name, args.players, kind
 
 
 def run(args: argparse.Namespace) -> int:
+    game, players, kind = _checked(args)
     colour = colour_enabled(args.colour)
-    if args.command == "hand":
-        print(show_hand(args.seed, args.seat, colour))
-        return 0
     delay = args.delay if args.delay is not None else (0.01 if sys.stdout.isatty() else 0.0)
-    for line in demo_lines(args.seed, args.players, colour):
+    try:
+        lines = demo_lines(args.seed, players, colour, game, kind)
+    except (FourCardsError, TypeError) as error:
+        raise CommandLineError(str(error)) from None
+    for line in lines:
         print(line, flush=delay > 0)
         if delay > 0:
             time.sleep(delay)

@@ -1,7 +1,9 @@
 """The terminal session every ``fourcards play`` game shares.
 
-A game brings a :class:`Table` (how its state reads on screen and how a
-person's line becomes an action); :class:`Session` does the rest the same way
+:class:`Table` draws any game from the engine contract alone (the records'
+text, the seat's view, the legal actions numbered; a number or an action's
+text is accepted); a game may name a subclass drawing it better in its
+registry entry (``terminal``). :class:`Session` does the rest the same way
 for every game: bots' turns (one at a time with ``--pause``), the prompt with
 line editing and history (readline where it exists), ``help``, ``rules``,
 ``hint`` (from the game's best bot), ``hand``, ``save FILE``, ``quit``, and
@@ -11,6 +13,7 @@ saving on quit, Ctrl-D and Ctrl-C when ``--save FILE`` was given.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import re
 import secrets
@@ -25,7 +28,8 @@ from ..games import get_game
 from .args import SEED, CommandLineError, int_in, quote
 
 __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
-           "add_session_arguments", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser"]
+           "add_session_arguments", "table_class", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser",
+           "draw_view"]
 
 #: The longest line a person's input may be; longer lines are refused without echoing them whole.
 MAX_LINE = 200
@@ -67,25 +71,52 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 
 class Table:
-    """One game's face in the terminal (the person sits at seat 0).
+    """One game's face in the terminal (the person sits at seat :attr:`you`;
+    -1 when nobody does, as in ``fourcards demo``).
 
-    Subclasses set the class attributes and implement :meth:`show`,
-    :meth:`status` and :meth:`act`; the rest has defaults."""
+    This class draws any game from the engine contract alone: records by
+    :meth:`~fourcards.engine.Game.record_text`, the seat's view
+    (:meth:`~fourcards.engine.State.view`) one line a field, and the legal
+    actions numbered; a line is a number from that list or an action's text.
+    A game draws itself better with a subclass named by its registry entry
+    (``terminal="package.terminal:MyTable"``), overriding what it needs:
+    :meth:`show`, :meth:`status`, :meth:`choices`, :meth:`act`, :meth:`typed`,
+    the help texts, and the command line (:attr:`option_help`,
+    :meth:`add_arguments`, :meth:`check_rules`, :meth:`extra_commands`)."""
 
-    #: The game's name in :mod:`fourcards.games`.
+    #: The game's name in :mod:`fourcards.games` (a subclass sets it; the generic table takes the state's).
     game = ""
     #: What the person may type in this game (lines for ``help``).
-    commands = ""
-    #: The rules in a few lines (the end of ``help``).
+    commands = """\
+  3              take choice 3 of the list
+  TEXT           an action as the list shows it (e.g. pass)"""
+    #: The rules in a few lines (the end of ``help``; default: the game's docstring's first paragraph).
     short_rules = ""
-    #: The rules in full (``rules``).
+    #: The rules in full (``rules``; default: the game's docstrings).
     rules = ""
     #: The verb of an action in messages ("You may not play G3: ...").
     action_verb = "play"
+    #: The bot kind ``fourcards demo`` seats and ``fourcards play`` plays against by default
+    #: (None: the game's best bot that can run here).
+    default_bot: str | None = None
+    #: Help texts of the game's rule options by field name (else a generic text).
+    option_help: dict[str, str] = {}
+    #: Options of the game's bots by kind, for the opponents of ``fourcards play`` and ``fourcards demo``.
+    bot_options: dict[str, dict[str, Any]] = {}
+    #: Options of the game's bots by kind, for the adviser behind ``hint``.
+    hint_options: dict[str, dict[str, Any]] = {}
+    #: How many numbered choices :meth:`choices` lists at most (the others are still accepted).
+    max_choices = 40
 
-    def __init__(self, state: Any, colour: bool = False) -> None:
-        self.state, self.colour = state, colour
-        self.you = 0
+    def __init__(self, state: Any, colour: bool = False, you: int = 0) -> None:
+        self.state, self.colour, self.you = state, colour, you
+        if not self.game:
+            self.game = get_game(state.game.name).name
+        game = state.game
+        if not self.short_rules:
+            self.short_rules = _first_paragraph(type(game).__doc__) or f"{self.title}: see 'rules'."
+        if not self.rules:
+            self.rules = _rules_text(type(game))
 
     @property
     def title(self) -> str:
@@ -102,36 +133,169 @@ class Table:
         """``you start`` / ``P2 starts`` (within a sentence)."""
         return self.verb(seat, verb, third).replace("You ", "you ", 1)
 
+    # -- what the screen shows ----------------------------------------------------------------------
     def intro(self) -> list[str]:
         """The lines shown once, before the first turn."""
-        return []
+        n = self.state.game.num_players
+        others = "solitaire" if n == 1 else f"you are P{self.you} against {plural(n - 1, 'bot')}"
+        return [f"{self.title}, seed {self.state.seed}: {others}. Type a choice's number or the action's text; "
+                "'help' explains, 'quit' stops."]
+
+    def demo_title(self, bot: str) -> str:
+        """The first line of ``fourcards demo`` (after the version): the game, the players, the seed."""
+        n = self.state.game.num_players
+        return f"{self.title}, {plural(n, bot + ' bot')}, seed {self.state.seed}"
 
     def show(self, record: Any) -> list[str]:
         """The lines a history record prints as."""
-        raise NotImplementedError
+        return [f"   {line}" for line in str(self.state.game.record_text(record)).splitlines()]
+
+    def ending(self) -> list[str]:
+        """The lines shown once the match is over (a game whose last record says it all shows none)."""
+        state = self.state
+        winners = " and ".join(self.who(w) for w in state.winners) or "nobody (a draw)"
+        scores = ", ".join(f"{self.who(p)} {s}" for p, s in enumerate(state.scores))
+        return ["", f"Game over: {winners} won ({state.game.score_label}: {scores})."]
 
     def status(self) -> list[str]:
-        """The table and the person's hand (before each of their turns, and for ``hand``)."""
-        raise NotImplementedError
+        """The table and the person's hand (before each of their turns, and for ``hand``): the seat's view, one line a field."""
+        return draw_view(self.state.view(self.you), self.state.game.num_players)
+
+    def legal_texts(self) -> list[tuple[int, str]]:
+        """The legal actions and their texts, in the order :meth:`choices` numbers them."""
+        state = self.state
+        return [(code, str(state.action_to_string(code))) for code in state.legal_actions()]
 
     def choices(self) -> list[str]:
         """What the person may do now (after :meth:`status` before each turn)."""
-        return []
+        legal = self.legal_texts()
+        lines = [f"Your choices ({len(legal)}):"]
+        lines += [f"  {i}. {text}" for i, (_, text) in enumerate(legal[:self.max_choices], 1)]
+        if len(legal) > self.max_choices:
+            lines.append(f"  ... and {len(legal) - self.max_choices} more (type an action's text, or 'hint')")
+        return lines
 
     def act(self, line: str) -> None:
-        """Turn the person's line into an action and apply it (raise :class:`FourCardsError` if it is none)."""
-        raise NotImplementedError
+        """Turn the person's line into an action and apply it (raise :class:`FourCardsError` if it is none).
+
+        A number picks from :meth:`choices`; anything else is an action's text
+        (:meth:`~fourcards.engine.State.action_to_int`)."""
+        text = line.strip()
+        legal = self.legal_texts()
+        if text.isdecimal():
+            if not 1 <= int(text) <= len(legal):
+                raise FourCardsError(f"{quote(text)} is not a choice: type 1..{len(legal)}, or an action's text")
+            self.state.apply(legal[int(text) - 1][0], self.you)
+            return
+        for code, shown in legal:  # the text as listed, whatever its case and spacing
+            if " ".join(shown.lower().split()) == " ".join(text.lower().split()):
+                self.state.apply(code, self.you)
+                return
+        try:
+            code = self.state.action_to_int(text)
+        except (FourCardsError, TypeError, ValueError, KeyError, IndexError) as error:
+            raise FourCardsError(f"{quote(text)} is not an action of {self.title} ({_first_line(error)}); "
+                                 f"type a choice's number (1..{len(legal)}) or an action as the list writes it") \
+                from None
+        self.state.apply(code, self.you)
 
     def automatic(self) -> int | None:
-        """An action to take for the person without asking (their only choice, e.g. a pass), or None."""
-        return None
+        """An action to take for the person without asking (their only choice), or None."""
+        legal = self.state.legal_actions()
+        return legal[0] if len(legal) == 1 else None
 
     def typed(self, action: int) -> str:
         """What the person would type for ``action`` (the ``hint``)."""
-        return str(self.state.action_to_string(action))
+        text = str(self.state.action_to_string(action))
+        numbers = [code for code, _ in self.legal_texts()]
+        return f"{text}  (choice {numbers.index(action) + 1})" if action in numbers else text
 
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
+
+    # -- the command line (class-level: asked before there is a match) --------------------------------
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """Options of ``fourcards play GAME`` beyond the rules' own (none by default)."""
+
+    @classmethod
+    def check_rules(cls, args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
+        """The rules a new match is made with, from the options (raise :class:`CommandLineError` to refuse)."""
+        return rules
+
+    @classmethod
+    def extra_commands(cls) -> dict[str, tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]]:
+        """Top-level commands this game adds to ``fourcards``: by name, a function adding the
+        command to the subparsers and one running it (none by default)."""
+        return {}
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _first_paragraph(doc: str | None) -> str:
+    text = inspect.cleandoc(doc or "")
+    return _plain_doc(text.split("\n\n")[0]) if text else ""
+
+
+def _plain_doc(text: str) -> str:
+    """Docstring markup off: ``code`` and :role:`name` as plain words."""
+    text = re.sub(r":[a-z]+:`~?([^`]*)`", lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    return text.replace("``", "").replace("**", "")
+
+
+def _rules_text(game_class: type) -> str:
+    """The rules in full, as the game's engine documents them: its module's and class's docstrings."""
+    parts = [inspect.getdoc(sys.modules.get(game_class.__module__)) or "", inspect.getdoc(game_class) or ""]
+    text = "\n\n".join(_plain_doc(part) for part in parts if part)
+    return text or "This game documents no rules."
+
+
+def _cell(value: Any) -> str:
+    """One value of a view as a person reads it."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        if value and all(isinstance(item, list) for item in value):
+            return " | ".join(_cell(item) for item in value) or "-"
+        return " ".join(_cell(item) for item in value) or "-"
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return str(value["text"])
+        return ", ".join(f"{str(k).replace('_', ' ')} {_cell(v)}" for k, v in value.items() if k != "kind") or "-"
+    return str(value)
+
+
+def draw_view(view: dict[str, Any], seats: int, width: int = 160) -> list[str]:
+    """A seat's view (JSON data) as lines: one a field, per-seat lists (one
+    item a seat, none of them a text) as ``P0 .. Pn`` columns, card lists as
+    their texts, logs (lists of objects) by their last items.
+
+    >>> draw_view({"seat": 0, "hand": ["G3", "Y3"], "hand_sizes": [2, 5], "table": None}, 2)
+    ['Hand: G3 Y3', 'Hand sizes:  P0 2   P1 5', 'Table: -']
+    """
+    lines = []
+    for key, value in view.items():
+        if key in ("seat", "current_player"):
+            continue
+        label = key[:1].upper() + key[1:].replace("_", " ")
+        if isinstance(value, list) and seats > 1 and len(value) == seats and not any(
+                isinstance(item, (dict, str)) for item in value):  # a list of texts is cards, not seats
+            line = f"{label}:  " + "   ".join(f"P{p} {_cell(item)}" for p, item in enumerate(value))
+        elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            shown = value[-3:]
+            more = f"{len(value)}, the last {len(shown)}: " if len(value) > len(shown) else ""
+            line = f"{label}: {more}" + "; ".join(_cell(item) for item in shown)
+        else:
+            line = f"{label}: {_cell(value)}"
+        lines.append(line if len(line) <= width else line[:width - 3] + "...")
+    return lines
 
 
 COMMON_HELP = """\
@@ -153,7 +317,7 @@ class Session:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         if adviser_name is None:
-            adviser_name = make_adviser(table.game, table.state, table.state.seed)[1] if table.game else "best"
+            adviser_name = get_game(table.game).hint_bot
         self.save_path, self.pause, self.adviser_name = save_path, pause, adviser_name
         self.seen = 0
         self.interactive = (self.stdin is sys.stdin and self.stdout is sys.stdout and _isatty(self.stdin))
@@ -203,6 +367,8 @@ class Session:
         while True:
             shown = self.show_new()
             if state.is_terminal:
+                for line in self.table.ending():
+                    self.say(line)
                 return 0
             player = state.current_player
             if player != self.table.you:
@@ -342,7 +508,7 @@ def _enable_line_editing() -> None:
 def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_opponents: str | None = None) -> None:
     """``--seed``, ``--opponents``, ``--resume``, ``--save``, ``--colour`` and ``--pause``."""
     entry = get_game(game)
-    default = default_opponents or entry.best_bot
+    default = default_opponents or table_class(game).default_bot or entry.hint_bot
     parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
     parser.add_argument("--opponents", choices=entry.bot_kinds, default=default,
                         help=f"the bots you play against: {', '.join(entry.bot_kinds)} (default: {default})")
@@ -400,26 +566,42 @@ def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, A
         raise CommandLineError(f"{path} does not load as a saved {get_game(game).title} match: {error}") from None
 
 
-def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bot], Bot]:
-    """The opponents (every seat but 0) and the adviser for ``hint`` (the game's
-    best bot; its rule-based bot where the best cannot run, e.g. without the compiled core)."""
+def table_class(game: str) -> type[Table]:
+    """The table that draws ``game`` in the terminal: its registry entry's
+    ``terminal`` override, or the generic :class:`Table`."""
+    from ..games import load_object
+
     entry = get_game(game)
-    options: dict[str, Any] = {"time_per_move": 0.05} if kind == "search" else {}
+    if entry.terminal is None:
+        return Table
+    cls = load_object(entry.terminal)
+    if not (isinstance(cls, type) and issubclass(cls, Table)):
+        raise FourCardsError(f"game {entry.name!r}: its terminal {entry.terminal!r} is not a "
+                             "fourcards.cli.session.Table subclass")
+    return cls
+
+
+def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bot], Bot]:
+    """The opponents (every seat but 0) and the adviser for ``hint`` (:func:`make_adviser`);
+    the table's :attr:`Table.bot_options` go to the opponents."""
+    entry = get_game(game)
+    options = dict(table_class(game).bot_options.get(kind, {}))
     try:
         bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
                 for p in range(1, state.game.num_players)}
-    except RuntimeError as error:
+    except (RuntimeError, FourCardsError) as error:
         raise CommandLineError(f"--opponents {kind}: {error}") from None
     return bots, make_adviser(game, state, seed)[0]
 
 
 def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
-    """The bot behind ``hint`` and its kind: the game's best bot, or its rule-based
-    bot where the best cannot run (the search without the compiled core)."""
+    """The bot behind ``hint`` and its kind: the game's best bot that can run here
+    (:attr:`~fourcards.games.GameEntry.hint_bot`), with the table's :attr:`Table.hint_options`."""
     entry = get_game(game)
-    hint_options: dict[str, Any] = {"iterations": 400} if entry.best_bot == "search" else {}
+    kind = entry.hint_bot
+    options = dict(table_class(game).hint_options.get(kind, {}))
     try:
-        return entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options), entry.best_bot
+        return entry.new_bot(kind, state.game, derive_seed(seed, 99), **options), kind
     except RuntimeError:
-        fallback = next(k for k in entry.bot_kinds if k not in ("random", entry.best_bot))
+        fallback = next((k for k in entry.available_bots if k not in ("random", kind)), "random")
         return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback

@@ -1,20 +1,24 @@
-"""``fourcards play gang-of-four``: a person against bots, in the terminal."""
+"""Gang of Four in the terminal: the table of ``fourcards play gang-of-four``
+and ``fourcards demo`` (:class:`GangOfFourTable`, named by the game's registry
+entry), which also adds the game's own commands ``fourcards hand`` and
+``fourcards simulate`` (:mod:`fourcards.gangoffour.commands`)."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine import Bot
+from ..cli.session import Session as _Session
+from ..cli.session import Table, make_bots, plural, quote
 from ..errors import FourCardsError
-from ..gangoffour import classify, format_cards
-from ..gangoffour.cards import KINDS
-from ..gangoffour.match import PASS, CardGiven, GangOfFour, MatchState, Played, Rules
-from .render import colour_enabled, describe, paint
-from .session import Session as _Session
-from .session import Table, add_session_arguments, int_in, make_bots, open_match, plural, quote, resume_conflicts
+from .cards import KINDS
+from .cards import format_cards
+from .combos import classify
+from .match import PASS, CardGiven, MatchState, Played
+from .render import describe, paint
 
-__all__ = ["GangOfFourTable", "Session", "add_arguments", "run", "HELP"]
+__all__ = ["GangOfFourTable", "Session", "HELP", "COMMANDS", "SHORT_RULES", "RULES"]
 
 COMMANDS = """\
 Type the cards to play, e.g.  G3 Y4 R5 G6 Y7   (case does not matter)
@@ -53,24 +57,51 @@ and the red dragon (RD, the highest single).
 HELP = COMMANDS  # the game's own commands (the session adds the shared ones)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int_in(2, 4), default=None, help="players, 2 to 4 (default: 4)")
-    parser.add_argument("--target-score", type=int_in(1, 100000), default=None,
-                        help="the score that ends the match (default: 100)")
-    parser.add_argument("--manual-last-card", action="store_true",
-                        help="announce your last card yourself: end a play with ! (default: announced for you)")
-    add_session_arguments(parser, "gang-of-four", default_opponents="greedy")
-
-
 class GangOfFourTable(Table):
     game = "gang-of-four"
     commands = COMMANDS
     short_rules = SHORT_RULES
     rules = RULES
+    default_bot = "greedy"  # the search bot thinks for a while every move
+    bot_options = {"search": {"time_per_move": 0.05}}
+    hint_options = {"search": {"iterations": 400}}
+    option_help = {
+        "players": "players, 2 to 4 (default: 4)",
+        "target_score": "the score that ends the match (default: 100)",
+        "dealer": "round 1's dealer, a seat (default: the last seat, so seat 0 is dealt to first)",
+        "pass_is_final": "a player who passed may not play again until the cycle ends (default: off)",
+        "manual_last_card": "announce your last card yourself: end a play with ! (default: announced for you)",
+        "last_card_may_pass": "before a one-card player, passing is allowed instead of the highest single "
+                              "(default: off)",
+        "chinese_dealing": "the dealer draws a card and counts that many seats to find who is dealt first "
+                           "(default: off)",
+    }
 
     def __init__(self, state: MatchState, colour: bool = False) -> None:
         super().__init__(state, colour)
         self.warned_one_card: set[tuple[int, int]] = set()
+
+    @classmethod
+    def extra_commands(cls) -> dict[str, tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]]:
+        from . import commands
+
+        return {"hand": (commands.add_hand, commands.run_hand),
+                "simulate": (commands.add_simulate, commands.run_simulate)}
+
+    def ending(self) -> list[str]:
+        return []  # the match's last record says who won
+
+    def demo_title(self, bot: str) -> str:
+        players = self.state.game.num_players
+        if bot == "greedy":
+            return f"Gang of Four, {players} rule-based players, seed {self.state.seed}"
+        return super().demo_title(bot)
+
+    def choices(self) -> list[str]:
+        return []  # the hand says it all: type the cards
+
+    def automatic(self) -> int | None:
+        return None
 
     def intro(self) -> list[str]:
         rules = self.state.game.rules
@@ -80,7 +111,7 @@ class GangOfFourTable(Table):
     def show(self, record: Any) -> list[str]:
         lines = describe(record, self.colour, self.you)
         state = self.state
-        if isinstance(record, Played) and record.cards_left == 1 and record.player != self.you:
+        if isinstance(record, Played) and record.cards_left == 1 and self.you >= 0 and record.player != self.you:
             key = (state.round, record.player)
             if key not in self.warned_one_card:
                 self.warned_one_card.add(key)
@@ -158,22 +189,3 @@ class Session(_Session):
         bots, adviser = make_bots("gang-of-four", state, opponents, state.seed)
         super().__init__(GangOfFourTable(state, colour), bots, adviser, stdin=stdin, stdout=stdout,
                          save_path=save, pause=pause)
-
-
-def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    resume_conflicts(args, ("players", "target-score", "manual-last-card"))
-    rules = {"players": args.players or 4, "target_score": args.target_score or 100,
-             "manual_last_card": args.manual_last_card}
-    state = open_match(args, "gang-of-four", lambda saved: GangOfFour(Rules(**saved)), rules)
-    import sys
-
-    out = stdout if stdout is not None else sys.stdout
-    table = GangOfFourTable(state, colour_enabled(args.colour, out))
-    bots: dict[int, Bot]
-    bots, adviser = make_bots("gang-of-four", state, args.opponents, state.seed)
-    session = _Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause)
-    if args.resume:
-        session.say(f"Resumed {args.resume}: Gang of Four, seed {state.seed}, "
-                    f"{plural(len(state.actions), 'move')} so far.")
-    return session.run()
-
