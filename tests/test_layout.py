@@ -136,9 +136,13 @@ MORE_GAME_WORDS = ("Speedster", "Zangle", "GangOfFour", "FourColor", "FourPack")
 GAME_WORDS = game_words()
 
 #: Where no game may be named: folders and modules of the package, served alike for every game.
-GAME_FREE = ["cli", "tournament.py"]
+GAME_FREE = ["cli", "tournament.py", "server", "rl"]
 #: Modules there that may name a game anyway, each with the reason (a per-game override module).
-ALLOWED: dict[str, str] = {}
+ALLOWED: dict[str, str] = {
+    "rl/vector.py": "the vectorized environment steps one game's matches in C (its entry's rl_exports)",
+    "rl/gymnasium_vector.py": "that vectorized environment behind Gymnasium's make_vec (its entry's vector_env)",
+    "rl/openspiel.py": "one game as an OpenSpiel Python game (its chance node, resampling and C playouts)",
+}
 
 
 def names_in(path: Path, words: set[str] | None = None) -> list[str]:

@@ -175,25 +175,27 @@ def test_tournament_plays_it(plugin_path: Path) -> None:
 def test_play_in_a_terminal(plugin_path: Path) -> None:
     from tests.test_play_terminal import PROMPT, Terminal
 
-    terminal = Terminal("play", NAME, "--seed", "2", env={"PYTHONPATH": environ(plugin_path)["PYTHONPATH"]})
+    terminal = Terminal("play", NAME, "--seed", "2", "--hand-size", "4",
+                        env={"PYTHONPATH": environ(plugin_path)["PYTHONPATH"]})
     try:
         first = terminal.read_until(PROMPT)
-        assert "1. play " in first, first  # the legal actions, numbered
+        assert "High Card" in first and "Hand: " in first, first
+        assert "  1. play " in first and "  4. play " in first, first  # the legal actions, numbered
         terminal.send("help\n")
         assert "hint" in terminal.read_until(PROMPT)
+        terminal.send("hint\n")
+        assert "play " in terminal.read_until(PROMPT)
         terminal.send("2\n")  # by number
         shown = terminal.read_until(PROMPT)
-        assert "play " in shown
-        for _ in range(10):  # then by text, as the action prints
-            screen = terminal.output
-            if "game over" in screen.lower() or "win" in screen.splitlines()[-3:][0].lower():
-                break
-            options = [line.split(". ", 1)[1] for line in screen.splitlines() if line.strip()[:3].rstrip(".").isdigit()]
-            terminal.send((options[-1] if options else "1") + "\n")
-            text = terminal.read_until_any([PROMPT, "over", "win"])
-            if "over" in text.lower() or "win" in text.lower():
-                break
-        assert "win" in terminal.output.lower()
+        assert "P0 played: card" in shown and "P1 played: card" in shown, shown
+        choices = [line.split(". ", 1)[1] for line in shown.splitlines() if line.startswith("  ") and ". play " in line]
+        assert len(choices) == 3, shown
+        terminal.send(choices[-1].upper() + "\n")  # by the action's text, in any case
+        shown = terminal.read_until(PROMPT)
+        assert f"P0 played: card {choices[-1].split()[1]}" in shown, shown
+        terminal.send("1\n")
+        end = terminal.read_until("Game over")  # the last card plays itself
+        assert "game end: winners" in end, end
     finally:
         terminal.close()
 
