@@ -181,23 +181,41 @@ def test_play_in_a_terminal(plugin_path: Path) -> None:
         first = terminal.read_until(PROMPT)
         assert "High Card" in first and "Hand: " in first, first
         assert "  1. play " in first and "  4. play " in first, first  # the legal actions, numbered
-        terminal.send("help\n")
+        terminal.send("help")
         assert "hint" in terminal.read_until(PROMPT)
-        terminal.send("hint\n")
+        terminal.send("hint")
         assert "play " in terminal.read_until(PROMPT)
-        terminal.send("2\n")  # by number
+        terminal.send("2")  # by number
         shown = terminal.read_until(PROMPT)
         assert "P0 played: card" in shown and "P1 played: card" in shown, shown
         choices = [line.split(". ", 1)[1] for line in shown.splitlines() if line.startswith("  ") and ". play " in line]
         assert len(choices) == 3, shown
-        terminal.send(choices[-1].upper() + "\n")  # by the action's text, in any case
+        terminal.send(choices[-1].upper())  # by the action's text, in any case
         shown = terminal.read_until(PROMPT)
         assert f"P0 played: card {choices[-1].split()[1]}" in shown, shown
-        terminal.send("1\n")
+        terminal.send("1")
         end = terminal.read_until("Game over")  # the last card plays itself
         assert "game end: winners" in end, end
     finally:
+        drain(terminal)
         terminal.close()
+
+
+def drain(terminal: Any, timeout: float = 30) -> None:
+    """Read what the command still writes until it closes the terminal (so it never blocks on a full one)."""
+    import select
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal.master], [], [], 0.2)
+        if ready:
+            try:
+                if not os.read(terminal.master, 65536):
+                    return
+            except OSError:
+                return
+        elif terminal.proc.poll() is not None:
+            return
 
 
 # -- the server --------------------------------------------------------------------------------------------

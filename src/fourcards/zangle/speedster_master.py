@@ -11,6 +11,7 @@ The registry's Zangle entry names :data:`SPEEDSTER` in its ``masters``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from concurrent.futures import Executor
@@ -155,10 +156,8 @@ class SpeedsterMaster(Table):
             "text": f"P{o.player} {o.kind}" + (f": {o.detail}" if o.detail else "") if o.player >= 0
             else f"{o.kind}: {o.detail}"}
         if o.kind == "zangle" and o.detail:
-            try:
+            with contextlib.suppress(ProtocolError):  # not a Zangle's notation: the text alone
                 view["zangle"] = zangle_view(self._zangle(o.detail, None))
-            except ProtocolError:  # not a Zangle's notation: the text alone
-                pass
         return view
 
     def _returns(self) -> list[float]:
