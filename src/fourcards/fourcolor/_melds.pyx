@@ -155,6 +155,50 @@ def fc_init(melds_by_kind, points, all_melds=None):
     t.ready = True
 
 
+cdef int _fc_best(const FcTables* t, const uint8_t* counts, int exposed_code) noexcept nogil:
+    """Best points of a complete split (-1: none, -2: a count above 4)."""
+    cdef int index[5]
+    cdef int block, r, c, total = 0, best_block, m, sub, n, shifted, take
+    cdef bint fits
+    if exposed_code < 0:
+        return _fc_best_plain(t, counts)
+    if _fc_indices(counts, index):
+        return -2
+    block = -1
+    if exposed_code >= 0:
+        block = 4 if exposed_code % 7 == 6 else exposed_code // 7
+    for c in range(5):
+        if c == block:
+            continue
+        sub = t.colour_best[index[c]] if c < 4 else t.soldier_best[index[c]]
+        if sub < 0:
+            return -1
+        total += sub
+    if block < 0:
+        return total
+    # The meld holding the card from a discard is scored exposed: try each.
+    best_block = -1
+    for m in range(t.meld_count[exposed_code]):
+        shifted = index[block]
+        fits = True
+        for r in range(6 if block < 4 else 4):
+            take = t.meld_take[exposed_code][m][r]
+            if take:
+                n = index[block] // t.pow5[r] % 5
+                if n < take:
+                    fits = False
+                    break
+                shifted -= take * t.pow5[r]
+        if not fits:
+            continue
+        sub = t.colour_best[shifted] if block < 4 else t.soldier_best[shifted]
+        if sub >= 0 and sub + t.exposed_points[t.meld_kind[exposed_code][m]] > best_block:
+            best_block = sub + t.exposed_points[t.meld_kind[exposed_code][m]]
+    if best_block < 0:
+        return -1
+    return total + best_block
+
+
 cdef inline void _fc_check(int exposed_code) except *:
     if not _tables.ready:
         raise RuntimeError("the Four Color tables are not loaded")
