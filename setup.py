@@ -37,14 +37,24 @@ if os.environ.get("FOURCARDS_SANITIZE", "") not in ("", "0"):
                     "-fno-sanitize-recover=undefined"]
     link_args = ["-fsanitize=address,undefined"]
 
-# One extension per game, beside its twin and its switch (``_kernels.py``), and one
-# for what they share (``_native``: the RNG test vectors and the call floor).
-# The shared inline helpers are in ``fourcards/_common.pxd`` and ``_bits.h``.
+# One extension per concern of a game, beside its twin and its switch
+# (``_kernels.py``), and one for what the games share (``_native``: the RNG test
+# vectors and the call floor).  A game's modules cimport each other's ``.pxd``
+# and one shared header (``gangoffour/_gof.pxd``, ``fourcolor/_fc.pxd``); what
+# every game shares is in ``fourcards/_common.pxd`` and ``_bits.h``.
 MODULES = {
     "fourcards._native": "src/fourcards/_native.pyx",
-    "fourcards.gangoffour._core": "src/fourcards/gangoffour/_core.pyx",
+    "fourcards.gangoffour._combos": "src/fourcards/gangoffour/_combos.pyx",
+    "fourcards.gangoffour._parse": "src/fourcards/gangoffour/_parse.pyx",
+    "fourcards.gangoffour._sim": "src/fourcards/gangoffour/_sim.pyx",
+    "fourcards.gangoffour._bots": "src/fourcards/gangoffour/_bots.pyx",
+    "fourcards.gangoffour._search": "src/fourcards/gangoffour/_search.pyx",
+    "fourcards.gangoffour._playouts": "src/fourcards/gangoffour/_playouts.pyx",
     "fourcards.gangoffour._vector": "src/fourcards/gangoffour/_vector.pyx",
-    "fourcards.fourcolor._core": "src/fourcards/fourcolor/_core.pyx",
+    "fourcards.fourcolor._melds": "src/fourcards/fourcolor/_melds.pyx",
+    "fourcards.fourcolor._parse": "src/fourcards/fourcolor/_parse.pyx",
+    "fourcards.fourcolor._bots": "src/fourcards/fourcolor/_bots.pyx",
+    "fourcards.fourcolor._sim": "src/fourcards/fourcolor/_sim.pyx",
     "fourcards.zangle._core": "src/fourcards/zangle/_core.pyx",
 }
 

@@ -49,23 +49,45 @@ def test_compiled_core_is_used_when_built() -> None:
     assert run({"FOURCARDS_REQUIRE_EXTENSIONS": "1"}) == "True"
 
 
+#: Each game's compiled modules, one per concern, as its ``_kernels`` names them.
+GAME_MODULES = {
+    "gangoffour": {"combos": "_combos", "parse": "_parse", "sim": "_sim", "bots": "_bots", "search": "_search",
+                   "playouts": "_playouts"},
+    "fourcolor": {"melds": "_melds", "parse": "_parse", "bots": "_bots", "sim": "_sim"},
+}
+
+
 @pytest.mark.parametrize("game", ["gangoffour", "fourcolor", "zangle"])
 def test_each_game_uses_its_own_kernels(game: str) -> None:
-    """Each game loads the extension in its own folder, or its twin when told to."""
-    code = (f"import fourcards.{game}._kernels as k; print(k.core.__name__ if k.core else None)"
-            if game != "zangle"
-            else "from fourcards.zangle import cards; print(cards._CORE.__name__ if cards._CORE else None)")
+    """Each game loads the extensions in its own folder, or its twin when told to."""
+    if game == "zangle":
+        code = "from fourcards.zangle import cards; print(cards._CORE.__name__ if cards._CORE else None)"
+        names = ["_core"]
+    else:
+        code = (f"import fourcards.{game}._kernels as k; "
+                f"print(*[m.__name__ if m else None for m in (k.{', k.'.join(GAME_MODULES[game])},)])")
+        names = list(GAME_MODULES[game].values())
     full = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_")}
     out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, check=True).stdout
     try:
-        importlib.import_module(f"fourcards.{game}._core")
+        for name in names:
+            importlib.import_module(f"fourcards.{game}.{name}")
         built = True
     except ImportError:
         built = False
-    assert out.strip() == (f"fourcards.{game}._core" if built else "None")
+    assert out.split() == ([f"fourcards.{game}.{name}" for name in names] if built else ["None"] * len(names))
     full["FOURCARDS_NO_EXTENSIONS"] = "1"
     out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "None"
+    assert out.split() == ["None"] * len(names)
+
+
+def test_every_compiled_module_is_listed() -> None:
+    """Each game's switch loads exactly the compiled modules ``_backend`` knows for it."""
+    for game, modules in GAME_MODULES.items():
+        kernels = importlib.import_module(f"fourcards.{game}._kernels")
+        assert tuple(modules.values()) == kernels.MODULES
+        for name in modules.values():
+            assert f"fourcards.{game}.{name}" in EXTENSIONS
 
 
 def test_load_refuses_unknown_modules() -> None:

@@ -15,7 +15,7 @@ from fourcards.tournament import Entrant, EntrantStats, MatchRecord, run_tournam
 from .gof_helpers import match, moves
 
 pytestmark = pytest.mark.engine
-pytest.importorskip("fourcards.gangoffour._core", reason="the search needs the compiled core")
+pytest.importorskip("fourcards.gangoffour._search", reason="the search needs the compiled core")
 
 QUICK = "M1 Y2 Y3 R4 G5 G6 Y7 R8 G9 Y10 Y6 R7 G8 Y9 R10 G3"
 

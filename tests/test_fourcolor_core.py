@@ -124,7 +124,7 @@ def counts_of(cards: list[int]) -> list[int]:
 
 
 
-core = pytest.importorskip("fourcards.fourcolor._core")
+core = pytest.importorskip("fourcards.fourcolor._melds")
 from fourcards.fourcolor import _deck  # noqa: E402
 
 from .strategies import meldy_hands  # noqa: E402

@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -25,9 +26,13 @@ from fourcards.errors import FourCardsError
 from fourcards.gangoffour import _kernels, _reference
 from fourcards.gangoffour.match import GangOfFour
 
-if _kernels.core is None:
+if not _kernels.COMPILED:
     pytest.skip("the compiled core is not in use", allow_module_level=True)
-COMPILED: Any = _kernels.core
+#: The compiled kernels as one namespace, like the twin (they are one module per concern).
+COMPILED: Any = SimpleNamespace(**{name: getattr(module, name)
+                                   for module in (_kernels.combos, _kernels.parse, _kernels.sim, _kernels.bots,
+                                                  _kernels.search, _kernels.playouts)
+                                   for name in dir(module) if not name.startswith("__")})
 core: Any = COMPILED
 KERNELS = [pytest.param(COMPILED, id="compiled"), pytest.param(_reference, id="twin")]
 
@@ -156,7 +161,7 @@ def test_gof_simulate_with_a_negative_dealer_exits_cleanly() -> None:
         from fourcards.gangoffour import _kernels
         from fourcards.gangoffour.match import Rules
         packed = _kernels.pack_rules(Rules(players=3)); packed["dealer"] = -5
-        _kernels.core.gof_simulate(np.arange(3, dtype=np.uint64), [1, 1, 1], packed)
+        _kernels.sim.gof_simulate(np.arange(3, dtype=np.uint64), [1, 1, 1], packed)
     """, "ValueError")
 
 
@@ -224,8 +229,8 @@ def test_tournament_with_a_negative_exploration_fails_fast() -> None:
 
 def test_gof_search_entry_points_before_reset_and_with_bad_arguments() -> None:
     assert_clean_error("""
-        from fourcards.gangoffour import _core
-        _core.GofSearch(10).statistics()
+        from fourcards.gangoffour import _search
+        _search.GofSearch(10).statistics()
     """, "RuntimeError")
     search = core.GofSearch(10)
     with pytest.raises(RuntimeError, match="reset"):

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import fourcards
+from fourcards._backend import EXTENSIONS
 from fourcards.games import GAMES as REGISTRY
 
 PACKAGE = Path(fourcards.__file__).parent
@@ -101,10 +102,15 @@ def test_no_game_imports_another_game() -> None:
 
 
 def test_each_compiled_game_keeps_its_kernels_beside_its_twin() -> None:
-    for game in ("gangoffour", "fourcolor", "zangle"):
-        folder = PACKAGE / game
-        assert (folder / "_core.pyx").exists() or list(folder.glob("_core.*.so")) or list(folder.glob("_core.*.pyd"))
-        assert (folder / "_core.pyi").exists()
+    """Every compiled module (one per concern) is in its game's folder, with its stub."""
+    for name in EXTENSIONS:
+        *folders, module = name.split(".")[1:]
+        folder = PACKAGE.joinpath(*folders)
+        assert ((folder / f"{module}.pyx").exists() or list(folder.glob(f"{module}.*.so"))
+                or list(folder.glob(f"{module}.*.pyd"))), name
+        assert (folder / f"{module}.pyi").exists(), name
+    for game in ("gangoffour", "fourcolor"):
+        assert (PACKAGE / game / f"_{'gof' if game == 'gangoffour' else 'fc'}.pxd").exists()  # the shared header
     for game in ("gangoffour", "fourcolor"):
         assert (PACKAGE / game / "_kernels.py").exists() and (PACKAGE / game / "_reference.py").exists()
 

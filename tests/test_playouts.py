@@ -20,7 +20,7 @@ from fourcards.rng import Rng
 from .strategies import gof_rules
 
 pytestmark = pytest.mark.engine
-core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
+core = pytest.importorskip("fourcards.gangoffour._playouts", reason="compiled core not built")
 
 rules_strategy = gof_rules(targets=(5, 20))
 

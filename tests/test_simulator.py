@@ -17,7 +17,7 @@ from fourcards.gangoffour.simulate import match_seeds, simulate
 from .strategies import gof_rules
 
 pytestmark = pytest.mark.engine
-core = pytest.importorskip("fourcards.gangoffour._core", reason="compiled core not built")
+core = pytest.importorskip("fourcards.gangoffour._bots", reason="compiled core not built")
 
 rules_strategy = gof_rules(targets=(20, 100))
 

@@ -113,9 +113,29 @@ required = {
     "README.md": "README.md",
     "src/fourcards/_native.pyx": "the shared compiled module's source",
     "src/fourcards/_common.pxd": "the kernels' shared inline helpers",
-    "src/fourcards/gangoffour/_core.pyx": "the Gang of Four kernels' source",
-    "src/fourcards/gangoffour/_core.pxd": "the Gang of Four kernels' C declarations",
-    "src/fourcards/fourcolor/_core.pyx": "the Four Color kernels' source",
+    "src/fourcards/gangoffour/_gof.pxd": "the Gang of Four modules' shared C declarations",
+    "src/fourcards/fourcolor/_fc.pxd": "the Four Color modules' shared C declarations",
+    "src/fourcards/gangoffour/_combos.pyx": "the Gang of Four _combos module's source",
+    "src/fourcards/gangoffour/_combos.pxd": "the Gang of Four _combos module's C declarations",
+    "src/fourcards/gangoffour/_parse.pyx": "the Gang of Four _parse module's source",
+    "src/fourcards/gangoffour/_parse.pxd": "the Gang of Four _parse module's C declarations",
+    "src/fourcards/gangoffour/_sim.pyx": "the Gang of Four _sim module's source",
+    "src/fourcards/gangoffour/_sim.pxd": "the Gang of Four _sim module's C declarations",
+    "src/fourcards/gangoffour/_bots.pyx": "the Gang of Four _bots module's source",
+    "src/fourcards/gangoffour/_bots.pxd": "the Gang of Four _bots module's C declarations",
+    "src/fourcards/gangoffour/_search.pyx": "the Gang of Four _search module's source",
+    "src/fourcards/gangoffour/_search.pxd": "the Gang of Four _search module's C declarations",
+    "src/fourcards/gangoffour/_playouts.pyx": "the Gang of Four _playouts module's source",
+    "src/fourcards/gangoffour/_playouts.pxd": "the Gang of Four _playouts module's C declarations",
+    "src/fourcards/gangoffour/_vector.pyx": "the Gang of Four _vector module's source",
+    "src/fourcards/fourcolor/_melds.pyx": "the Four Color _melds module's source",
+    "src/fourcards/fourcolor/_melds.pxd": "the Four Color _melds module's C declarations",
+    "src/fourcards/fourcolor/_parse.pyx": "the Four Color _parse module's source",
+    "src/fourcards/fourcolor/_parse.pxd": "the Four Color _parse module's C declarations",
+    "src/fourcards/fourcolor/_bots.pyx": "the Four Color _bots module's source",
+    "src/fourcards/fourcolor/_bots.pxd": "the Four Color _bots module's C declarations",
+    "src/fourcards/fourcolor/_sim.pyx": "the Four Color _sim module's source",
+    "src/fourcards/fourcolor/_sim.pxd": "the Four Color _sim module's C declarations",
     "src/fourcards/zangle/_core.pyx": "the Zangle kernel's source",
     "src/fourcards/_bits.h": "the C header the kernels include",
     "src/fourcards/gangoffour/combos.bin": "the combination table",
@@ -160,7 +180,9 @@ with zipfile.ZipFile(sys.argv[1]) as whl:
     names = whl.namelist()
 
 problems = []
-for module in ("_native", "gangoffour/_core", "fourcolor/_core", "zangle/_core"):
+for module in ("_native", "gangoffour/_combos", "gangoffour/_parse", "gangoffour/_sim", "gangoffour/_bots",
+               "gangoffour/_search", "gangoffour/_playouts", "gangoffour/_vector", "fourcolor/_melds",
+               "fourcolor/_parse", "fourcolor/_bots", "fourcolor/_sim", "zangle/_core"):
     if not any(re.fullmatch(rf"fourcards/{module}\.[^/]*(\.so|\.pyd)", n) for n in names):
         problems.append(f"missing the compiled extension fourcards/{module}.*.so|.pyd")
 for path in ("fourcards/py.typed", "fourcards/gangoffour/combos.bin"):

@@ -1,7 +1,8 @@
 """fourcards: play, check and score the "four" family of card games.
 
-Games live in subpackages (:mod:`fourcards.gangoffour`, ...); the compiled
-core (:mod:`fourcards._core`) has a pure-Python twin selected with
+Games live in subpackages (:mod:`fourcards.gangoffour`, ...); each game's
+compiled core (extensions in its folder, see :mod:`fourcards._backend`) has a
+pure-Python twin selected with
 ``FOURCARDS_NO_EXTENSIONS=1``.
 """
 

@@ -1,10 +1,11 @@
 """Choose between the compiled kernels and their pure-Python twins.
 
-Each game's compiled kernels are an extension in that game's folder
-(``fourcards.gangoffour._core``, ``fourcards.fourcolor._core``,
-``fourcards.zangle._core``); what they share is ``fourcards._native``.
-``FOURCARDS_NO_EXTENSIONS=1`` selects the pure-Python twins.  Otherwise a
-game's compiled kernels are used when they import;
+Each game's compiled kernels are extensions in that game's folder, one per
+concern (Gang of Four: ``_combos``, ``_parse``, ``_sim``, ``_bots``,
+``_search``, ``_playouts`` and ``_vector``; Four Color: ``_melds``,
+``_parse``, ``_bots``, ``_sim``; Zangle: ``_core``); what the games share is
+``fourcards._native``.  ``FOURCARDS_NO_EXTENSIONS=1`` selects the pure-Python
+twins.  Otherwise a game's compiled kernels are used when they all import;
 ``FOURCARDS_REQUIRE_EXTENSIONS=1`` turns a failed import into an error
 instead of a silent fallback (the wheel tests set it, so a wheel whose
 extensions did not build cannot pass).
@@ -20,8 +21,15 @@ from types import ModuleType
 __all__ = ["COMPILED", "EXTENSIONS", "load", "native"]
 
 #: Every compiled module the package ships.
-EXTENSIONS = ("fourcards._native", "fourcards.gangoffour._core", "fourcards.gangoffour._vector",
-              "fourcards.fourcolor._core", "fourcards.zangle._core")
+EXTENSIONS = (
+    "fourcards._native",
+    "fourcards.gangoffour._combos", "fourcards.gangoffour._parse", "fourcards.gangoffour._sim",
+    "fourcards.gangoffour._bots", "fourcards.gangoffour._search", "fourcards.gangoffour._playouts",
+    "fourcards.gangoffour._vector",
+    "fourcards.fourcolor._melds", "fourcards.fourcolor._parse", "fourcards.fourcolor._bots",
+    "fourcards.fourcolor._sim",
+    "fourcards.zangle._core",
+)
 
 
 def _flag(name: str) -> bool:

@@ -2,9 +2,11 @@
 """What the games' compiled kernels share that Python can call: the C random
 generator's test vectors and the *call floor* the benchmarks measure against.
 
-The kernels themselves live in each game's folder (``fourcards.gangoffour._core``,
-``fourcards.fourcolor._core``, ``fourcards.zangle._core``) and cimport the
-shared inline helpers from ``fourcards/_common.pxd``.
+The kernels themselves live in each game's folder, one extension per concern
+(``fourcards.gangoffour._combos``, ``_parse``, ``_sim``, ``_bots``, ``_search``,
+``_playouts``, ``_vector``; ``fourcards.fourcolor._melds``, ``_parse``, ``_bots``,
+``_sim``; ``fourcards.zangle._core``), and cimport the shared inline helpers
+from ``fourcards/_common.pxd``.
 """
 
 from libc.stdint cimport uint64_t

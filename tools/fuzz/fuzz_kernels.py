@@ -17,7 +17,7 @@ with atheris.instrument_imports(include=["fourcards", "_common"]):
     from fourcards.gangoffour import _deck, _kernels, _reference
     from fourcards.zangle import cards as zangle_cards
 
-COMPILED = _kernels.core
+COMPILED = _kernels.combos
 
 
 def hostile(fdp: atheris.FuzzedDataProvider, good: int) -> Any:

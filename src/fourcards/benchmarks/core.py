@@ -363,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return 1
     from fourcards import _native
-    from fourcards.gangoffour import _core
+    from fourcards.gangoffour import _combos
 
     quick = args.quick
     rounds = args.rounds or (7 if quick else 15)
@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     peers = load_peers()
 
     # Sanity: the workloads classify as built (a failure here is a bug, not a miss).
-    if [_core.classify_mask(m) for m in data.masks] != data.actions:
+    if [_combos.classify_mask(m) for m in data.masks] != data.actions:
         raise RuntimeError("classify_mask disagrees with the actions the workload was built from")
     kinds, actions = classify_batch(codes)
     if not np.array_equal(actions, drawn):
@@ -397,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     floor1 = Bench("floor1", _native.call_floor, data.masks, loop1)
     floor2 = Bench("floor2", _native.call_floor, legal.follow, loop2)
-    raw = Bench("raw", _core.classify_mask, data.masks, loop1)
+    raw = Bench("raw", _combos.classify_mask, data.masks, loop1)
     public = Bench("public", classify_mask, data.masks, loop1)
     from_cards = Bench("cards", classify, data.cards, loop1)
     from_text = Bench("text", classify, data.texts, loop1)
@@ -434,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text_text, text_ok = peer_target(from_text, treys, floor1, "treys", strict=False)
     rows = [
         Row("call floor: `call_floor(mask)`", floor1, floor1),
-        Row("classify_mask(mask), raw kernel `_core`", raw, floor1,
+        Row("classify_mask(mask), raw kernel `_combos`", raw, floor1,
             f"<= 2x; {pheval_text}", both(fast, pheval_ok)),
         Row("classify_mask(mask), public `gangoffour`", public, floor1,
             f"<= 2x; {public_text}", both(ratio(public, floor1) <= 2.0, public_ok)),

@@ -13,7 +13,7 @@
 
 A hand is text (``"RG RA RE"``), an iterable of :class:`Card` or text, or 28
 counts; ``exposed`` melds (already on the table) score their exposed points.
-The core answers in a handful of table lookups (``fourcards._core``); the
+The core answers in a handful of table lookups (``fourcards.fourcolor._melds``); the
 pure-Python twin searches plainly.
 """
 

@@ -8,6 +8,7 @@ that do not fit are refused, never truncated or wrapped.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,10 +18,26 @@ from .._backend import load
 from . import _deck, _reference
 from ._reference import FALLBACK, check_rows
 
-#: The compiled kernels (``fourcards.fourcolor._core``), or None for the twin.
-core = load("fourcards.fourcolor._core")
+#: The compiled modules, one per concern, in load order.
+MODULES = ("_melds", "_parse", "_bots", "_sim")
 
-if TYPE_CHECKING or core is None:
+
+def _load_all() -> tuple[ModuleType | None, ...]:
+    """Every compiled module, or all None (the twin) when any is missing: the
+    game never mixes compiled and pure-Python kernels."""
+    modules = tuple(load(f"{__package__}.{name}") for name in MODULES)
+    return modules if all(module is not None for module in modules) else (None,) * len(modules)
+
+
+#: The compiled modules (``fourcards.fourcolor._melds``: the meld splitter,
+#: which owns the tables; ``_parse``: the public functions' fast path;
+#: ``_bots``: the rule-based player; ``_sim``: the simulator), or None each
+#: for the twin.
+melds, parse, bots, sim = _load_all()
+#: Whether the compiled kernels are in use.
+COMPILED: bool = melds is not None
+
+if TYPE_CHECKING or melds is None or parse is None or bots is None:
     from ._reference import (
         best_points, best_points_hand, best_points_packed, best_split_hand, block_best, greedy_choose, hand_value,
         is_complete_hand, register, split, wait_points, waits_hand,
@@ -29,24 +46,24 @@ if TYPE_CHECKING or core is None:
     from ._reference import best_split_batch as _best_split_batch
     from ._reference import waits_batch as _waits_batch
 else:
-    core.fc_init([[(_deck.meld_kind(m), m) for m in melds] for melds in _reference.MELDS_WITH],
-                 _deck.POINTS, _reference.MELDS)
-    FALLBACK = core.FALLBACK  # noqa: F811
-    best_points = core.fc_best_points
-    best_points_packed = core.fc_best_points_packed
-    block_best = core.fc_block_best
-    split = core.fc_split
-    wait_points = core.fc_wait_points
-    hand_value = core.fc_hand_value
-    greedy_choose = core.fc_greedy_choose
-    register = core.fc_register
-    is_complete_hand = core.fc_is_complete_hand
-    best_points_hand = core.fc_best_points_hand
-    best_split_hand = core.fc_best_split_hand
-    waits_hand = core.fc_waits_hand
-    _best_points_batch = core.fc_best_points_batch
-    _best_split_batch = core.fc_best_split_batch
-    _waits_batch = core.fc_waits_batch
+    melds.fc_init([[(_deck.meld_kind(m), m) for m in with_kind] for with_kind in _reference.MELDS_WITH],
+                  _deck.POINTS, _reference.MELDS)
+    FALLBACK = parse.FALLBACK  # noqa: F811
+    best_points = melds.fc_best_points
+    best_points_packed = melds.fc_best_points_packed
+    block_best = melds.fc_block_best
+    split = melds.fc_split
+    wait_points = melds.fc_wait_points
+    hand_value = bots.fc_hand_value
+    greedy_choose = bots.fc_greedy_choose
+    register = parse.fc_register
+    is_complete_hand = parse.fc_is_complete_hand
+    best_points_hand = parse.fc_best_points_hand
+    best_split_hand = parse.fc_best_split_hand
+    waits_hand = parse.fc_waits_hand
+    _best_points_batch = melds.fc_best_points_batch
+    _best_split_batch = melds.fc_best_split_batch
+    _waits_batch = melds.fc_waits_batch
 
 
 def best_points_batch(counts: Any, exposed: Any = None) -> npt.NDArray[np.int16]:
@@ -73,11 +90,12 @@ def waits_batch(counts: Any, from_discard: bool = False) -> npt.NDArray[np.int16
 def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: int, threshold: int,
                    rounds: int, lucky_rank_only: bool, record: bool, bot_seeds: Any = None) -> Any:
     """Whole games in C (the compiled core only)."""
-    if core is None:
+    if sim is None:
         raise RuntimeError("the compiled Four Color core is not available")
-    return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
+    return sim.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
 
 
-__all__ = ["core", "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch",
-           "best_split_batch", "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
+__all__ = ["COMPILED", "MODULES", "melds", "parse", "bots", "sim",
+           "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch", "best_split_batch",
+           "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
            "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

@@ -1,4 +1,4 @@
-"""The pure-Python twin of the Four Color kernels in ``fourcards._core``.
+"""The pure-Python twin of the compiled Four Color kernels (``fourcards.fourcolor._melds``, ``_parse``, ``_bots``).
 
 It searches plainly: take the lowest card left, try every meld that holds it,
 and keep the best total (memoised on what is left).  The compiled core uses

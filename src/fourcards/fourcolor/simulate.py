@@ -104,9 +104,9 @@ def simulate(
         bot_seeds = np.asarray(bot_seeds)
         if bot_seeds.dtype != np.uint64 or bot_seeds.shape != (len(seeds), rules.players):
             raise FourCardsError(f"bot_seeds must be uint64 of shape {(len(seeds), rules.players)}")
-    use_core = _kernels.core is not None if compiled is None else bool(compiled)
+    use_core = _kernels.sim is not None if compiled is None else bool(compiled)
     if use_core:
-        if _kernels.core is None:
+        if _kernels.sim is None:
             raise RuntimeError("the compiled Four Color core is not available")
         if rules.threshold > MAX_THRESHOLD or rules.rounds > MAX_ROUNDS:
             raise InvalidRulesError(f"the compiled simulator takes threshold <= {MAX_THRESHOLD:,} and rounds <= "
@@ -148,7 +148,7 @@ def tournament_rows(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: 
     the Python engine (the fields of ``MatchRecord``: deal, rotation, seating,
     win shares, scores, rounds); None when an entrant is not a plain random or
     greedy player, or the compiled core is missing."""
-    if _kernels.core is None or any(e.kind not in POLICIES or e.options for e in entrants):
+    if _kernels.sim is None or any(e.kind not in POLICIES or e.options for e in entrants):
         return None
     game_rules = Rules(**rules)
     if game_rules.threshold > MAX_THRESHOLD or game_rules.rounds > MAX_ROUNDS:

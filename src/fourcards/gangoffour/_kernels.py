@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,25 +18,41 @@ COMBO_MASKS: np.ndarray = np.frombuffer(
 ).astype(np.uint64)
 assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
 
-#: The compiled kernels (``fourcards.gangoffour._core``), or None for the twin.
-core = load("fourcards.gangoffour._core")
+#: The compiled modules, one per concern, in load order.
+MODULES = ("_combos", "_parse", "_sim", "_bots", "_search", "_playouts")
 
-if TYPE_CHECKING or core is None:
+
+def _load_all() -> tuple[ModuleType | None, ...]:
+    """Every compiled module, or all None (the twin) when any is missing: the
+    game never mixes compiled and pure-Python kernels."""
+    modules = tuple(load(f"{__package__}.{name}") for name in MODULES)
+    return modules if all(module is not None for module in modules) else (None,) * len(modules)
+
+
+#: The compiled modules (``fourcards.gangoffour._combos``: the combination
+#: kernels, which own the tables; ``_parse``: the card parser; ``_sim``: the
+#: simulator; ``_bots``: the rule-based player; ``_search``: the search;
+#: ``_playouts``: the random playouts), or None each for the twin.
+combos, parse, sim, bots, search, playouts = _load_all()
+#: Whether the compiled kernels are in use.
+COMPILED: bool = combos is not None
+
+if TYPE_CHECKING or combos is None or parse is None or bots is None:
     from ._reference import (
         beats, classify_batch, classify_mask, fast_classify, fast_mask, greedy_choose, legal_actions,
         legal_mask, set_card_type,
     )
 else:
-    core.gof_init(COMBO_MASKS)
-    beats = core.beats
-    classify_batch = core.classify_batch
-    classify_mask = core.classify_mask
-    legal_actions = core.legal_actions
-    legal_mask = core.legal_mask
-    fast_mask = core.fast_mask
-    fast_classify = core.fast_classify
-    set_card_type = core.set_card_type
-    greedy_choose = core.greedy_choose
+    combos.gof_init(COMBO_MASKS)
+    beats = combos.beats
+    classify_batch = combos.classify_batch
+    classify_mask = combos.classify_mask
+    legal_actions = combos.legal_actions
+    legal_mask = combos.legal_mask
+    fast_mask = parse.fast_mask
+    fast_classify = parse.fast_classify
+    set_card_type = parse.set_card_type
+    greedy_choose = bots.greedy_choose
 
 def pack_rules(rules: Any) -> dict[str, int]:
     """A Gang of Four :class:`~fourcards.gangoffour.match.Rules` as the compiled
@@ -58,6 +75,7 @@ def pack_rules(rules: Any) -> dict[str, int]:
 
 
 __all__ = [
-    "COMBO_MASKS", "core", "pack_rules", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "COMBO_MASKS", "COMPILED", "MODULES", "bots", "combos", "parse", "playouts", "search", "sim", "pack_rules",
+    "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

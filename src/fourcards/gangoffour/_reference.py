@@ -1,4 +1,4 @@
-"""The pure-Python twin of the Gang of Four kernels in ``fourcards._core``.
+"""The pure-Python twin of the compiled Gang of Four kernels (``fourcards.gangoffour._combos``, ``_parse``, ``_bots``).
 
 Plain and obviously correct rather than fast: combinations are recognised
 straight from the rules, the action numbering is the sorted list of every
@@ -166,7 +166,7 @@ def action_of(kind: int, key: Key) -> int:
     return start + bisect_left(_KEYS_OF_KIND[kind], key)
 
 
-# -- the kernel API (the same names and behaviour as fourcards._core) ----------
+# -- the kernel API (the same names and behaviour as the compiled modules) -----
 
 def _check_mask(mask: Any) -> int:
     try:

@@ -2,8 +2,8 @@
 """Many Gang of Four matches stepped together in C (behind ``fourcards.rl.VectorGangOfFour``).
 
 One or more learning seats per match (all of them: self-play); the other seats
-are built-in policies that move inside C.  The matches are the compiled simulator's (``_core``: ``_sim_new``,
-``_sim_legal``, ``_sim_apply``, ``_choose``), which the tests compare move for
+are built-in policies that move inside C.  The matches are the compiled simulator's (``_sim.pxd``: ``_sim_new``,
+``_sim_legal``, ``_sim_apply``; ``_bots.pxd``: ``_choose``), which the tests compare move for
 move with the Python engine.  Observations are written in the layout of
 ``MatchState.observation_tensor`` and legal-action masks as bools or bits
 (``np.packbits`` order).  Batch loops release the GIL; the Python wrapper
@@ -25,10 +25,13 @@ import numpy as np
 cimport numpy as cnp
 
 from fourcards._common cimport fc_popcount64, fc_ctz64, _seed_stream
-from fourcards.gangoffour._core cimport (
-    GofRules, GofMatch, _sim_new, _sim_legal, _sim_apply, _choose, _rules_of,
+from fourcards.gangoffour._gof cimport (
+    GofTables, GofRules, GofMatch,
     GIVE_BACK_BASE, ANNOUNCE_BASE, PHASE_GIVE_BACK, PHASE_OVER, MAX_LEGAL, POLICY_RANDOM, POLICY_GREEDY,
 )
+from fourcards.gangoffour._combos cimport gof_tables
+from fourcards.gangoffour._sim cimport _sim_new, _sim_legal, _sim_apply, _rules_of
+from fourcards.gangoffour._bots cimport _choose
 
 cnp.import_array()
 
@@ -74,31 +77,17 @@ cdef enum:
 #: Length of an observation (``MatchState.observation_tensor``).
 OBSERVATION_SIZE = OBS_SIZE
 
-# -- tables, from the Python modules at import ------------------------------------
-cdef uint64_t _masks[N_COMBOS]
-cdef uint8_t _kind_of[N_COMBOS]
-cdef uint8_t _code_of_bit[64]
-cdef uint64_t _pair_lo = 0
+# -- the tables: the combination kernels' (``_combos``), filled by their gof_init ----
+cdef const GofTables* _t = gof_tables()
 
 
 def _load_tables():
-    global _pair_lo
-    from fourcards.gangoffour import _deck, _kernels  # _kernels loads _core's tables too
-    cdef int i, k
-    if _kernels.core is None:  # FOURCARDS_NO_EXTENSIONS=1: _core's tables are not loaded
+    from fourcards.gangoffour import _kernels  # loads _combos' tables (gof_init)
+    if _kernels.combos is None:  # FOURCARDS_NO_EXTENSIONS=1: the tables are not loaded
         raise ImportError("fourcards.gangoffour._vector needs the compiled kernels in use "
                           "(FOURCARDS_NO_EXTENSIONS is set)")
-    masks = _kernels.COMBO_MASKS
-    if masks.shape[0] != N_COMBOS or len(_deck.KIND_OF_BIT) != 64:
-        raise ImportError("the Gang of Four tables do not match the compiled environment")
-    for i in range(N_COMBOS):
-        _masks[i] = masks[i]
-    for k in range(8):
-        for i in range(_deck.KIND_START[k], _deck.KIND_START[k + 1]):
-            _kind_of[i] = k
-    for i in range(64):
-        _code_of_bit[i] = _deck.KIND_OF_BIT[i]
-    _pair_lo = _deck.PAIR_LO
+    if not _t.ready:
+        raise ImportError("the Gang of Four tables are not loaded")
 
 
 _load_tables()
@@ -106,23 +95,24 @@ _load_tables()
 
 cdef void _observe(const GofMatch* m, int seat, float* out) noexcept nogil:
     """``MatchState.observation_tensor(seat)`` into ``out`` (OBS_SIZE floats)."""
+    cdef const GofTables* t = _t
     cdef int n = m.rules.players, k, p
     cdef uint64_t rest
     memset(out, 0, OBS_SIZE * sizeof(float))
     rest = m.hands[seat]
     while rest:
-        out[_code_of_bit[fc_ctz64(rest)]] += 1.0
+        out[t.code_of_bit[fc_ctz64(rest)]] += 1.0
         rest &= rest - 1
-    rest = m.played | ((m.played >> 1) & _pair_lo)
+    rest = m.played | ((m.played >> 1) & t.pair_lo)
     while rest:
-        out[34 + _code_of_bit[fc_ctz64(rest)]] += 1.0
+        out[34 + t.code_of_bit[fc_ctz64(rest)]] += 1.0
         rest &= rest - 1
     if m.table >= 0:
-        rest = _masks[m.table]
+        rest = t.masks[m.table]
         while rest:
-            out[68 + _code_of_bit[fc_ctz64(rest)]] += 1.0
+            out[68 + t.code_of_bit[fc_ctz64(rest)]] += 1.0
             rest &= rest - 1
-        out[102 + _kind_of[m.table]] = 1.0
+        out[102 + t.kind_of[m.table]] = 1.0
     for k in range(n):
         p = (seat + k) % n
         out[110 + k] = <float>(<double>fc_popcount64(m.hands[p]) / HAND_SIZE)
@@ -208,7 +198,7 @@ cdef void _begin(VecCore* v, Py_ssize_t i) noexcept nogil:
     cdef uint64_t s = _seed_stream(v.env_seeds[i], <uint64_t>v.number_data[i])
     cdef int p
     v.seed_data[i] = s
-    _sim_new(&v.matches[i], v.rules, s)
+    _sim_new(_t, &v.matches[i], v.rules, s)
     for p in range(4):
         v.policy_rngs[4 * i + p] = _seed_stream(s, <uint64_t>(p + 1))
 
@@ -216,6 +206,7 @@ cdef void _begin(VecCore* v, Py_ssize_t i) noexcept nogil:
 cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
     """Play the bots' seats until a learning seat is to act (starting the next
     match when one ends), then write its observation and mask."""
+    cdef const GofTables* t = _t
     cdef GofMatch* m = &v.matches[i]
     cdef int n, action, p, players = v.rules.players, seat = v.seat
     cdef double reward = 0.0, share
@@ -241,11 +232,11 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
             v.number_data[i] += 1
             _begin(v, i)
             continue
-        n = _sim_legal(m, legal)
+        n = _sim_legal(t, m, legal)
         if v.policies[m.current] == AGENT_POLICY:
             break
-        action = _choose(m, v.policies[m.current], &v.policy_rngs[4 * i + m.current], legal, n)
-        _sim_apply(m, action)
+        action = _choose(t, m, v.policies[m.current], &v.policy_rngs[4 * i + m.current], legal, n)
+        _sim_apply(t, m, action)
         v.step_data[i] += 1
     v.reward_data[i] = <float>reward
     v.done_data[i] = done
@@ -274,7 +265,7 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
 
 cdef void _run_env(VecCore* v, const Batch* b, Py_ssize_t i, int32_t* legal) noexcept nogil:
     if b.job == JOB_STEP:
-        _sim_apply(&v.matches[i], <int>b.actions[i])
+        _sim_apply(_t, &v.matches[i], <int>b.actions[i])
         v.step_data[i] += 1
     else:
         if b.job == JOB_RESET_NEXT:
@@ -651,7 +642,7 @@ cdef class GofVector:
         legal = <int32_t*>malloc(MAX_LEGAL * sizeof(int32_t))
         if legal == NULL:
             raise MemoryError()
-        n = _sim_legal(&self.core.matches[env], legal)
+        n = _sim_legal(_t, &self.core.matches[env], legal)
         result = np.array([legal[k] for k in range(n)], dtype=np.int32)
         free(legal)
         return result

@@ -23,7 +23,6 @@ from ..bots import RandomBot
 from ..errors import FourCardsError
 from ..rng import Rng
 from . import _deck, _kernels
-from ._kernels import core
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
@@ -33,7 +32,7 @@ class GreedyBot:
     """The rule-based player: sheds low cards first, keeps gangs and phoenixes
     for when they matter, plays hard-to-beat leads when an opponent is about to
     go out, and gives back a lone low card.  It calls the same policy code as
-    the compiled simulator (``fourcards.gangoffour._core.greedy_choose``; see
+    the compiled simulator (``fourcards.gangoffour._bots.greedy_choose``; see
     ``_reference.greedy_choose`` for the rules it follows)."""
 
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
@@ -80,7 +79,7 @@ class SearchBot:
     with availability counts over the actions legal in that deal), and plays
     the round out with the rule-based policy; rewards are round penalties
     relative to the other seats.  Determinization, playouts and the tree live
-    in C (``fourcards.gangoffour._core.GofSearch``), without the GIL.
+    in C (``fourcards.gangoffour._search.GofSearch``), without the GIL.
 
     The budget is ``iterations`` per move, or ``time_per_move`` seconds.
     The give-back uses the rule-based choice.  ``exploration`` (the UCB
@@ -111,14 +110,14 @@ class SearchBot:
             raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
         if not 1 <= capacity <= 1 << 25:
             raise FourCardsError(f"capacity={capacity} must be 1..2**25 tree nodes")
-        if core is None:
+        if _kernels.search is None:
             raise RuntimeError("SearchBot needs the compiled core (FOURCARDS_NO_EXTENSIONS is set "
                                "or the extension did not build)")
         self.rng = Rng(seed)
         self.iterations = iterations
         self.time_per_move = time_per_move
         self.exploration = float(exploration)
-        self._search = core.GofSearch(capacity)
+        self._search = _kernels.search.GofSearch(capacity)
         self._lock = threading.Lock()
         self._greedy = GreedyBot()
         self.last_statistics: list[tuple[int, int, float]] = []

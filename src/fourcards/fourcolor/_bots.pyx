@@ -1,0 +1,64 @@
+# cython: language_level=3
+"""The compiled Four Color rule-based player (``fourcards.fourcolor.bots.GreedyBot``).
+
+The player itself is in ``_bots.pxd`` (inlined by the simulator); this module
+is its entry point from Python, checked like its twin
+(``fourcards.fourcolor._reference.hand_value`` and ``greedy_choose``).
+"""
+
+from libc.stdint cimport uint8_t
+
+from fourcards.fourcolor._fc cimport FcTables, FC_KINDS, FC_NUM_MELDS, FC_PASS, FC_CLAIM_BASE
+from fourcards.fourcolor._melds cimport fc_tables
+
+cdef const FcTables* _t = fc_tables()
+
+
+cdef int _fc_read_small(object values, uint8_t* out, int size, int top, str what) except -1:
+    cdef int i
+    if len(values) != size:
+        raise ValueError(f"{what} must hold {size} values, got {len(values)}")
+    for i in range(size):
+        v = values[i]
+        if type(v) is not int or not 0 <= v <= top:
+            raise ValueError(f"{what}[{i}] = {v!r} is not an int in 0..{top}")
+        out[i] = <uint8_t>v
+    return 0
+
+
+def fc_hand_value(counts, int exposed_points=0, int threshold=10):
+    """The rule-based player's worth of a concealed hand (28 counts, 0..4)."""
+    cdef uint8_t hand[FC_KINDS]
+    if not (_t.ready and _t.num_melds):
+        raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_small(counts, hand, FC_KINDS, 4, "counts")
+    return _fc_hand_value(_t, hand, exposed_points, threshold)
+
+
+def fc_greedy_choose(hand, int exposed_points, int threshold, int offer_card, bint from_discard, legal):
+    """GreedyBot's choice: ``hand`` 28 counts; ``offer_card`` -1 in the discard
+    phase, else the card on offer; ``legal`` the legal actions (ascending)."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef int actions[128]
+    cdef int i, n = len(legal)
+    if not (_t.ready and _t.num_melds):
+        raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
+    if not -1 <= offer_card < FC_KINDS:
+        raise ValueError(f"offer_card {offer_card} is not a card code (0..27, or -1)")
+    if not 0 < n <= 119:
+        raise ValueError("no legal action to choose from" if n == 0 else "too many legal actions")
+    for i in range(n):
+        a = legal[i]
+        if type(a) is not int or not 0 <= a < FC_CLAIM_BASE + FC_NUM_MELDS:
+            raise ValueError(f"legal action {a!r} is not an action (0..118)")
+        actions[i] = a
+        if offer_card < 0 and (a >= FC_PASS or counts[a] == 0 or a % 7 == 0):
+            raise ValueError(f"cannot discard {a}: the hand does not hold it, or it is a General")
+        if offer_card >= 0 and a < FC_PASS:
+            raise ValueError(f"action {a} is a discard, but a card is on offer")
+        if a >= FC_CLAIM_BASE and not _fc_can_claim(_t, counts, a - FC_CLAIM_BASE, offer_card):
+            raise ValueError(f"claim {a} needs cards the hand does not hold, or a card on offer it lacks")
+    return _fc_greedy(_t, counts, exposed_points, threshold, offer_card, from_discard, actions, n)
+
+

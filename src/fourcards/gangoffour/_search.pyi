@@ -1,0 +1,19 @@
+"""Type stubs for the compiled Gang of Four search (see ``_search.pyx``)."""
+
+from collections.abc import Sequence
+
+MAX_SEARCH_NODES: int
+def check_exploration(exploration: object) -> float: ...
+
+class GofSearch:
+    iterations: int
+    def __init__(self, capacity: int = 200000) -> None: ...
+    def reset(
+        self, rules: dict[str, int], hand: int, me: int, sizes: Sequence[int], table: int, table_player: int,
+        passed: int, announced: int, out: int, must_lead_m1: bool, direction: int, played: int,
+        totals: Sequence[int], known: Sequence[int], seed: int, exploration: float,
+    ) -> None: ...
+    def run(self, iterations: int) -> int: ...
+    def statistics(self) -> list[tuple[int, int, float]]: ...
+    @property
+    def size(self) -> int: ...
