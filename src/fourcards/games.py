@@ -112,6 +112,12 @@ class GameEntry:
                                  "or they did not build)")
         return self.bots[kind](game, seed, dict(options))
 
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """A registered entry pickles as its name (its bot factories are closures)."""
+        if GAMES.get(self.name) is self:
+            return get_game, (self.name,)
+        return super().__reduce__()
+
 
 GAMES: dict[str, GameEntry] = {
     entry.name: entry

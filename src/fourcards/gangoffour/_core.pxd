@@ -21,6 +21,7 @@ cdef enum:
     M1_CODE = 3
     GP_CODE = 31
     RD_CODE = 33
+    MATCH_WORDS = 33      # a GofMatch as integers (_match_to_words)
 
 ctypedef struct GofRules:
     int players
@@ -60,3 +61,5 @@ cdef int _sim_legal(GofMatch* m, int32_t* out) noexcept nogil
 cdef void _sim_apply(GofMatch* m, int action) noexcept nogil
 cdef int _choose(GofMatch* m, int policy, uint64_t* policy_rng, int32_t* legal, int n) noexcept nogil
 cdef GofRules _rules_of(dict rules) except *
+cdef void _match_to_words(const GofMatch* m, uint64_t* w) noexcept nogil
+cdef void _match_from_words(GofMatch* m, const uint64_t* w) noexcept nogil

@@ -1019,6 +1019,73 @@ cdef GofRules _rules_of(dict rules) except *:
     return r
 
 
+cdef void _match_to_words(const GofMatch* m, uint64_t* w) noexcept nogil:
+    """A match as ``MATCH_WORDS`` integers, field by field (what pickles keep: no
+    padding, no layout); the signed fields wrap modulo 2**64."""
+    cdef int p
+    w[0] = <uint64_t>m.rules.players
+    w[1] = <uint64_t><int64_t>m.rules.target
+    w[2] = <uint64_t><int64_t>m.rules.dealer
+    w[3] = m.rules.pass_is_final
+    w[4] = m.rules.manual
+    w[5] = m.rules.may_pass
+    w[6] = m.rules.chinese
+    w[7] = m.rng
+    for p in range(4):
+        w[8 + p] = m.hands[p]
+        w[12 + p] = <uint64_t><int64_t>m.totals[p]
+    w[16] = <uint64_t><int64_t>m.round
+    w[17] = <uint64_t><int64_t>m.dealer
+    w[18] = <uint64_t><int64_t>m.direction
+    w[19] = <uint64_t><int64_t>m.phase
+    w[20] = <uint64_t><int64_t>m.current
+    w[21] = <uint64_t><int64_t>m.table
+    w[22] = <uint64_t><int64_t>m.table_player
+    w[23] = m.passed
+    w[24] = m.announced
+    w[25] = m.out
+    w[26] = m.m1_lead
+    w[27] = m.played
+    w[28] = <uint64_t><int64_t>m.loser
+    w[29] = <uint64_t><int64_t>m.given
+    w[30] = <uint64_t><int64_t>m.returned
+    w[31] = m.winners
+    w[32] = <uint64_t><int64_t>m.steps
+
+
+cdef void _match_from_words(GofMatch* m, const uint64_t* w) noexcept nogil:
+    """The match ``_match_to_words`` wrote."""
+    cdef int p
+    m.rules.players = <int><int64_t>w[0]
+    m.rules.target = <int><int64_t>w[1]
+    m.rules.dealer = <int><int64_t>w[2]
+    m.rules.pass_is_final = w[3] != 0
+    m.rules.manual = w[4] != 0
+    m.rules.may_pass = w[5] != 0
+    m.rules.chinese = w[6] != 0
+    m.rng = w[7]
+    for p in range(4):
+        m.hands[p] = w[8 + p]
+        m.totals[p] = <int><int64_t>w[12 + p]
+    m.round = <int><int64_t>w[16]
+    m.dealer = <int><int64_t>w[17]
+    m.direction = <int><int64_t>w[18]
+    m.phase = <int><int64_t>w[19]
+    m.current = <int><int64_t>w[20]
+    m.table = <int><int64_t>w[21]
+    m.table_player = <int><int64_t>w[22]
+    m.passed = <unsigned int>w[23]
+    m.announced = <unsigned int>w[24]
+    m.out = <unsigned int>w[25]
+    m.m1_lead = w[26] != 0
+    m.played = w[27]
+    m.loser = <int><int64_t>w[28]
+    m.given = <int><int64_t>w[29]
+    m.returned = <int><int64_t>w[30]
+    m.winners = <unsigned int>w[31]
+    m.steps = <int><int64_t>w[32]
+
+
 cdef bint _log_action(int32_t** log, Py_ssize_t* capacity, int step, int action) noexcept nogil:
     """Write ``action`` at ``step`` of a growing action log; False when memory runs out."""
     cdef int32_t* grown
@@ -1478,6 +1545,66 @@ cdef class GofSearch:
     def size(self):
         """Nodes in the tree."""
         return self.count
+
+    def __reduce__(self):
+        """Pickled whole: the root, the tree, the generator and the counters (not the
+        scratch buffers of an iteration), so a loaded search goes on the same way."""
+        cdef int p, c
+        cdef SearchNode* node
+        self._check_idle()
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] root = np.empty(MATCH_WORDS + 11, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.int64_t, ndim=2] links = np.empty((self.count, 7), dtype=np.int64)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] rewards = np.empty(self.count, dtype=np.float64)
+        _match_to_words(&self.root, <uint64_t*>root.data)
+        root[MATCH_WORDS] = self.unknown
+        for p in range(4):
+            root[MATCH_WORDS + 1 + p] = self.known[p]
+            root[MATCH_WORDS + 5 + p] = <uint64_t><int64_t>self.sizes[p]
+        root[MATCH_WORDS + 9] = self.rng
+        root[MATCH_WORDS + 10] = <uint64_t><int64_t>self.me
+        for c in range(self.count):
+            node = &self.nodes[c]
+            links[c, 0] = node.action
+            links[c, 1] = node.parent
+            links[c, 2] = node.first_child
+            links[c, 3] = node.next_sibling
+            links[c, 4] = node.mover
+            links[c, 5] = node.visits
+            links[c, 6] = node.available
+            rewards[c] = node.reward
+        return GofSearch, (self.capacity,), (root, links, rewards, self.exploration, self.iterations)
+
+    def __setstate__(self, state):
+        cdef int p, c
+        cdef SearchNode* node
+        root_words, links_in, rewards_in, exploration, iterations = state
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] root = np.ascontiguousarray(root_words, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.int64_t, ndim=2] links = np.ascontiguousarray(links_in, dtype=np.int64)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] rewards = np.ascontiguousarray(rewards_in, dtype=np.float64)
+        self._check_idle()
+        if (root.shape[0] != MATCH_WORDS + 11 or links.shape[1] != 7 or links.shape[0] != rewards.shape[0]
+                or links.shape[0] > self.capacity):
+            raise ValueError("not the state of a GofSearch of this capacity")
+        _match_from_words(&self.root, <uint64_t*>root.data)
+        self.unknown = root[MATCH_WORDS]
+        for p in range(4):
+            self.known[p] = root[MATCH_WORDS + 1 + p]
+            self.sizes[p] = <int><int64_t>root[MATCH_WORDS + 5 + p]
+        self.rng = root[MATCH_WORDS + 9]
+        self.me = <int><int64_t>root[MATCH_WORDS + 10]
+        self.exploration = check_exploration(exploration)
+        self.iterations = iterations
+        self.count = <int>links.shape[0]
+        for c in range(self.count):
+            node = &self.nodes[c]
+            node.action = <int32_t>links[c, 0]
+            node.parent = <int32_t>links[c, 1]
+            node.first_child = <int32_t>links[c, 2]
+            node.next_sibling = <int32_t>links[c, 3]
+            node.mover = <int32_t>links[c, 4]
+            node.visits = <uint32_t>links[c, 5]
+            node.available = <uint32_t>links[c, 6]
+            node.reward = rewards[c]
 
 
 
