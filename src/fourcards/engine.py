@@ -645,7 +645,7 @@ def _unpickle_state(cls: type[S], values: dict[str, Any], flat: dict[str, tuple[
     for name, value in values.items():
         setattr(state, name, value)
     for name, items in flat.items():
-        node = None
+        node: Any = None
         for item in items:
             node = (item, node)
         setattr(state, name, node)

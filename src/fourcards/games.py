@@ -9,6 +9,8 @@ the server and the RL adapters share.
 >>> game.num_players, entry.bot_kinds
 (3, ('random', 'greedy', 'search'))
 >>> bot = entry.new_bot("greedy", game, seed=1)
+>>> get_game("four-pack").kind_of("best")
+'memory'
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from ._backend import COMPILED
 from .engine import Bot, Game
 from .errors import FourCardsError
 
-__all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names"]
+__all__ = ["GameEntry", "GAMES", "ALIASES", "BEST", "get_game", "game_names"]
+
+#: The bot kind every game accepts: its best bot that can play here (:attr:`GameEntry.hint_bot`).
+BEST = "best"
 
 BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
 
@@ -103,10 +108,20 @@ class GameEntry:
         """The game under ``rules`` (the rules type's fields as keywords)."""
         return self.game_class(**rules)
 
+    def kind_of(self, kind: str) -> str:
+        """The bot kind ``kind`` names: itself, or for ``"best"`` (:data:`BEST`) the
+        :attr:`hint_bot` (the best bot that can play here); unknown kinds are refused."""
+        if kind == BEST:
+            return self.hint_bot
+        if not isinstance(kind, str) or kind not in self.bots:
+            raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from "
+                                 f"{', '.join(self.bots)} or {BEST}")
+        return kind
+
     def new_bot(self, kind: str, game: Game[Any], seed: int = 0, **options: Any) -> Bot:
-        """A seeded bot of ``kind`` for ``game``; ``options`` go to its constructor."""
-        if kind not in self.bots:
-            raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from {', '.join(self.bots)}")
+        """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
+        ``options`` go to its constructor."""
+        kind = self.kind_of(kind)
         if kind not in self.available_bots:
             raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "
                                  "or they did not build)")

@@ -24,7 +24,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .engine import Bot, derive_seed
@@ -45,7 +45,7 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 
 @dataclass(frozen=True)
 class Entrant:
-    """A bot to seat: its kind (``random``, ``greedy``, ``search``), options
+    """A bot to seat: its kind (``random``, ``greedy``, ``search``; ``best``: the game's best), options
     for its constructor, and a label to report it under (default: the kind)."""
 
     kind: str
@@ -173,6 +173,8 @@ def _new_game(game: str, rules: dict[str, Any]) -> Any:
 def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: int,
                rules: dict[str, Any], game_name: str = "gang-of-four") -> list[MatchRecord]:
     """Play the given deals, every rotation of the seats (a unit of work for a worker)."""
+    entry = get_game(game_name)  # "best" plays as the kind it names, under its own label
+    entrants = [replace(e, kind=entry.kind_of(e.kind), label=e.name) for e in entrants]
     if game_name == "four-color":  # random and greedy players: whole games in C, the same records
         from .fourcolor.simulate import tournament_rows
         fast = tournament_rows(entrants, deal_numbers, seed, rules)
@@ -335,7 +337,7 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--bots", required=True,
                         help="one entrant a seat, comma-separated, a bot kind with options after a colon, "
                              "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
-                             f"Kinds by game: {kinds} (required)")
+                             f"Kinds by game: {kinds}; best in every game: its best bot (required)")
     parser.add_argument("--game", type=game_name, default="gang-of-four", metavar="GAME",
                         help=f"the game: {', '.join(GAMES)} (default: gang-of-four)")
     parser.add_argument("--deals", type=int_in(1), default=100,

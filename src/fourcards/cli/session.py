@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
-from ..games import get_game
+from ..games import BEST, get_game
 from .args import SEED, CommandLineError, int_in, quote
 
 __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
@@ -344,8 +344,9 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
     entry = get_game(game)
     default = default_opponents or entry.best_bot
     parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
-    parser.add_argument("--opponents", choices=entry.bot_kinds, default=default,
-                        help=f"the bots you play against: {', '.join(entry.bot_kinds)} (default: {default})")
+    parser.add_argument("--opponents", choices=(*entry.bot_kinds, BEST), default=default,
+                        help=f"the bots you play against: {', '.join(entry.bot_kinds)}, or {BEST} "
+                             f"({entry.best_bot}, or {entry.hint_bot} where it cannot run) (default: {default})")
     parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
     parser.add_argument("--save", metavar="FILE",
                         help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
@@ -404,6 +405,7 @@ def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bo
     """The opponents (every seat but 0) and the adviser for ``hint`` (the game's
     best bot; its rule-based bot where the best cannot run, e.g. without the compiled core)."""
     entry = get_game(game)
+    kind = entry.kind_of(kind)
     options: dict[str, Any] = {"time_per_move": 0.05} if kind == "search" else {}
     try:
         bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)

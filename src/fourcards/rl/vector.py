@@ -37,6 +37,7 @@ from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
+from ..games import BEST
 
 #: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
 _vector = load("fourcards.gangoffour._vector")
@@ -66,7 +67,8 @@ class VectorGangOfFour:
     """``n`` Gang of Four matches stepped together in C, one or more learning seats in each.
 
     ``opponents`` names the bots of the other seats (``"random"`` or
-    ``"greedy"``): one name for all, or one per seat in seat order, either
+    ``"greedy"``; ``"best"`` is ``"greedy"``, the best that moves in C): one
+    name for all, or one per seat in seat order, either
     ``players - 1`` names (the learning seat skipped) or ``players`` entries
     with ``None`` at each learning seat; ``opponents=None`` makes every seat
     a learning seat (self-play).  ``rules`` is a
@@ -209,6 +211,7 @@ class VectorGangOfFour:
                 )
         else:
             raise TypeError(f"opponents must be a name, a sequence of names or None, not {type(opponents).__name__}")
+        names = ["greedy" if name == BEST else name for name in names]  # the best policy in C
         for p, name in enumerate(names):
             if name is not None and (not isinstance(name, str) or name not in POLICIES):
                 raise InvalidRulesError(f"opponent {name!r} for seat {p}: choose from {sorted(POLICIES)} "
