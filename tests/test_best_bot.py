@@ -60,6 +60,18 @@ def test_play_opponents_best(name: str, monkeypatch: pytest.MonkeyPatch, capsys:
     capsys.readouterr()
 
 
+def test_play_without_the_kernels_advises_with_the_rule_based_bot(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The adviser behind "hint" asked the registry for the search and failed on the twin.
+    monkeypatch.setattr(fourcards.games, "COMPILED", False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "gang-of-four", "--opponents", BEST, "--seed", "3", "--colour", "never"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "gang-of-four", "--opponents", "search", "--seed", "3"]) == 2
+    assert "--opponents search: the search bot needs the compiled kernels" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["four-color", "zangle", "four-pack", "duelo"])
 def test_a_tournament_seats_best_as_the_bot_it_names(name: str) -> None:
     n = get_game(name).new_game().num_players

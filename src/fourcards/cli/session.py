@@ -410,7 +410,7 @@ def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bo
     try:
         bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
                 for p in range(1, state.game.num_players)}
-    except RuntimeError as error:
+    except (RuntimeError, FourCardsError) as error:  # a compiled-only bot on the twin
         raise CommandLineError(f"--opponents {kind}: {error}") from None
     return bots, make_adviser(game, state, seed)[0]
 
@@ -419,9 +419,6 @@ def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
     """The bot behind ``hint`` and its kind: the game's best bot, or its rule-based
     bot where the best cannot run (the search without the compiled core)."""
     entry = get_game(game)
-    hint_options: dict[str, Any] = {"iterations": 400} if entry.best_bot == "search" else {}
-    try:
-        return entry.new_bot(entry.best_bot, state.game, derive_seed(seed, 99), **hint_options), entry.best_bot
-    except RuntimeError:
-        fallback = next(k for k in entry.bot_kinds if k not in ("random", entry.best_bot))
-        return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback
+    kind = entry.hint_bot  # the registry refuses a compiled-only bot on the twin (FourCardsError)
+    hint_options: dict[str, Any] = {"iterations": 400} if kind == "search" else {}
+    return entry.new_bot(kind, state.game, derive_seed(seed, 99), **hint_options), kind
