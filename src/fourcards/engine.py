@@ -710,6 +710,17 @@ class State(ABC, Generic[A]):
     def __deepcopy__(self: S, memo: object) -> S:
         return self.clone()
 
+    #: The slots that hold links (see :func:`unroll`); a game adds its own.
+    _links: ClassVar[tuple[str, ...]] = ("_log", "_acts")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles at any length, with every protocol: the links go flat (no recursion,
+        linear time) and are linked again on load, where clones share them as before."""
+        values = {name: getattr(self, name) for name in _slot_names(type(self)) if hasattr(self, name)}
+        values.update(getattr(self, "__dict__", {}))
+        flat = {name: unroll(values.pop(name)) for name in self._links if name in values}
+        return _unpickle_state, (type(self), values, flat)
+
     def to_json(self, key: str | bytes | None = None) -> str:
         """The match as a versioned JSON envelope (game, rules, seed, actions),
         with a SHA-256 digest of its content; with ``key``, also an HMAC-SHA256
@@ -767,14 +778,33 @@ class State(ABC, Generic[A]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
-    """A ``clone`` for ``cls``: straight-line assignments of every slot (as fast
-    as a hand-written one), copying the mutable ones ``_copied`` names."""
+def _slot_names(cls: type) -> list[str]:
+    """The slots of ``cls`` and its bases, base first."""
     slots: list[str] = []
     for klass in reversed(cls.__mro__):
         for name in klass.__dict__.get("__slots__", ()):
             if name not in ("__weakref__", "__dict__") and name not in slots:
                 slots.append(name)
+    return slots
+
+
+def _unpickle_state(cls: type[S], values: dict[str, Any], flat: dict[str, tuple[Any, ...]]) -> S:
+    """A state from :meth:`State.__reduce__`: its values, and its flattened links linked again."""
+    state: S = object.__new__(cls)
+    for name, value in values.items():
+        setattr(state, name, value)
+    for name, items in flat.items():
+        node: Any = None
+        for item in items:
+            node = (item, node)
+        setattr(state, name, node)
+    return state
+
+
+def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
+    """A ``clone`` for ``cls``: straight-line assignments of every slot (as fast
+    as a hand-written one), copying the mutable ones ``_copied`` names."""
+    slots = _slot_names(cls)
     copied = dict(cls._copied)
     unknown = set(copied) - set(slots)
     if unknown:
@@ -936,6 +966,12 @@ class SimultaneousDecision(Generic[A]):
         if viewer == player or self.complete:
             return self._answers.get(player)
         return None
+
+    def __getstate__(self) -> tuple[tuple[int, ...], dict[int, A]]:
+        return self.players, self._answers
+
+    def __setstate__(self, state: tuple[tuple[int, ...], dict[int, A]]) -> None:
+        self.players, self._answers = state[0], dict(state[1])
 
     def copy(self) -> SimultaneousDecision[A]:
         other: SimultaneousDecision[A] = SimultaneousDecision(self.players)

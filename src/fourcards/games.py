@@ -22,6 +22,8 @@ never breaks ``import fourcards``.
 >>> game.num_players, entry.bot_kinds
 (3, ('random', 'greedy', 'search'))
 >>> bot = entry.new_bot("greedy", game, seed=1)
+>>> get_game("four-pack").kind_of("best")
+'memory'
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .engine import Bot, Game
 from .errors import FourCardsError
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
-           "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister"]
+           "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister", "BEST"]
 
 #: The entry-point group a package registers its games in.
 ENTRY_POINT_GROUP = "fourcards.games"
@@ -55,6 +57,10 @@ def load_object(path: str) -> Any:
     for part in name.split("."):
         value = getattr(value, part)
     return value
+
+
+#: The bot kind every game accepts: its best bot that can play here (:attr:`GameEntry.hint_bot`).
+BEST = "best"
 
 BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
 
@@ -184,14 +190,30 @@ class GameEntry:
         """The game's facts under ``rules`` (:class:`fourcards.engine.GameInfo`)."""
         return self.new_game(**rules).info()
 
+    def kind_of(self, kind: str) -> str:
+        """The bot kind ``kind`` names: itself, or for ``"best"`` (:data:`BEST`) the
+        :attr:`hint_bot` (the best bot that can play here); unknown kinds are refused."""
+        if kind == BEST:
+            return self.hint_bot
+        if not isinstance(kind, str) or kind not in self.bots:
+            raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from "
+                                 f"{', '.join(self.bots)} or {BEST}")
+        return kind
+
     def new_bot(self, kind: str, game: Game[Any], seed: int = 0, **options: Any) -> Bot:
-        """A seeded bot of ``kind`` for ``game``; ``options`` go to its constructor."""
-        if kind not in self.bots:
-            raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from {', '.join(self.bots)}")
+        """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
+        ``options`` go to its constructor."""
+        kind = self.kind_of(kind)
         if kind not in self.available_bots:
             raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "
                                  "or they did not build)")
         return self.bots[kind](game, seed, dict(options))
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """A registered entry pickles as its name (its bot factories are closures)."""
+        if GAMES.get(self.name) is self:
+            return get_game, (self.name,)
+        return super().__reduce__()
 
 
 _NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")

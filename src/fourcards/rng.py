@@ -72,6 +72,9 @@ class Rng:
         rng.state = state & MASK64
         return rng
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Rng.from_state, (self.state,)
+
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Rng) and other.state == self.state
 

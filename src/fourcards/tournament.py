@@ -24,7 +24,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .engine import Bot, derive_seed
@@ -44,7 +44,7 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 
 @dataclass(frozen=True)
 class Entrant:
-    """A bot to seat: its kind (``random``, ``greedy``, ``search``), options
+    """A bot to seat: its kind (``random``, ``greedy``, ``search``; ``best``: the game's best), options
     for its constructor, and a label to report it under (default: the kind)."""
 
     kind: str
@@ -179,7 +179,8 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
     entrants, the deal numbers, the seed and the rules giving the records'
     rows, or None when it cannot play those entrants) plays them that way:
     the same records, faster."""
-    entry = get_game(game_name)
+    entry = get_game(game_name)  # "best" plays as the kind it names, under its own label
+    entrants = [replace(e, kind=entry.kind_of(e.kind), label=e.name) for e in entrants]
     if entry.tournament_rows is not None:
         fast = load_object(entry.tournament_rows)(entrants, deal_numbers, seed, rules)
         if fast is not None:
@@ -349,7 +350,7 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--bots", required=True,
                         help="one entrant a seat, comma-separated, a bot kind with options after a colon, "
                              "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
-                             f"Kinds by game: {kinds} (required)")
+                             f"Kinds by game: {kinds}; best in every game: its best bot (required)")
     parser.add_argument("--game", type=game_name, default=DEFAULT_GAME, metavar="GAME",
                         help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
     parser.add_argument("--deals", type=int_in(1), default=100,

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
-from ..games import get_game
+from ..games import BEST, get_game
 from .args import SEED, CommandLineError, int_in, quote
 
 __all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
@@ -510,8 +510,9 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
     entry = get_game(game)
     default = default_opponents or table_class(game).default_bot or entry.hint_bot
     parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
-    parser.add_argument("--opponents", choices=entry.bot_kinds, default=default,
-                        help=f"the bots you play against: {', '.join(entry.bot_kinds)} (default: {default})")
+    parser.add_argument("--opponents", choices=(*entry.bot_kinds, BEST), default=default,
+                        help=f"the bots you play against: {', '.join(entry.bot_kinds)}, or {BEST} "
+                             f"({entry.best_bot}, or {entry.hint_bot} where it cannot run) (default: {default})")
     parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
     parser.add_argument("--save", metavar="FILE",
                         help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
@@ -585,6 +586,10 @@ def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bo
     """The opponents (every seat but 0) and the adviser for ``hint`` (:func:`make_adviser`);
     the table's :attr:`Table.bot_options` go to the opponents."""
     entry = get_game(game)
+    try:
+        kind = entry.kind_of(kind)
+    except FourCardsError as error:
+        raise CommandLineError(f"--opponents {kind}: {error}") from None
     options = dict(table_class(game).bot_options.get(kind, {}))
     try:
         bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
@@ -602,6 +607,6 @@ def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
     options = dict(table_class(game).hint_options.get(kind, {}))
     try:
         return entry.new_bot(kind, state.game, derive_seed(seed, 99), **options), kind
-    except RuntimeError:
+    except (RuntimeError, FourCardsError):
         fallback = next((k for k in entry.available_bots if k not in ("random", kind)), "random")
         return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback

@@ -210,6 +210,7 @@ class DueloState(State[Choose]):
     __slots__ = ("_piles", "_table", "_contenders", "_current",
                  "_order", "_hands_played", "_over", "_draw", "_winners", "_hands", "_out")
     _copied = {"_piles": "lists", "_table": "list"}
+    _links = (*State._links, "_hands")
 
     game: Duelo
 

@@ -180,6 +180,7 @@ class FourPackState(State[Ask]):
 
     __slots__ = ("_hands", "_down", "_current", "_over", "_winners", "_asks", "_limit", "_seen", "_lacking")
     _copied = {"_hands": "list", "_down": "list", "_seen": "list", "_lacking": "list"}
+    _links = (*State._links, "_asks")
 
     game: FourPack
 

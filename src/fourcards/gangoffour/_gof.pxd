@@ -21,6 +21,7 @@ cdef enum:
     N_SLOTS = 16384
     MAX_BUCKET = 32
     GANG_KIND = 7
+    MATCH_WORDS = 33      # a GofMatch as integers (_sim._match_to_words)
 
 # -- the combination tables, filled once by gof_init() ----------------------------
 

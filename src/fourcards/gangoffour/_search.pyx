@@ -11,17 +11,22 @@ The matches and the policy are the simulator's and the bots' (``_sim.pxd``,
 ``_bots.pxd``), compiled in.
 """
 
-from libc.stdint cimport uint64_t, uint8_t
+from libc.stdint cimport uint64_t, uint8_t, int32_t, int64_t, uint32_t
 from libc.math cimport sqrt, log
 from libc.stdlib cimport malloc, free
 
 from fourcards._common cimport fc_popcount64, fc_ctz64, _below
 from fourcards.gangoffour._gof cimport (
-    GofTables, GofRules, GofMatch, PHASE_PLAY, _additive, _canon,
+    GofTables, GofRules, GofMatch, PHASE_PLAY, MATCH_WORDS, _additive, _canon,
 )
 from fourcards.gangoffour._combos cimport gof_tables, _index, _as_mask, _as_action, _as_size
-from fourcards.gangoffour._sim cimport _rules_of, _sim_legal, _sim_apply
+from fourcards.gangoffour._sim cimport _rules_of, _sim_legal, _sim_apply, _match_to_words, _match_from_words
 from fourcards.gangoffour._bots cimport _greedy_choose
+
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
 
 from fourcards.gangoffour import _deck
 
@@ -363,3 +368,63 @@ cdef class GofSearch:
     def size(self):
         """Nodes in the tree."""
         return self.count
+
+    def __reduce__(self):
+        """Pickled whole: the root, the tree, the generator and the counters (not the
+        scratch buffers of an iteration), so a loaded search goes on the same way."""
+        cdef int p, c
+        cdef SearchNode* node
+        self._check_idle()
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] root = np.empty(MATCH_WORDS + 11, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.int64_t, ndim=2] links = np.empty((self.count, 7), dtype=np.int64)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] rewards = np.empty(self.count, dtype=np.float64)
+        _match_to_words(&self.root, <uint64_t*>root.data)
+        root[MATCH_WORDS] = self.unknown
+        for p in range(4):
+            root[MATCH_WORDS + 1 + p] = self.known[p]
+            root[MATCH_WORDS + 5 + p] = <uint64_t><int64_t>self.sizes[p]
+        root[MATCH_WORDS + 9] = self.rng
+        root[MATCH_WORDS + 10] = <uint64_t><int64_t>self.me
+        for c in range(self.count):
+            node = &self.nodes[c]
+            links[c, 0] = node.action
+            links[c, 1] = node.parent
+            links[c, 2] = node.first_child
+            links[c, 3] = node.next_sibling
+            links[c, 4] = node.mover
+            links[c, 5] = node.visits
+            links[c, 6] = node.available
+            rewards[c] = node.reward
+        return GofSearch, (self.capacity,), (root, links, rewards, self.exploration, self.iterations)
+
+    def __setstate__(self, state):
+        cdef int p, c
+        cdef SearchNode* node
+        root_words, links_in, rewards_in, exploration, iterations = state
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] root = np.ascontiguousarray(root_words, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.int64_t, ndim=2] links = np.ascontiguousarray(links_in, dtype=np.int64)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] rewards = np.ascontiguousarray(rewards_in, dtype=np.float64)
+        self._check_idle()
+        if (root.shape[0] != MATCH_WORDS + 11 or links.shape[1] != 7 or links.shape[0] != rewards.shape[0]
+                or links.shape[0] > self.capacity):
+            raise ValueError("not the state of a GofSearch of this capacity")
+        _match_from_words(&self.root, <uint64_t*>root.data)
+        self.unknown = root[MATCH_WORDS]
+        for p in range(4):
+            self.known[p] = root[MATCH_WORDS + 1 + p]
+            self.sizes[p] = <int><int64_t>root[MATCH_WORDS + 5 + p]
+        self.rng = root[MATCH_WORDS + 9]
+        self.me = <int><int64_t>root[MATCH_WORDS + 10]
+        self.exploration = check_exploration(exploration)
+        self.iterations = iterations
+        self.count = <int>links.shape[0]
+        for c in range(self.count):
+            node = &self.nodes[c]
+            node.action = <int32_t>links[c, 0]
+            node.parent = <int32_t>links[c, 1]
+            node.first_child = <int32_t>links[c, 2]
+            node.next_sibling = <int32_t>links[c, 3]
+            node.mover = <int32_t>links[c, 4]
+            node.visits = <uint32_t>links[c, 5]
+            node.available = <uint32_t>links[c, 6]
+            node.reward = rewards[c]

@@ -5,7 +5,7 @@
 # The steps are ``cdef inline`` here, so every module that drives matches in a
 # hot loop (``_sim``, ``_search``, ``_playouts``, ``_vector``) compiles them in
 # rather than calling across modules; each takes the tables (``gof_tables()``).
-from libc.stdint cimport uint64_t, int32_t, uint8_t
+from libc.stdint cimport uint64_t, int32_t, uint8_t, int64_t
 from libc.stdlib cimport realloc
 
 from fourcards._common cimport fc_popcount64, fc_ctz64, _below
@@ -282,3 +282,72 @@ cdef inline bint _log_action(int32_t** log, Py_ssize_t* capacity, int step, int 
         capacity[0] *= 2
     log[0][step] = action
     return True
+
+
+# -- a match as integers (what pickles keep) ---------------------------------------
+
+cdef inline void _match_to_words(const GofMatch* m, uint64_t* w) noexcept nogil:
+    """A match as ``MATCH_WORDS`` integers, field by field (what pickles keep: no
+    padding, no layout); the signed fields wrap modulo 2**64."""
+    cdef int p
+    w[0] = <uint64_t>m.rules.players
+    w[1] = <uint64_t><int64_t>m.rules.target
+    w[2] = <uint64_t><int64_t>m.rules.dealer
+    w[3] = m.rules.pass_is_final
+    w[4] = m.rules.manual
+    w[5] = m.rules.may_pass
+    w[6] = m.rules.chinese
+    w[7] = m.rng
+    for p in range(4):
+        w[8 + p] = m.hands[p]
+        w[12 + p] = <uint64_t><int64_t>m.totals[p]
+    w[16] = <uint64_t><int64_t>m.round
+    w[17] = <uint64_t><int64_t>m.dealer
+    w[18] = <uint64_t><int64_t>m.direction
+    w[19] = <uint64_t><int64_t>m.phase
+    w[20] = <uint64_t><int64_t>m.current
+    w[21] = <uint64_t><int64_t>m.table
+    w[22] = <uint64_t><int64_t>m.table_player
+    w[23] = m.passed
+    w[24] = m.announced
+    w[25] = m.out
+    w[26] = m.m1_lead
+    w[27] = m.played
+    w[28] = <uint64_t><int64_t>m.loser
+    w[29] = <uint64_t><int64_t>m.given
+    w[30] = <uint64_t><int64_t>m.returned
+    w[31] = m.winners
+    w[32] = <uint64_t><int64_t>m.steps
+
+
+cdef inline void _match_from_words(GofMatch* m, const uint64_t* w) noexcept nogil:
+    """The match ``_match_to_words`` wrote."""
+    cdef int p
+    m.rules.players = <int><int64_t>w[0]
+    m.rules.target = <int><int64_t>w[1]
+    m.rules.dealer = <int><int64_t>w[2]
+    m.rules.pass_is_final = w[3] != 0
+    m.rules.manual = w[4] != 0
+    m.rules.may_pass = w[5] != 0
+    m.rules.chinese = w[6] != 0
+    m.rng = w[7]
+    for p in range(4):
+        m.hands[p] = w[8 + p]
+        m.totals[p] = <int><int64_t>w[12 + p]
+    m.round = <int><int64_t>w[16]
+    m.dealer = <int><int64_t>w[17]
+    m.direction = <int><int64_t>w[18]
+    m.phase = <int><int64_t>w[19]
+    m.current = <int><int64_t>w[20]
+    m.table = <int><int64_t>w[21]
+    m.table_player = <int><int64_t>w[22]
+    m.passed = <unsigned int>w[23]
+    m.announced = <unsigned int>w[24]
+    m.out = <unsigned int>w[25]
+    m.m1_lead = w[26] != 0
+    m.played = w[27]
+    m.loser = <int><int64_t>w[28]
+    m.given = <int><int64_t>w[29]
+    m.returned = <int><int64_t>w[30]
+    m.winners = <unsigned int>w[31]
+    m.steps = <int><int64_t>w[32]

@@ -26,11 +26,11 @@ cimport numpy as cnp
 
 from fourcards._common cimport fc_popcount64, fc_ctz64, _seed_stream
 from fourcards.gangoffour._gof cimport (
-    GofTables, GofRules, GofMatch,
+    GofTables, GofRules, GofMatch, MATCH_WORDS,
     GIVE_BACK_BASE, ANNOUNCE_BASE, PHASE_GIVE_BACK, PHASE_OVER, MAX_LEGAL, POLICY_RANDOM, POLICY_GREEDY,
 )
 from fourcards.gangoffour._combos cimport gof_tables
-from fourcards.gangoffour._sim cimport _sim_new, _sim_legal, _sim_apply, _rules_of
+from fourcards.gangoffour._sim cimport _sim_new, _sim_legal, _sim_apply, _rules_of, _match_to_words, _match_from_words
 from fourcards.gangoffour._bots cimport _choose
 
 cnp.import_array()
@@ -388,6 +388,7 @@ cdef class GofVector:
     cdef readonly bint packed
     cdef readonly object observations, final_observations, final_returns, acting_seats, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
     cdef readonly object match_numbers
+    cdef object arguments           # what __cinit__ was given (for pickling)
 
     def __cinit__(self, Py_ssize_t num_envs, uint64_t seed, dict rules not None, policies, int seat,
                   bint packed):
@@ -395,6 +396,7 @@ cdef class GofVector:
         cdef int p
         cdef VecCore* v = &self.core
         memset(v, 0, sizeof(VecCore))
+        self.arguments = (num_envs, seed, dict(rules), list(policies), seat, packed)
         self.legal = NULL
         self.workers = NULL
         self.n_workers = 0
@@ -422,8 +424,8 @@ cdef class GofVector:
         v.num_actions = self.num_actions = ANNOUNCE_BASE + (N_COMBOS if v.rules.manual else 0)
         v.packed = self.packed = packed
         v.mask_width = (self.num_actions + 7) // 8 if packed else self.num_actions
-        v.matches = <GofMatch*>malloc(num_envs * sizeof(GofMatch))
-        v.policy_rngs = <uint64_t*>malloc(num_envs * 4 * sizeof(uint64_t))
+        v.matches = <GofMatch*>calloc(num_envs, sizeof(GofMatch))
+        v.policy_rngs = <uint64_t*>calloc(num_envs * 4, sizeof(uint64_t))
         v.env_seeds = <uint64_t*>malloc(num_envs * sizeof(uint64_t))
         v.legal_words = (self.num_actions + 63) // 64
         v.legal_bits = <uint64_t*>calloc(num_envs * v.legal_words, sizeof(uint64_t))
@@ -469,6 +471,49 @@ cdef class GofVector:
         free(self.core.env_seeds)
         free(self.core.legal_bits)
         free(self.legal)
+
+    # -- pickling ----------------------------------------------------------------------
+    _BUFFERS = ("observations", "final_observations", "final_returns", "acting_seats", "masks", "rewards",
+                "dones", "episodes", "steps", "match_steps", "seeds", "final_scores", "match_numbers")
+
+    def __reduce__(self):
+        """Pickled whole: every match, the bots' generators, the legal actions kept for
+        checking steps, and the buffers; the helper threads are not (a call with
+        ``threads > 1`` starts them again)."""
+        cdef Py_ssize_t i
+        cdef VecCore* v = &self.core
+        if self.busy:
+            raise RuntimeError("this environment is being stepped by another thread")
+        cdef cnp.ndarray[cnp.uint64_t, ndim=2] matches = np.empty((self.num_envs, MATCH_WORDS), dtype=np.uint64)
+        for i in range(self.num_envs):
+            _match_to_words(&v.matches[i], <uint64_t*>cnp.PyArray_GETPTR2(matches, i, 0))
+        rngs = np.array(<uint64_t[:self.num_envs * 4]>v.policy_rngs, dtype=np.uint64)
+        bits = np.array(<uint64_t[:self.num_envs * v.legal_words]>v.legal_bits, dtype=np.uint64)
+        buffers = {name: getattr(self, name).copy() for name in self._BUFFERS}
+        state = (matches, rngs, bits, buffers, self.started, self.spin, self.await_spin)
+        return GofVector, self.arguments, state
+
+    def __setstate__(self, state):
+        cdef Py_ssize_t i
+        cdef VecCore* v = &self.core
+        matches_in, rngs_in, bits_in, buffers, started, spin, await_spin = state
+        cdef cnp.ndarray[cnp.uint64_t, ndim=2] matches = np.ascontiguousarray(matches_in, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] rngs = np.ascontiguousarray(rngs_in, dtype=np.uint64)
+        cdef cnp.ndarray[cnp.uint64_t, ndim=1] bits = np.ascontiguousarray(bits_in, dtype=np.uint64)
+        if (matches.shape[0] != self.num_envs or matches.shape[1] != MATCH_WORDS
+                or rngs.shape[0] != self.num_envs * 4 or bits.shape[0] != self.num_envs * v.legal_words):
+            raise ValueError("not the state of a GofVector of this size")
+        for name in self._BUFFERS:
+            np.copyto(getattr(self, name), buffers[name], casting="no")
+        for i in range(self.num_envs):
+            _match_from_words(&v.matches[i], <uint64_t*>cnp.PyArray_GETPTR2(matches, i, 0))
+        for i in range(self.num_envs * 4):
+            v.policy_rngs[i] = rngs[i]
+        for i in range(self.num_envs * v.legal_words):
+            v.legal_bits[i] = bits[i]
+        self.started = started
+        self.spin = spin
+        self.await_spin = await_spin
 
     # -- worker threads --------------------------------------------------------------
     cdef void _free_worker(self, int k) noexcept:

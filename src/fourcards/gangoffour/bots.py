@@ -167,6 +167,17 @@ class SearchBot:
                 return int(action)
         return self._greedy.choose(observation, legal_actions)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the lock (a new one is made on load); the search pickles whole."""
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
         return f"SearchBot({budget}, exploration={self.exploration})"

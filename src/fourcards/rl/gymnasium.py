@@ -8,7 +8,8 @@
 
 The agent plays ``seat`` (default 0); ``opponents`` names the bots of the
 other seats (a kind of :mod:`fourcards.games` such as ``"random"``,
-``"greedy"``, ``"search"``, one name for all or one per other seat), seeded
+``"greedy"``, ``"search"``, or ``"best"``: the game's best bot that can play
+here; one name for all or one per other seat), seeded
 from the reset's seed. The observation is ``{"observation", "action_mask"}``
 as in :mod:`fourcards.rl.pettingzoo`; ``action_masks()`` returns the mask
 (the convention of maskable policy libraries). The reward is 0 until the match
@@ -63,10 +64,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         kinds = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
         if len(kinds) != n - 1 or not all(isinstance(k, str) for k in kinds):
             raise FourCardsError(f"opponents={opponents!r}: one bot name, or {n - 1} names (one per other seat)")
-        for kind in kinds:
-            if kind not in self.entry.bots:
-                raise FourCardsError(f"unknown bot {kind!r} for {self.entry.name}; "
-                                     f"choose from {', '.join(self.entry.bots)}")
+        kinds = [self.entry.kind_of(kind) for kind in kinds]  # "best": the game's best bot that can play here
         self.seat = seat
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)

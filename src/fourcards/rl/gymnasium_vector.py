@@ -61,10 +61,11 @@ Observations = dict[str, npt.NDArray[Any]]
 class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unused-ignore]
     """``num_envs`` Gang of Four matches for one learning seat against bots, stepped in C.
 
-    ``opponents`` is ``"random"`` or ``"greedy"`` (one name, or one per other
-    seat); ``seat`` the learning seat; ``threads`` splits each step over that
-    many threads; the other keywords are :class:`~fourcards.gangoffour.match.Rules`
-    fields (``players``, ``target_score``, ...)."""
+    ``opponents`` is ``"random"``, ``"greedy"`` or ``"best"`` (``"greedy"`` here:
+    the best bot that moves in C; one name, or one per other seat); ``seat``
+    the learning seat; ``threads`` splits each step over that many threads;
+    the other keywords are :class:`~fourcards.gangoffour.match.Rules` fields
+    (``players``, ``target_score``, ...)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 

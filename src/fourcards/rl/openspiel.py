@@ -119,6 +119,10 @@ class GangOfFourSpielGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> GangOfFourSpielState:
         return GangOfFourSpielState(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its parameters; loading imports this module, which registers the game."""
+        return _load_game, (dict(self.get_parameters()),)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> GangOfFourObserver:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
@@ -264,6 +268,19 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
     def __deepcopy__(self, memo: dict[int, Any]) -> GangOfFourSpielState:
         other: GangOfFourSpielState = self.clone()
         return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as OpenSpiel serializes it (the history, and the Python side pickled:
+        the engine's match flattens its links); loading imports this module first."""
+        return _load_state, (pyspiel.serialize_game_and_state(self.get_game(), self),)
+
+
+def _load_game(params: dict[str, Any]) -> Any:
+    return pyspiel.load_game(GAME_NAME, params)
+
+
+def _load_state(text: str) -> Any:
+    return pyspiel.deserialize_game_and_state(text)[1]
 
 
 def _note_deals(payload: _Payload) -> None:

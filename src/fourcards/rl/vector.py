@@ -37,6 +37,7 @@ from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
+from ..games import BEST
 
 #: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
 _vector = load("fourcards.gangoffour._vector")
@@ -66,7 +67,8 @@ class VectorGangOfFour:
     """``n`` Gang of Four matches stepped together in C, one or more learning seats in each.
 
     ``opponents`` names the bots of the other seats (``"random"`` or
-    ``"greedy"``): one name for all, or one per seat in seat order, either
+    ``"greedy"``; ``"best"`` is ``"greedy"``, the best that moves in C): one
+    name for all, or one per seat in seat order, either
     ``players - 1`` names (the learning seat skipped) or ``players`` entries
     with ``None`` at each learning seat; ``opponents=None`` makes every seat
     a learning seat (self-play).  ``rules`` is a
@@ -140,10 +142,15 @@ class VectorGangOfFour:
             raise FourCardsError(f"opponents={opponents!r} leaves no learning seat: put None at one or more")
         self.seat: int = self.agent_seats[0] if seat is None else seat
         policies = [-1 if name is None else POLICIES[name] for name in self.opponents]
-        self._core: Any = _vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, self.seat, packed_masks)
-        self.num_actions: int = self._core.num_actions
         self.observation_size: int = OBSERVATION_SIZE
         self.packed_masks = packed_masks
+        self._started = False
+        self._bind(_vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, self.seat, packed_masks))
+
+    def _bind(self, core: Any) -> None:
+        """Use ``core`` (a ``GofVector``): its buffers, and a finalizer that stops its threads."""
+        self._core: Any = core
+        self.num_actions: int = self._core.num_actions
         self.observations: npt.NDArray[np.float32] = _read_only(self._core.observations)
         self.final_observations: npt.NDArray[np.float32] = _read_only(self._core.final_observations)
         self.final_returns: npt.NDArray[np.float32] = _read_only(self._core.final_returns)
@@ -158,10 +165,24 @@ class VectorGangOfFour:
         self.seeds: npt.NDArray[np.uint64] = _read_only(self._core.seeds)
         self.match_numbers: npt.NDArray[np.int64] = _read_only(self._core.match_numbers)
         self._lock = threading.Lock()
-        self._started = False
         # The helper threads (started by the first call with threads > 1) stop with
         # close(), or when this object is collected, or at exit.
         self._finalizer = weakref.finalize(self, self._core.stop_workers)
+
+    # -- pickling ------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """The settings and the compiled matches, pickled whole (the same positions,
+        generators, counters and buffers: a loaded copy plays on identically); the
+        helper threads are not kept (the next call with ``threads > 1`` starts them)."""
+        self._enter()
+        try:
+            return {name: value for name, value in self.__dict__.items() if name not in _UNPICKLED}
+        finally:
+            self._lock.release()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind(state["_core"])
 
     # -- checks ------------------------------------------------------------------------
     @staticmethod
@@ -190,6 +211,7 @@ class VectorGangOfFour:
                 )
         else:
             raise TypeError(f"opponents must be a name, a sequence of names or None, not {type(opponents).__name__}")
+        names = ["greedy" if name == BEST else name for name in names]  # the best policy in C
         for p, name in enumerate(names):
             if name is not None and (not isinstance(name, str) or name not in POLICIES):
                 raise InvalidRulesError(f"opponent {name!r} for seat {p}: choose from {sorted(POLICIES)} "
@@ -309,6 +331,13 @@ class VectorGangOfFour:
     def __repr__(self) -> str:
         return (f"VectorGangOfFour({self.num_envs}, seed={self.seed}, opponents={self.opponents!r}, "
                 f"rules={self.rules!r}, seat={self.seat})")
+
+
+#: What ``__getstate__`` leaves out: the views of the buffers, the lock and the finalizer.
+_UNPICKLED = frozenset({
+    "observations", "final_observations", "final_returns", "acting_seats", "masks", "rewards", "dones",
+    "steps", "episodes", "match_steps", "final_scores", "seeds", "match_numbers", "_lock", "_finalizer",
+})
 
 
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
