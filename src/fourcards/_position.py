@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 from .errors import FourCardsError, ImpossibleCardsError, InvalidStateError
 
-__all__ = ["per_seat", "seat", "seat_set", "number", "parse", "required", "no_unknown", "shown", "deck_holds"]
+__all__ = ["per_seat", "seat", "seat_set", "number", "parse", "required", "no_unknown", "shown", "deck_holds",
+           "playable"]
 
 T = TypeVar("T")
 
@@ -116,3 +117,12 @@ def deck_holds(places: Sequence[tuple[str, Iterable[int]]], copies: Callable[[in
             held = "once" if cap == 1 else f"{cap} times"
             raise ImpossibleCardsError(f"{names[code]} is placed {total} times ({listed}): "
                                        f"the deck holds it {held}")
+
+
+def playable(state: Any) -> None:
+    """Refuse a position that leaves the player to act no legal action (rules
+    that cannot all be kept, such as a first lead that must hold ``M1`` and
+    be the highest single at once)."""
+    if not state.is_terminal and not state.legal_actions():
+        raise InvalidStateError(f"the position leaves seat {state.current_player} no legal action "
+                                f"({state.describe()})")

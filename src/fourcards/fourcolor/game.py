@@ -333,6 +333,7 @@ class FourColorState(State[Action]):
         self._phase = DISCARD
         self._current = p["current"]
         self._check_only_generals()
+        check.playable(self)
 
     # -- rounds --------------------------------------------------------------------------
     def _start_round(self) -> None:

@@ -197,6 +197,7 @@ class FourPackState(State[Ask]):
             self._winners = ()
             self._asks = None
             self._seen, self._lacking = [-1] * 32, [0] * 32
+            check.playable(self)
             return
         rng = Rng(seed)
         dealer = rng.below(n)

@@ -370,6 +370,7 @@ class MatchState(State[Action]):
         super().__init__(game, seed)
         if position is not None:
             self._set_position(_Position(game.rules, position))
+            check.playable(self)
             return
         self._deals = _check_deals(deals, game.rules.players)
         self.setup = {"deals": [[_format_mask(h) for h in deal] for deal in self._deals]} if self._deals else {}

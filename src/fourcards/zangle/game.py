@@ -302,6 +302,7 @@ class ZangleState(State[Zangle]):
         self._idle = 0
         self._last_cycle = any(not c and not pile for c, pile in zip(self._cards, self._piles))
         self._begin_turn()
+        check.playable(self)
 
     # -- rounds -----------------------------------------------------------------------------
     def _start_round(self, seats: list[int], bonus: bool) -> None:
@@ -615,6 +616,6 @@ def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
         "centre": centre, "centre_pile": centre_pile, "cards": cards, "piles": piles, "current": current,
         "dealer": dealer, "totals": totals, "hits": hits, "round": round_,
         "json": {"centre": text(centre), "cards": [text(c) for c in cards], "piles": [text(p) for p in piles],
-                 "centre_pile": text(centre_pile), "current": current, "totals": totals, "hits": hits,
+                 "centre_pile": text(centre_pile), "current": current, "totals": list(totals), "hits": list(hits),
                  "round": round_},
     }
