@@ -62,7 +62,8 @@ def test_the_base_game_refuses_positions() -> None:
 
 def test_gang_of_four_position_plays_on() -> None:
     game = GangOfFour()
-    state = game.from_position(hands=["G2 Y2 R5", "Y9 Y9", "RD", "M1 G3"], current=1, table="R8", table_player=0, totals=[3, 10, 0, 7], round=2, seed=5)
+    state = game.from_position(hands=["G2 Y2 R5", "Y9 Y9", "RD", "M1 G3"], current=1, table="R8", table_player=0,
+                               totals=[3, 10, 0, 7], round=2, seed=5)
     assert state.round == 2 and state.direction == -1 and state.scores == (3, 10, 0, 7)
     assert state.table is not None and str(state.table) == "R8" and state.table_player == 0
     # round 2 goes clockwise (0 -> 3 -> 2 -> 1): after seat 0's R8, seats 3 and 2 passed
@@ -151,7 +152,7 @@ def test_four_color_position_equals_the_one_reached_by_play() -> None:
 
 def test_four_color_only_generals_end_the_round_at_once() -> None:
     state = FourColor(players=2).from_position(hands=["RG YG", "WA"], stock="WS WS")
-    assert state.history[0].winner == 0 and state.observation(0).round == 2  # type: ignore[attr-defined]
+    assert state.history[0].winner == 0 and state.observation(0).round == 2
 
 
 # -- Zangle --------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ def test_duelo_position_plays_on() -> None:
 def test_duelo_position_equals_the_one_reached_by_play() -> None:
     game = Duelo(players=3)
     played = game.new_match(5)
-    first = played.history[0].first  # type: ignore[attr-defined]
+    first = played.history[0].first
     for action in (0, 1, 2, 3):
         played.apply(action)
     obs = played.observation(0)
@@ -253,11 +254,11 @@ def test_duelo_position_equals_the_one_reached_by_play() -> None:
 
 # -- hostile input -------------------------------------------------------------------------------
 
-GOF = {"hands": ["G2 Y2", "R5", "M1 G3", "Y9 Y8"], "current": 2}
-FC = {"hands": ["RC WA", "RH RN", "RC"], "stock": "WS"}
-ZANGLE = {"centre": "4b 2 Z 3", "cards": ["1 5a 1", "5d 5d"]}
-FOUR_PACK = {"hands": ["A1 A2", "A3 B1", "A4"]}
-DUELO = {"piles": ["A1 B1", "H4 B2"]}
+GOF: dict[str, Any] = {"hands": ["G2 Y2", "R5", "M1 G3", "Y9 Y8"], "current": 2}
+FC: dict[str, Any] = {"hands": ["RC WA", "RH RN", "RC"], "stock": "WS"}
+ZANGLE: dict[str, Any] = {"centre": "4b 2 Z 3", "cards": ["1 5a 1", "5d 5d"]}
+FOUR_PACK: dict[str, Any] = {"hands": ["A1 A2", "A3 B1", "A4"]}
+DUELO: dict[str, Any] = {"piles": ["A1 B1", "H4 B2"]}
 GAMES: dict[str, tuple[Callable[[], Game[Any]], dict[str, Any]]] = {
     "gang-of-four": (GangOfFour, GOF), "four-color": (lambda: FourColor(players=3), FC),
     "zangle": (lambda: ZangleGame(players=2), ZANGLE),
@@ -266,10 +267,13 @@ GAMES: dict[str, tuple[Callable[[], Game[Any]], dict[str, Any]]] = {
 
 BAD: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     # Gang of Four
-    ("gang-of-four", {"hands": ["G2 G2 G2", "R5", "M1", "Y9"]}, ImpossibleCardsError, r"hands\[0\]: 3 x G2 in 'G2 G2 G2'"),
-    ("gang-of-four", {"hands": ["G2 G2", "R5", "M1 G2", "Y9"]}, ImpossibleCardsError, r"G2 is placed 3 times \(hands\[0\] x2, hands\[2\]\)"),
+    ("gang-of-four", {"hands": ["G2 G2 G2", "R5", "M1", "Y9"]},
+     ImpossibleCardsError, r"hands\[0\]: 3 x G2 in 'G2 G2 G2'"),
+    ("gang-of-four", {"hands": ["G2 G2", "R5", "M1 G2", "Y9"]},
+     ImpossibleCardsError, r"G2 is placed 3 times \(hands\[0\] x2, hands\[2\]\)"),
     ("gang-of-four", {"hands": ["G2", "R5", "M1 G3", "Y9"]}, InvalidStateError, "leaves seat 2 no legal action"),
-    ("gang-of-four", {"hands": ["RD", "R5", "M1 RD", "Y9"]}, ImpossibleCardsError, r"RD is placed 2 times \(hands\[0\], hands\[2\]\)"),
+    ("gang-of-four", {"hands": ["RD", "R5", "M1 RD", "Y9"]},
+     ImpossibleCardsError, r"RD is placed 2 times \(hands\[0\], hands\[2\]\)"),
     ("gang-of-four", {"hands": ["G2", "R5", "M1"]}, InvalidStateError, "hands lists 3 seats, but the game has 4"),
     ("gang-of-four", {"hands": "G2 R5 M1 Y9"}, InvalidStateError, "hands must be a list with one entry a seat"),
     ("gang-of-four", {"hands": ["G2", "R5", "M1", "Q9"]}, InvalidCardError, r"hands\[3\]: 'Q9'"),
@@ -282,10 +286,14 @@ BAD: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("gang-of-four", {"table": "G3"}, InvalidStateError, "table_player is required"),
     ("gang-of-four", {"table_player": 1}, InvalidStateError, "table_player=1 without a table"),
     ("gang-of-four", {"table": "G3", "table_player": 2}, InvalidStateError, "table_player=2 is current"),
-    ("gang-of-four", {"table": "M1", "table_player": 1}, ImpossibleCardsError, r"M1 is placed 2 times \(hands\[2\], played\)"),
-    ("gang-of-four", {"table": "G3", "table_player": 1, "played": "G4"}, InvalidStateError, "played .* lacks the table's cards"),
-    ("gang-of-four", {"table": "G3", "table_player": 0, "passed": [3]}, InvalidStateError, r"passed=\[3\]: after seat 0's play, seats \[1\]"),
-    ("gang-of-four", {"table": "G3", "table_player": 0, "passed": [1, 1]}, InvalidStateError, "passed names a seat twice"),
+    ("gang-of-four", {"table": "M1", "table_player": 1},
+     ImpossibleCardsError, r"M1 is placed 2 times \(hands\[2\], played\)"),
+    ("gang-of-four", {"table": "G3", "table_player": 1, "played": "G4"},
+     InvalidStateError, "played .* lacks the table's cards"),
+    ("gang-of-four", {"table": "G3", "table_player": 0, "passed": [3]},
+     InvalidStateError, r"passed=\[3\]: after seat 0's play, seats \[1\]"),
+    ("gang-of-four", {"table": "G3", "table_player": 0, "passed": [1, 1]},
+     InvalidStateError, "passed names a seat twice"),
     ("gang-of-four", {"passed": [1]}, InvalidStateError, "without a table"),
     ("gang-of-four", {"announced": [0]}, InvalidStateError, "without manual_last_card"),
     ("gang-of-four", {"totals": [0, 0, 100, 0]}, InvalidStateError, "reach the target score 100: the match is over"),
@@ -296,7 +304,8 @@ BAD: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("gang-of-four", {"hand": "G2"}, InvalidStateError, "Gang of Four positions have no hand: they take hands"),
     ("gang-of-four", {"hands": None}, InvalidStateError, "hands is required"),
     # Four Color
-    ("four-color", {"hands": ["RC RC RC", "RC", "RC"]}, ImpossibleCardsError, r"RC is placed 5 times \(hands\[0\] x3, hands\[1\], hands\[2\]\)"),
+    ("four-color", {"hands": ["RC RC RC", "RC", "RC"]},
+     ImpossibleCardsError, r"RC is placed 5 times \(hands\[0\] x3, hands\[1\], hands\[2\]\)"),
     ("four-color", {"stock": "WA WA WA WA"}, ImpossibleCardsError, r"WA is placed 5 times \(hands\[0\], stock x4\)"),
     ("four-color", {"exposed": [["RC RH"], [], []]}, InvalidComboError, r"exposed\[0\]\[0\]: 'RC RH' is not a meld"),
     ("four-color", {"exposed": [["RC RC RC", "RC"], [], []]}, InvalidComboError, r"exposed\[0\]\[1\]"),
@@ -307,11 +316,13 @@ BAD: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("four-color", {"round": 4}, InvalidStateError, "round=4 must be from 1 to 3"),
     ("four-color", {"totals": [1, 2, "3"]}, InvalidStateError, r"totals\[2\] must be an int"),
     ("four-color", {"current": 3}, InvalidStateError, "current=3 is not a seat: seats are 0..2"),
-    ("four-color", {"hands": ["RC " * 22, "RH", "RC"]}, InvalidStateError, r"hands\[0\] holds 22 cards: a hand holds at most 21"),
+    ("four-color", {"hands": ["RC " * 22, "RH", "RC"]},
+     InvalidStateError, r"hands\[0\] holds 22 cards: a hand holds at most 21"),
     # Zangle
     ("zangle", {"centre_pile": "Z Z Z Z Z"}, ImpossibleCardsError, r"Z is placed 6 times \(centre, centre_pile x5\)"),
     ("zangle", {"centre": "1 2 3 4a 4b"}, InvalidStateError, "centre holds 5 cards"),
-    ("zangle", {"centre": "1 2", "centre_pile": "1"}, InvalidStateError, "centre holds 2 cards: 4 while the centre draw pile"),
+    ("zangle", {"centre": "1 2", "centre_pile": "1"},
+     InvalidStateError, "centre holds 2 cards: 4 while the centre draw pile"),
     ("zangle", {"piles": ["5a", ""]}, InvalidStateError, r"cards\[0\] holds 3 cards while piles\[0\] holds 1"),
     ("zangle", {"cards": ["1 5a 6", "5d"]}, InvalidCardError, r"cards\[0\]: '6' is not a Zangle card"),
     ("zangle", {"cards": ["1", "2", "3"]}, InvalidStateError, "cards lists 3 seats, but the game has 2"),
@@ -321,15 +332,19 @@ BAD: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("zangle", {"current": 2}, InvalidStateError, "current=2 is not a seat"),
     ("zangle", {"bonus": True}, InvalidStateError, "Zangle positions have no bonus"),
     # Four Pack
-    ("four-pack", {"hands": ["A1 A2", "A3 A1", "A4"]}, ImpossibleCardsError, r"A1 is placed 2 times \(hands\[0\], hands\[1\]\)"),
-    ("four-pack", {"families": ["", "A", ""]}, ImpossibleCardsError, r"A1 is placed 2 times \(hands\[0\], families\[1\]\)"),
-    ("four-pack", {"families": ["B", "B", ""]}, ImpossibleCardsError, r"B1 is placed 3 times \(hands\[1\], families\[0\], families\[1\]\)"),
+    ("four-pack", {"hands": ["A1 A2", "A3 A1", "A4"]},
+     ImpossibleCardsError, r"A1 is placed 2 times \(hands\[0\], hands\[1\]\)"),
+    ("four-pack", {"families": ["", "A", ""]},
+     ImpossibleCardsError, r"A1 is placed 2 times \(hands\[0\], families\[1\]\)"),
+    ("four-pack", {"families": ["B", "B", ""]},
+     ImpossibleCardsError, r"B1 is placed 3 times \(hands\[1\], families\[0\], families\[1\]\)"),
     ("four-pack", {"families": ["Q", "", ""]}, InvalidStateError, r"families\[0\]: 'Q' is not a family"),
     ("four-pack", {"hands": ["A1 A2 A3 A4", "B1", "B2"]}, InvalidStateError, r"hands\[0\] holds all of family A"),
     ("four-pack", {"hands": ["A1 A2", "A3 B1", "Z9"]}, FourCardsError, r"hands\[2\]: 'Z9' is not a card"),
     ("four-pack", {"hands": ["A1 A2", "", ""]}, InvalidStateError, "only one seat holds cards"),
     ("four-pack", {"current": 1, "hands": ["A1 A2", "", "A3"]}, InvalidStateError, "current=1 holds no cards"),
-    ("four-pack", {"hands": ["", "", ""], "families": ["A B C", "D E F", "G H"]}, InvalidStateError, "every family is laid down"),
+    ("four-pack", {"hands": ["", "", ""], "families": ["A B C", "D E F", "G H"]},
+     InvalidStateError, "every family is laid down"),
     ("four-pack", {"hands": [["A1", 3], "A3", "A4"]}, FourCardsError, r"hands\[0\]: 3 is not a card"),
     # Duelo
     ("duelo", {"piles": ["A1 B1", "A1"]}, ImpossibleCardsError, r"A1 is placed 2 times \(piles\[0\], piles\[1\]\)"),

@@ -209,6 +209,17 @@ class DueloState(State[Choose]):
     _copied = {"_piles": "lists", "_table": "list"}
 
     game: Duelo
+    _piles: list[list[int]]
+    _table: list[int]
+    _contenders: tuple[int, ...]
+    _current: int
+    _order: list[int]
+    _hands_played: int
+    _over: bool
+    _draw: bool
+    _winners: tuple[int, ...]
+    _hands: Any  # the hands played, newest first, as links (see unroll)
+    _out: int
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> DueloObservation: ...
@@ -237,16 +248,16 @@ class DueloState(State[Choose]):
         for i, code in enumerate(cards):
             piles[(first + i) % n].insert(0, code)  # stacked: the last card dealt is on top
         self._piles = piles
-        self._table: list[int] = []
+        self._table = []
         self._order = [(p - first) % n for p in range(n)]  # who received cards first: 0
         self._contenders = tuple(range(n))
         self._current = first
         self._hands_played = 0
         self._over = False
         self._draw = False
-        self._winners: tuple[int, ...] = ()
+        self._winners = ()
         self._record(Dealt(dealer, first))
-        self._hands: Any = None
+        self._hands = None
         self._out = 0
 
     # -- rules -------------------------------------------------------------------------------

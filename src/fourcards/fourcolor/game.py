@@ -306,6 +306,19 @@ class FourColorState(State[Action]):
                "_totals": "list", "_decision": "copy"}
 
     game: FourColor
+    _rng: Rng
+    _round: int
+    _first: int
+    _hands: list[list[int]]
+    _exposed: list[list[tuple[int, ...]]]
+    _discards: list[int]
+    _stock: list[int]
+    _phase: int
+    _current: int
+    _offer: Offer | None
+    _decision: SimultaneousDecision[int] | None
+    _totals: list[int]
+    _winners: tuple[int, ...]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> FourColorObservation: ...
@@ -315,7 +328,7 @@ class FourColorState(State[Action]):
         self._rng = Rng(seed)
         self._round = 0
         self._totals = [0] * self._n
-        self._winners: tuple[int, ...] = ()
+        self._winners = ()
         if position is None:
             self._start_round()
             return
@@ -347,10 +360,10 @@ class FourColorState(State[Action]):
             seat = (self._first + i) % n
             self._hands[seat][deck[i]] += 1
         self._stock = deck[20 * n + 1:]
-        self._exposed: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
-        self._discards: list[int] = []
-        self._offer: Offer | None = None
-        self._decision: SimultaneousDecision[int] | None = None
+        self._exposed = [[] for _ in range(n)]
+        self._discards = []
+        self._offer = None
+        self._decision = None
         self._phase = DISCARD
         self._current = self._first
         self._record(Dealt(self._round, self._first))
@@ -704,14 +717,12 @@ def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
                                         f"{check.shown(melds)}")
             for i, meld in enumerate(melds):
                 name = f"exposed[{seat}][{i}]"
-                if isinstance(meld, Meld):
-                    codes = tuple(sorted(card.code for card in meld.cards))
-                else:
-                    codes = tuple(sorted(card.code for card in check.parse(
-                        lambda m: Meld.parse(m, exposed=True).cards, meld, name)))
-                if codes not in MELD_INDEX:
+                cards = meld.cards if isinstance(meld, Meld) else check.parse(
+                    lambda m: Meld.parse(m, exposed=True).cards, meld, name)
+                meld_codes = tuple(sorted(card.code for card in cards))
+                if meld_codes not in MELD_INDEX:
                     raise InvalidStateError(f"{name} {check.shown(meld)} is no meld a claim makes")
-                exposed[seat].append(codes)
+                exposed[seat].append(meld_codes)
     discards = [] if data.get("discards") is None else _codes(data["discards"], "discards")
     stock = [] if data.get("stock") is None else _codes(data["stock"], "stock")
     places = [(f"hands[{seat}]", codes) for seat, codes in enumerate(hand_codes)]

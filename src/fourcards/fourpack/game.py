@@ -182,6 +182,15 @@ class FourPackState(State[Ask]):
     _copied = {"_hands": "list", "_down": "list", "_seen": "list", "_lacking": "list"}
 
     game: FourPack
+    _hands: list[int]
+    _down: list[int]
+    _current: int
+    _over: bool
+    _winners: tuple[int, ...]
+    _asks: Any  # the Asked records, newest first, as links (see unroll)
+    _limit: bool
+    _seen: list[int]
+    _lacking: list[int]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> FourPackObservation: ...
@@ -190,9 +199,9 @@ class FourPackState(State[Ask]):
         super().__init__(game, seed)
         n = self._n
         if position is not None:
-            p = _read_position(game, position)
-            self.setup = {"position": p["json"]}
-            self._hands, self._down, self._current = p["hands"], p["down"], p["current"]
+            pos = _read_position(game, position)
+            self.setup = {"position": pos["json"]}
+            self._hands, self._down, self._current = pos["hands"], pos["down"], pos["current"]
             self._over = self._limit = False
             self._winners = ()
             self._asks = None
@@ -211,8 +220,8 @@ class FourPackState(State[Ask]):
         self._current = first
         self._over = False
         self._limit = False
-        self._winners: tuple[int, ...] = ()
-        self._asks: Any = None
+        self._winners = ()
+        self._asks = None
         # ``card_knowledge`` of the asks so far, kept as they happen: per card, the
         # seat it was last seen arriving at (-1: none) and the seats asked for it
         # that lacked it since it last moved (bits).

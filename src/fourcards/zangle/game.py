@@ -273,6 +273,25 @@ class ZangleState(State[Zangle]):
                "_zangle_piles": "lists", "_hits": "list", "_totals": "list", "_seats": "list"}
 
     game: ZangleGame
+    _rng: Rng
+    _round: int
+    _dealer: int
+    _centre: list[int]
+    _centre_pile: list[int]
+    _cards: list[list[int]]
+    _piles: list[list[int]]
+    _zangle_piles: list[list[int]]
+    _hits: list[int]
+    _totals: list[int]
+    _current: int
+    _turn_player: int
+    _hit_this_turn: bool
+    _idle: int
+    _last_cycle: bool
+    _over: bool
+    _winners: tuple[int, ...]
+    _bonus: bool
+    _seats: list[int]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> ZangleObservation: ...
@@ -284,7 +303,7 @@ class ZangleState(State[Zangle]):
         self._totals = [0] * self._n
         self._hits = [0] * self._n
         self._over = False
-        self._winners: tuple[int, ...] = ()
+        self._winners = ()
         self._bonus = False
         if position is None:
             self._start_round(list(range(self._n)), bonus=False)
@@ -313,8 +332,8 @@ class ZangleState(State[Zangle]):
         self._dealer = (self.game.rules.dealer + self._round - 1) % n
         cards = self.game.rules.deck_cards()
         self._rng.shuffle(cards)
-        self._piles: list[list[int]] = [[] for _ in range(n)]
-        self._cards: list[list[int]] = [[] for _ in range(n)]
+        self._piles = [[] for _ in range(n)]
+        self._cards = [[] for _ in range(n)]
         for seat in seats:
             if bonus:
                 self._cards[seat] = [cards.pop() for _ in range(4)]
@@ -324,7 +343,7 @@ class ZangleState(State[Zangle]):
         self._centre_pile = cards
         for seat in seats:
             self._refill_own(seat)
-        self._zangle_piles: list[list[int]] = [[] for _ in range(n)]
+        self._zangle_piles = [[] for _ in range(n)]
         order = sorted(seats, key=lambda s: (s - self._dealer) % n)
         self._current = order[0]
         self._idle = 0
