@@ -19,6 +19,19 @@ from ._reference import FALLBACK, check_rows
 
 #: The compiled kernels (``fourcards.fourcolor._core``), or None for the twin.
 core = load("fourcards.fourcolor._core")
+_COMPILED = core
+
+#: The names :func:`kernels` switches (the callers look them up here at call time), by
+#: their name in the compiled module.
+SWITCHED: dict[str, str] = {
+    "FALLBACK": "FALLBACK", "best_points": "fc_best_points", "best_points_packed": "fc_best_points_packed",
+    "block_best": "fc_block_best", "split": "fc_split", "wait_points": "fc_wait_points",
+    "hand_value": "fc_hand_value", "greedy_choose": "fc_greedy_choose", "register": "fc_register",
+    "is_complete_hand": "fc_is_complete_hand", "best_points_hand": "fc_best_points_hand",
+    "best_split_hand": "fc_best_split_hand", "waits_hand": "fc_waits_hand",
+    "_best_points_batch": "fc_best_points_batch", "_best_split_batch": "fc_best_split_batch",
+    "_waits_batch": "fc_waits_batch",
+}
 
 if TYPE_CHECKING or core is None:
     from ._reference import (
@@ -47,6 +60,26 @@ else:
     _best_points_batch = core.fc_best_points_batch
     _best_split_batch = core.fc_best_split_batch
     _waits_batch = core.fc_waits_batch
+
+
+def kernels(kind: str) -> dict[str, Any]:
+    """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
+    ``core``, ready to use (registered with the public card and meld objects);
+    RuntimeError when the compiled ones are not available (for
+    :func:`fourcards._backend.using`)."""
+    if kind == "reference":
+        table = {name: getattr(_reference, name[1:] if name.startswith("_") else name) for name in SWITCHED}
+    elif kind == "compiled" and _COMPILED is not None:
+        table = {name: getattr(_COMPILED, compiled) for name, compiled in SWITCHED.items()}
+    elif kind == "compiled":
+        raise RuntimeError("the compiled Four Color kernels are not available")
+    else:
+        raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
+    from . import _public_objects
+
+    table["register"](*_public_objects())
+    table["core"] = _COMPILED if kind == "compiled" else None
+    return table
 
 
 def best_points_batch(counts: Any, exposed: Any = None) -> npt.NDArray[np.int16]:
@@ -78,6 +111,7 @@ def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: 
     return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
 
 
-__all__ = ["core", "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch",
+__all__ = ["core", "kernels", "SWITCHED", "FALLBACK",
+           "best_points", "best_points_packed", "block_best", "best_points_batch",
            "best_split_batch", "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
            "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

@@ -19,6 +19,11 @@ assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
 
 #: The compiled kernels (``fourcards.gangoffour._core``), or None for the twin.
 core = load("fourcards.gangoffour._core")
+_COMPILED = core
+
+#: The names :func:`kernels` switches (the callers look them up here at call time).
+SWITCHED = ("beats", "classify_batch", "classify_mask", "legal_actions", "legal_mask", "fast_mask",
+            "fast_classify", "set_card_type", "greedy_choose")
 
 if TYPE_CHECKING or core is None:
     from ._reference import (
@@ -36,6 +41,27 @@ else:
     fast_classify = core.fast_classify
     set_card_type = core.set_card_type
     greedy_choose = core.greedy_choose
+
+
+def kernels(kind: str) -> dict[str, Any]:
+    """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
+    ``core``, ready to use (the twin knows the ``Card`` type); RuntimeError when
+    the compiled ones are not available (for :func:`fourcards._backend.using`)."""
+    from .cards import Card
+
+    if kind == "reference":
+        from . import _reference as chosen
+    elif kind == "compiled" and _COMPILED is not None:
+        chosen = _COMPILED  # loaded with the tables at import
+    elif kind == "compiled":
+        raise RuntimeError("the compiled Gang of Four kernels are not available")
+    else:
+        raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
+    chosen.set_card_type(Card)
+    table = {name: getattr(chosen, name) for name in SWITCHED}
+    table["core"] = _COMPILED if kind == "compiled" else None
+    return table
+
 
 def pack_rules(rules: Any) -> dict[str, int]:
     """A Gang of Four :class:`~fourcards.gangoffour.match.Rules` as the compiled
@@ -58,6 +84,7 @@ def pack_rules(rules: Any) -> dict[str, int]:
 
 
 __all__ = [
-    "COMBO_MASKS", "core", "pack_rules", "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
+    "COMBO_MASKS", "core", "kernels", "SWITCHED", "pack_rules",
+    "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

@@ -23,7 +23,6 @@ from ..bots import RandomBot
 from ..errors import FourCardsError
 from ..rng import Rng
 from . import _deck, _kernels
-from ._kernels import core
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
@@ -111,14 +110,14 @@ class SearchBot:
             raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
         if not 1 <= capacity <= 1 << 25:
             raise FourCardsError(f"capacity={capacity} must be 1..2**25 tree nodes")
-        if core is None:
+        if _kernels.core is None:
             raise RuntimeError("SearchBot needs the compiled core (FOURCARDS_NO_EXTENSIONS is set "
                                "or the extension did not build)")
         self.rng = Rng(seed)
         self.iterations = iterations
         self.time_per_move = time_per_move
         self.exploration = float(exploration)
-        self._search = core.GofSearch(capacity)
+        self._search = _kernels.core.GofSearch(capacity)
         self._lock = threading.Lock()
         self._greedy = GreedyBot()
         self.last_statistics: list[tuple[int, int, float]] = []

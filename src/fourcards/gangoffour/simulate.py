@@ -20,7 +20,6 @@ import numpy.typing as npt
 
 from ..engine import derive_seed, derive_seeds, win_shares
 from . import _kernels
-from ._kernels import core
 from .bots import GreedyBot, RandomBot
 from ..rng import Rng
 from .match import GangOfFour, MatchState, Rules
@@ -90,12 +89,12 @@ def simulate(
         seeds = match_seeds(seed, matches)
     else:
         seeds = np.asarray(matches, dtype=np.uint64)
-    use_core = core is not None if compiled is None else compiled
+    use_core = _kernels.core is not None if compiled is None else compiled
     if use_core:
-        if core is None:
+        if _kernels.core is None:
             raise RuntimeError("the compiled core is not available")
         packed = _kernels.pack_rules(rules)
-        scores, winners, rounds, steps, logs = core.gof_simulate(
+        scores, winners, rounds, steps, logs = _kernels.core.gof_simulate(
             np.ascontiguousarray(seeds), codes, packed, record)
         return SimulationResult(seeds, scores, winners, rounds, steps, logs)
     game = GangOfFour(rules)
@@ -223,15 +222,15 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
         return PlayoutResult(np.asarray(state.returns(), dtype=np.float64),
                              [np.zeros(0, np.int32) for _ in range(playouts)] if record else None)
     # Stacked deals for later rounds are known to the Python engine only.
-    use_core = (core is not None and len(state._deals) <= state.round) if compiled is None else compiled
+    use_core = (_kernels.core is not None and len(state._deals) <= state.round) if compiled is None else compiled
     if use_core:
-        if core is None:
+        if _kernels.core is None:
             raise RuntimeError("the compiled core is not available")
         if len(state._deals) > state.round:
             raise ValueError("the compiled playouts cannot follow stacked deals of later rounds; "
                              "use compiled=False")
         exchange = state._exchange
-        means, logs = core.gof_random_playouts(
+        means, logs = _kernels.core.gof_random_playouts(
             _kernels.pack_rules(state.game.rules), state._hands, state._totals, state._round,
             state._dealer, state._direction, state._phase, state._current, state._table,
             state._table_player, state._passed, state._announced, state._out, state._m1_lead,

@@ -35,9 +35,10 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
+from . import _kernels
 from .cards import (
-    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, find_zangles_packed,
-    kind_code, split_cards, zangle_rows,
+    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, kind_code, split_cards,
+    zangle_rows,
 )
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
@@ -368,10 +369,7 @@ class ZangleState(State[Zangle]):
         centre, own = _packed(self._centre), _packed(self._cards[seat])
         if centre is None or own is None:
             return None
-        rows = find_zangles_packed(centre, own)
-        if isinstance(rows, np.ndarray):
-            return [row.tobytes() for row in rows]
-        return [bytes(row) for row in rows]  # type: ignore[attr-defined]
+        return [row.tobytes() for row in _kernels.zangle_find_packed(centre, own)]
 
     def _has_zangle(self, seat: int) -> bool:
         rows = self._available_rows(seat)
