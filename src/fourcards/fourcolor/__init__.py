@@ -20,7 +20,7 @@ pure-Python twin searches plainly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -173,14 +173,7 @@ _CONCEALED_MELDS: Final[tuple[Meld, ...]] = tuple(
     Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), False) for m in _reference.MELDS)
 _EXPOSED_MELDS: Final[tuple[Meld, ...]] = tuple(
     Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), True) for m in _reference.MELDS)
-
-
-def _public_objects() -> tuple[Any, ...]:
-    """What the kernels' fast path returns its answers with (``register``'s arguments)."""
-    return KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split
-
-
-_kernels.register(*_public_objects())
+_kernels.prepare(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
 
 
 # The game and its bots, at the top like the other games (loaded on first use).

@@ -62,11 +62,21 @@ else:
     _waits_batch = core.fc_waits_batch
 
 
+_prepared: list[tuple[Any, ...]] = []
+
+
+def prepare(*public: Any) -> None:
+    """Give the kernels in use, and any switched to later, the public objects
+    their fast path answers with (``register``'s arguments); the package calls it once."""
+    _prepared[:] = [public]
+    register(*public)
+
+
 def kernels(kind: str) -> dict[str, Any]:
     """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
     ``core``, ready to use (registered with the public card and meld objects);
-    RuntimeError when the compiled ones are not available (for
-    :func:`fourcards._backend.using`)."""
+    given what :func:`prepare` was given; RuntimeError when the compiled ones
+    are not available (for :func:`fourcards._backend.using`)."""
     if kind == "reference":
         table = {name: getattr(_reference, name[1:] if name.startswith("_") else name) for name in SWITCHED}
     elif kind == "compiled" and _COMPILED is not None:
@@ -75,9 +85,8 @@ def kernels(kind: str) -> dict[str, Any]:
         raise RuntimeError("the compiled Four Color kernels are not available")
     else:
         raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
-    from . import _public_objects
-
-    table["register"](*_public_objects())
+    for public in _prepared:
+        table["register"](*public)
     table["core"] = _COMPILED if kind == "compiled" else None
     return table
 
@@ -111,7 +120,7 @@ def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: 
     return core.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
 
 
-__all__ = ["core", "kernels", "SWITCHED", "FALLBACK",
+__all__ = ["core", "kernels", "prepare", "SWITCHED", "FALLBACK",
            "best_points", "best_points_packed", "block_best", "best_points_batch",
            "best_split_batch", "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
            "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

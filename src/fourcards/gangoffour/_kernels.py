@@ -43,12 +43,20 @@ else:
     greedy_choose = core.greedy_choose
 
 
+_prepared: list[type] = []
+
+
+def prepare(card_type: type) -> None:
+    """Give the kernels in use, and any switched to later, the ``Card`` type
+    (their fast path accepts its instances); :mod:`.cards` calls it once."""
+    _prepared[:] = [card_type]
+    set_card_type(card_type)
+
+
 def kernels(kind: str) -> dict[str, Any]:
     """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
-    ``core``, ready to use (the twin knows the ``Card`` type); RuntimeError when
-    the compiled ones are not available (for :func:`fourcards._backend.using`)."""
-    from .cards import Card
-
+    ``core``, ready to use (given what :func:`prepare` was given); RuntimeError
+    when the compiled ones are not available (for :func:`fourcards._backend.using`)."""
     if kind == "reference":
         from . import _reference as chosen
     elif kind == "compiled" and _COMPILED is not None:
@@ -57,7 +65,8 @@ def kernels(kind: str) -> dict[str, Any]:
         raise RuntimeError("the compiled Gang of Four kernels are not available")
     else:
         raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
-    chosen.set_card_type(Card)
+    for card_type in _prepared:
+        chosen.set_card_type(card_type)
     table = {name: getattr(chosen, name) for name in SWITCHED}
     table["core"] = _COMPILED if kind == "compiled" else None
     return table
@@ -84,7 +93,7 @@ def pack_rules(rules: Any) -> dict[str, int]:
 
 
 __all__ = [
-    "COMBO_MASKS", "core", "kernels", "SWITCHED", "pack_rules",
+    "COMBO_MASKS", "core", "kernels", "prepare", "SWITCHED", "pack_rules",
     "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

@@ -1,7 +1,7 @@
 """The Zangle kernels in use: compiled (``fourcards.zangle._core``), or the pure-Python twin.
 
 Both are loaded with the tiling table by :mod:`fourcards.zangle.cards`
-(``zangle_init``); the callers look the kernels up here at call time, so
+(:func:`prepare`); the callers look the kernels up here at call time, so
 :func:`fourcards._backend.using` can switch them in a running process.
 """
 
@@ -26,12 +26,21 @@ else:
     zangle_find_packed = core.zangle_find_packed
 
 
+_prepared: list[Any] = []
+
+
+def prepare(tilings: Any) -> None:
+    """Load the kernels in use, and any switched to later, with the tiling
+    table (``zangle_init``'s argument); :mod:`.cards` calls it once."""
+    _prepared[:] = [tilings]
+    zangle_init(tilings)
+
+
 def kernels(kind: str) -> dict[str, Any]:
     """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
-    ``core``, loaded with the tiling table; RuntimeError when the compiled
-    ones are not available (for :func:`fourcards._backend.using`)."""
-    from .cards import TILING_COUNTS
-
+    ``core``, loaded with the tiling table :func:`prepare` was given;
+    RuntimeError when the compiled ones are not available (for
+    :func:`fourcards._backend.using`)."""
     if kind == "reference":
         chosen: Any = _reference
     elif kind == "compiled" and _COMPILED is not None:
@@ -40,10 +49,11 @@ def kernels(kind: str) -> dict[str, Any]:
         raise RuntimeError("the compiled Zangle kernels are not available")
     else:
         raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
-    chosen.zangle_init(TILING_COUNTS)
+    for tilings in _prepared:
+        chosen.zangle_init(tilings)
     table = {name: getattr(chosen, name) for name in SWITCHED}
     table["core"] = _COMPILED if kind == "compiled" else None
     return table
 
 
-__all__ = ["core", "kernels", "SWITCHED", "zangle_init", "zangle_find_packed"]
+__all__ = ["core", "kernels", "prepare", "SWITCHED", "zangle_init", "zangle_find_packed"]

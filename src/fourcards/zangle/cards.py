@@ -312,7 +312,7 @@ def _find_packed_reference(centre: int, own: int) -> list[tuple[int, ...]]:
     return zangle_rows(find_zangles(c, o))
 
 
-_kernels.zangle_init(TILING_COUNTS)
+_kernels.prepare(TILING_COUNTS)
 
 
 def find_zangles_packed(centre: int, own: int) -> npt.NDArray[np.uint8]:
