@@ -26,12 +26,8 @@ def code(card: str) -> int:
 
 
 def position(piles: list[str], current: int = 0, **rules: Any) -> DueloState:
-    state = Duelo(players=len(piles), **rules).new_match(1)
-    state._piles = [[code(c) for c in p.split()] for p in piles]
-    state._current = current
-    state._contenders = tuple(p for p in range(len(piles)) if state._piles[p])
-    state._order = list(range(len(piles)))
-    return state
+    """Piles (top first) as text; seat 0 received cards first."""
+    return Duelo(players=len(piles), **rules).from_position(piles=piles, current=current, first=0)
 
 
 def accounted(state: DueloState) -> bool:
@@ -62,9 +58,7 @@ def test_lower_wins_categories(tmp_path: Path) -> None:
     for category in data["categories"]:
         category["higher_wins"] = False
     deck = parse_deck(data)
-    s = Duelo(players=2, deck=deck).new_match(1)
-    s._piles = [[code("A1"), code("B1")], [code("H4"), code("B2")]]
-    s._current, s._contenders = 0, (0, 1)
+    s = Duelo(players=2, deck=deck).from_position(piles=["A1 B1", "H4 B2"], current=0)
     assert s.choose("atomic_number").winner == 0  # type: ignore[union-attr]
 
 

@@ -27,14 +27,8 @@ def claim(*names: str) -> int:
 
 
 def position(hands: list[str], stock: str = "", **rules: object) -> FourColorState:
-    state = FourColor(players=len(hands), **rules).new_match(1)
-    state._hands = [counts(h) for h in hands]
-    state._exposed = [[] for _ in hands]
-    state._stock = [_deck.CODE_OF[n] for n in stock.split()]
-    state._discards = []
-    state._offer, state._decision = None, None
-    state._phase, state._current = 0, 0
-    return state
+    """Seat 0 to discard, with these hands and stock (its top card last)."""
+    return FourColor(players=len(hands), **rules).from_position(hands=hands, stock=stock)
 
 
 def test_deal() -> None:
@@ -111,24 +105,33 @@ def test_dead_stock_ends_the_round_without_scores() -> None:
     assert end.winner == -1 and end.payments == (0, 0, 0, 0) and end.reason == "the stock ran out"
 
 
+def hu_on_a_turned_up_general(s: FourColorState) -> RoundEnd:
+    """Seat 0 discards WN; seat 1 passes and turns up RG, which it must meld; seat 0 calls hu with it."""
+    s.apply(_deck.CODE_OF["WN"])
+    s.apply(PASS)
+    assert s.phase == "claim" and s.current_player == 1 and PASS not in s.legal_actions()
+    s.apply(claim("RG"))
+    assert s.current_player == 0 and HU in s.legal_actions()
+    s.apply(HU)
+    return next(r for r in s.history if isinstance(r, RoundEnd))
+
+
 def test_scoring_threshold_false_win_and_lucky_card() -> None:
-    # 2 players: seat 0 wins with a concealed quad (8) + lone General (1) + lucky card.
-    s = position(["RC RC RC RC", "YA"], stock="RC")  # lucky card RC: none left to own... it counts owned RC
-    s._hu(0, _deck.CODE_OF["RG"], False, "hu")
-    end = next(r for r in s.history if isinstance(r, RoundEnd))
-    assert end.points == 9 and end.lucky == 4 and end.payments == (13 - 10 + 1, -(13 - 10 + 1))
-    t = position(["YA YA YA", "WS"], stock="GS")
-    t._hu(0, _deck.CODE_OF["RG"], True, "hu")  # 3 + lone General exposed 1 = 4 < 10: a false win
-    end = next(r for r in t.history if isinstance(r, RoundEnd))
-    assert end.points == 4 and end.payments == (-11, 11)
-    u = position(["YA YA YA", "WS"], stock="GA", lucky_rank_only=True)
-    u._hu(0, -1, False, "hu")
-    assert next(r for r in u.history if isinstance(r, RoundEnd)).lucky == 3
+    # 2 players: seat 0 wins with a concealed quad (8) + concealed triple (3) + lone General (1) + lucky YA:
+    # the lucky card counts the three YA seat 0 owns.
+    end = hu_on_a_turned_up_general(position(["RC RC RC RC YA YA YA WN", "WS"], stock="YA RG"))
+    assert end.winner == 0 and end.points == 12 and end.lucky == 3
+    assert end.payments == (15 - 10 + 1, -(15 - 10 + 1))
+    # 3 + lone General exposed 1 = 4 < 10: a false win
+    end = hu_on_a_turned_up_general(position(["YA YA YA WN", "WS"], stock="GS RG"))
+    assert end.points == 4 and end.lucky == 0 and end.payments == (-11, 11)
+    # lucky_rank_only: the lucky GA counts every Advisor seat 0 owns
+    end = hu_on_a_turned_up_general(position(["YA YA YA WN", "WS"], stock="GA RG", lucky_rank_only=True))
+    assert end.lucky == 3
 
 
 def test_only_generals_left_ends_the_round_as_a_hu() -> None:
-    s = position(["RG YG", "WA"], stock="WS WS")
-    s._check_only_generals()
+    s = position(["RG YG", "WA"], stock="WS WS")  # seat 0 must discard but holds only Generals
     end = next(r for r in s.history if isinstance(r, RoundEnd))
     assert end.winner == 0 and end.reason == "only Generals left" and end.points == 2
 

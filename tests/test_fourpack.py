@@ -21,13 +21,10 @@ def code(card: str) -> int:
     return CARD_IDS.index(card)
 
 
-def position(hands: Sequence[str], current: int = 0, **rules: Any) -> FourPackState:
-    """A state with the given hands (text), for rule tests."""
-    state = FourPack(players=len(hands), **rules).new_match(1)
-    state._hands = [sum(1 << code(c) for c in h.split()) for h in hands]
-    state._down = [0] * len(hands)
-    state._current = current
-    return state
+def position(hands: Sequence[str], current: int = 0, families: Sequence[str] | None = None,
+             **rules: Any) -> FourPackState:
+    """A state with the given hands (text) and families laid down, for rule tests."""
+    return FourPack(players=len(hands), **rules).from_position(hands=hands, families=families, current=current)
 
 
 def accounted(state: FourPackState) -> bool:
@@ -101,14 +98,11 @@ def test_illegal_asks_change_nothing() -> None:
 
 
 def test_the_end_and_shared_wins() -> None:
-    s = position(["A1 A2 A3", "A4", "B1 B2 B3 B4"], current=0)
-    s._down = [0b11110000, 0b00001100, 0b00000000]
-    # seat 2 holds family B complete (laid down when the game asks), seat 0 completes A
-    s._lay_down(2)
+    # seat 2 laid family B down, seat 0 completes A: the last family
+    s = position(["A1 A2 A3", "A4", ""], current=0, families=["E F G H", "C D", "B"])
     s.ask(1, "A4")
     assert s.is_terminal and s.scores == (5, 2, 1) and s.winners == (0,)
-    t = position(["A1 A2 A3", "A4", ""], current=0)
-    t._down = [0b11000000, 0b00011100, 0b00100010]
+    t = position(["A1 A2 A3", "A4", ""], current=0, families=["G H", "C D E", "B F"])
     t.ask(1, "A4")
     assert t.is_terminal and t.winners == (0, 1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fourcards import IllegalMoveError, InvalidRulesError, InvalidStateError, NotYourTurnError
-from fourcards.gangoffour import Card, Combo, action_to_combo, hand_mask
+from fourcards.gangoffour import DECK, Card, Combo, action_to_combo, hand_mask
 from fourcards.gangoffour.match import (
     ANNOUNCE_BASE, GIVE_BACK_BASE, PASS, CardGiven, GangOfFour, MatchEnd, Played, RoundEnd,
     RoundStart, Rules,
@@ -123,15 +123,26 @@ def test_the_loser_gives_their_highest_card() -> None:
     assert all(c <= given.card for c in s.hand(1))
 
 
+def loser(totals: list[int], winner: int, cards_left: list[int]) -> int:
+    """Who gives the winner a card: ``winner`` goes out with RD, the others holding ``cards_left``."""
+    deck = [str(card) for card in DECK if str(card) != "RD"]
+    hands = []
+    for seat, count in enumerate(cards_left):
+        hands.append("RD" if seat == winner else " ".join(deck[:count]))
+        deck = deck if seat == winner else deck[count:]
+    s = GangOfFour(target_score=1000).from_position(hands=hands, current=winner, totals=totals, round=2)
+    s.play("RD")
+    given = next(r for r in s.history if isinstance(r, CardGiven))
+    assert given.receiver == winner and given.automatic
+    return given.giver
+
+
 def test_loser_ties_break_by_total_then_nearest_counter_clockwise() -> None:
-    s = GangOfFour().new_match(3)
-    s._totals = [10, 5, 30, 30]
-    assert s._loser(0, [0, 16, 16, 16]) == 2  # equal cards: the highest total, then nearest
-    assert s._loser(0, [0, 16, 12, 16]) == 3
-    assert s._loser(2, [5, 5, 0, 5]) == 3  # totals 10/5/-/30 -> seat 3
-    s._totals = [7, 7, 7, 7]
-    assert s._loser(2, [5, 5, 0, 5]) == 3  # everything equal: the next seat from the winner
-    assert s._loser(3, [5, 5, 5, 0]) == 0
+    assert loser([10, 5, 30, 30], 0, [0, 16, 16, 16]) == 2  # equal cards: the highest total, then nearest
+    assert loser([10, 5, 30, 30], 0, [0, 16, 12, 16]) == 3
+    assert loser([10, 5, 30, 30], 2, [5, 5, 0, 5]) == 3  # totals 10/5/-/30 -> seat 3
+    assert loser([7, 7, 7, 7], 2, [5, 5, 0, 5]) == 3  # everything equal: the next seat from the winner
+    assert loser([7, 7, 7, 7], 3, [5, 5, 5, 0]) == 0
 
 
 def test_automatic_last_card_constrains_the_player_before() -> None:
@@ -179,9 +190,8 @@ def test_leading_before_a_one_card_player() -> None:
 
 
 def test_leading_only_singles_before_a_one_card_player_means_the_highest() -> None:
-    s = GangOfFour().new_match(5)
-    s._hands = [hand_mask("G3"), hand_mask("G5 Y7 R9"), s._hands[2], hand_mask("Y2 R4 G6 Y8")]
-    s._current, s._table, s._m1_lead = 3, -1, False
+    # round 3 (counter-clockwise, as round 1): seat 3 leads, and seat 0 next holds one card
+    s = GangOfFour().from_position(hands=["G3", "G5 Y7 R9", "G10 Y10 R10 GP", "Y2 R4 G6 Y8"], current=3, round=3)
     assert play_strs(s) == ["Y8"]
 
 
@@ -256,19 +266,16 @@ def test_match_ends_at_the_target_with_shared_wins() -> None:
 
 
 def test_shared_win() -> None:
-    s = GangOfFour(target_score=1).new_match(2)
-    s._totals = [0, 0, 0, 0]
-    s._hands = [0, s._hands[1], s._hands[2], s._hands[3]]
-    s._end_round(0)
+    s = GangOfFour(target_score=1).from_position(hands=["G2", "G3 G4", "Y3", "Y4 Y5"], current=0, round=2)
+    s.play("G2")
     assert s.is_terminal and s.winners == (0,)
-    t = GangOfFour(target_score=5).new_match(2)
-    t._totals = [4, 0, 4, 0]
-    t._end_round(1)  # seat 1 wins the round, seat 3 scores its cards
+    t = GangOfFour(target_score=5).from_position(hands=["G2 G3", "Y9", "Y3 Y4", "R5 R6"], current=1,
+                                                 totals=[4, 0, 4, 0], round=2)
+    t.play("Y9")  # seat 1 wins the round, seat 3 scores its cards
     assert t.winners == (1,) and t.is_terminal
-    u = GangOfFour(target_score=81).new_match(2)
-    u._totals = [0, 80, 0, 80]
-    u._hands = [hand_mask("G2"), 0, hand_mask("G3"), hand_mask("G4")]
-    u._end_round(1)
+    u = GangOfFour(target_score=81).from_position(hands=["G2", "Y9", "G3", "G4"], current=1,
+                                                  totals=[0, 80, 0, 80], round=2)
+    u.play("Y9")
     assert u.is_terminal and u.scores == (1, 80, 1, 81) and u.winners == (0, 2)
 
 
@@ -352,15 +359,12 @@ def test_errors_name_player_action_and_table_and_change_nothing() -> None:
 
 
 def test_with_pass_is_final_the_next_player_is_the_next_still_in_the_cycle() -> None:
-    s = GangOfFour(pass_is_final=True).new_match(1)
-    s._m1_lead = False
-    s._hands = [hand_mask("G2 Y3 G4 Y6 R10"), hand_mask("Y10 G3"), hand_mask("R9"), hand_mask("G7 R7 Y8 G9 Y9")]
-    s._table, s._table_player, s._passed, s._current = Combo.parse("G6").action, 3, 0b0010, 0
+    hands = ["G2 Y3 G4 Y6 R10", "Y10 G3", "R9", "G7 R7 Y8 G9 Y9"]
+    s = GangOfFour(pass_is_final=True).from_position(hands=hands, current=0, table="G6", table_player=3, passed=[1])
     # seat 1 passed out of the cycle: seat 2, holding one card, is next, so seat 0 must play R10
     assert s._constrained() and [s.action_to_string(a) for a in s.legal_actions()] == ["R10"]
-    t = GangOfFour().new_match(1)  # by default seat 1 is next, and holds two cards
-    t._m1_lead = False
-    t._hands, t._table, t._table_player, t._passed, t._current = s._hands, s._table, 3, 0b0010, 0
+    t = GangOfFour().from_position(hands=hands, current=0, table="G6", table_player=3)
+    # by default seat 1 is next (a pass lasts until the next play), and holds two cards
     assert not t._constrained() and "pass" in [t.action_to_string(a) for a in t.legal_actions()]
 
 

@@ -34,16 +34,12 @@ def test_setup_and_refill_order() -> None:
 
 
 def test_hits_only_when_no_zangle_is_possible() -> None:
-    s = ZangleGame(players=2).new_match(1)
-    seat = s.current_player
-    s._centre = [kind_code("4b")] * 4
-    s._cards[seat] = [kind_code("5a")] * 4
-    before = len(s.history)
-    s._begin_turn()
-    hits = [r for r in s.history[before:] if isinstance(r, Hit)]
-    assert hits and hits[0].player == seat  # nothing fits: a hit was dealt automatically
+    s = ZangleGame(players=2).from_position(centre="4b 4b 4b 4b", cards=["5a 5a 5a 5a", "1 1 1 1"],
+                                            centre_pile="3 3 5b", current=0)
+    hits = [r for r in s.history if isinstance(r, Hit)]
+    assert hits and hits[0].player == 0  # nothing fits: a hit was dealt automatically
+    assert hits[0].card == "5b"  # the top of the centre draw pile (its last card)
     t = ZangleGame(players=2).new_match(1)
-    seat = t.current_player
     assert t.legal_actions()  # a player with a Zangle is never dealt a hit
     before = len(t.history)
     t._begin_turn()
@@ -61,11 +57,10 @@ def test_solitaire() -> None:
 
 
 def test_bonus_round_for_a_tie() -> None:
-    s = ZangleGame(players=3, rounds=1).new_match(5)
-    s._totals = [0, 0, 0]
-    s._cards = [[], [], []]
-    s._piles = [[], [], []]
-    s._end_round()  # every total ties: a bonus round among all three
+    # seat 2, the last to play, makes a Zangle with its last cards: every total ties at 0,
+    # so a bonus round among all three
+    s = ZangleGame(players=3, rounds=1).from_position(centre="2", cards=["", "", "1 1"], current=2, seed=5)
+    s.apply("2(centre) = 1(own) + 1(own)")
     assert s._bonus
     assert all(len(s._cards[p]) == 4 for p in range(3)) and not any(s._piles)
     rng = random.Random(1)

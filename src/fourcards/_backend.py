@@ -14,11 +14,14 @@ extensions did not build cannot pass).
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from importlib.machinery import EXTENSION_SUFFIXES
 from types import ModuleType
 
-__all__ = ["COMPILED", "EXTENSIONS", "load", "native"]
+__all__ = ["COMPILED", "EXTENSIONS", "load", "native", "using"]
 
 #: Every compiled module the package ships.
 EXTENSIONS = (
@@ -61,3 +64,46 @@ def _built(name: str) -> bool:
 native: ModuleType | None = load("fourcards._native")
 COMPILED: bool = native is not None and all(_built(name) for name in EXTENSIONS)
 """Whether the compiled kernels are in use (each game imports its own when it is imported)."""
+
+
+#: The modules that hold each game's kernels in use (``kernels(kind)``, ``SWITCHED``, ``core``).
+KERNEL_MODULES = ("fourcards.gangoffour._kernels", "fourcards.fourcolor._kernels", "fourcards.zangle._kernels")
+
+
+@contextmanager
+def using(kind: str) -> Iterator[None]:
+    """Run the block with every game's ``"compiled"`` or ``"reference"``
+    kernels, then put back the ones in use: private, for tests that run the
+    public API on both kernel sets in one process.
+
+    Each game's ``_kernels`` module has its attributes swapped (the callers
+    look them up there at call time); a module of the package that keeps a
+    kernel under its own name (a fast path bound without a wrapper, such as
+    ``fourcards.gangoffour.combos.legal_actions``) has it swapped too.  Raises
+    RuntimeError, changing nothing, when the compiled kernels are not
+    available.  Not thread-safe: no other thread may use the games meanwhile."""
+    modules = [import_module(name) for name in KERNEL_MODULES]
+    tables = [module.kernels(kind) for module in modules]  # all of them first: refuse before changing
+    changed: list[tuple[ModuleType, str, object]] = []
+    try:
+        replaced: dict[int, object] = {}
+        for module, table in zip(modules, tables):
+            for name, value in table.items():
+                old = getattr(module, name)
+                if old is not value:
+                    if old is not None and not isinstance(old, (bool, int, str)):
+                        replaced[id(old)] = value
+                    changed.append((module, name, old))
+                    setattr(module, name, value)
+        # fast paths bound under another module's name
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("fourcards.") or name in KERNEL_MODULES or name.endswith("._reference"):
+                continue
+            for attr, old in list(vars(module).items()):
+                if id(old) in replaced and not attr.startswith("__"):
+                    changed.append((module, attr, old))
+                    setattr(module, attr, replaced[id(old)])
+        yield
+    finally:
+        for module, name, old in reversed(changed):
+            setattr(module, name, old)

@@ -404,6 +404,22 @@ class Game(ABC, Generic[S]):
             raise InvalidStateError("saved match is nested too deeply") from None
         return state
 
+    # -- positions -------------------------------------------------------------------
+    def from_position(self, *, seed: int = 0, **position: Any) -> S:
+        """A match set up at a given position, ready to play on: a puzzle, an
+        endgame to study, a table a server restores.
+
+        Each game names its keywords after its rules (hands, whose turn, the
+        table, the scores, ...; see its ``from_position``).  The position is
+        checked in full: impossible cards, a card in two places, a seat off
+        the table, a table the rules do not allow, wrong types all raise a
+        :class:`~fourcards.errors.FourCardsError` naming the input and the
+        reason, and nothing is built.  It is recorded in ``setup`` (as
+        ``new_match(seed, position=...)`` takes it), so ``to_json`` and
+        ``from_json`` round-trip it; ``seed`` drives what comes later (the
+        next rounds' deals).  A game without positions refuses."""
+        raise FourCardsError(f"{self.name} cannot be set up from a position")
+
 
 @runtime_checkable
 class Bot(Protocol):

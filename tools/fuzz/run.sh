@@ -16,7 +16,10 @@ mkdir -p "$ARTIFACTS"
 export FOURCARDS_REQUIRE_EXTENSIONS=1
 failed=0
 summary=()
-for harness in text kernels json decks speedster vector; do
+# every harness there is: tools/fuzz/fuzz_NAME.py
+for path in "$HERE"/fuzz_*.py; do
+    harness=$(basename "$path" .py)
+    harness=${harness#fuzz_}
     corpus="$HERE/corpus/$harness"
     mkdir -p "$corpus"
     log="$ARTIFACTS/$harness.log"

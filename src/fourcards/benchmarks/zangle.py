@@ -19,7 +19,7 @@ from typing import Any
 
 import fourcards
 from fourcards import _native
-from fourcards.zangle import _core
+from fourcards.zangle import _kernels
 from fourcards.zangle.cards import deck_cards, find_zangles, pack_counts
 
 
@@ -37,7 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cards = rng.sample(deck, 4 + rng.randint(4, 8))
         tables.append((pack_counts(cards[:4]), pack_counts(cards[4:]), cards[:4], cards[4:]))
     floor_fn: Any = _native.call_floor_pair
-    fast_fn: Any = _core.zangle_find_packed
+    core = _kernels.core
+    assert core is not None
+    fast_fn: Any = core.zangle_find_packed
 
     def floor() -> None:
         for c, o, _, _ in tables:

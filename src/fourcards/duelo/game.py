@@ -15,15 +15,17 @@ Decisions of this engine, beyond the rules file:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import Category, Deck, DeckCard, load_deck
+from .. import _position as check
+from ..decks import CARD_IDS, Category, Deck, DeckCard, load_deck
 from ..engine import Game, GameRules, State, option, unroll
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 
 __all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
@@ -196,9 +198,39 @@ class Duelo(Game["DueloState"]):
     def rules_dict(self) -> dict[str, Any]:
         return {**asdict(self.rules), "deck": self.deck.digest}
 
-    def new_match(self, seed: int, **setup: Any) -> DueloState:
+    def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> DueloState:
+        """A new game dealt from ``seed``, or (``position``) one at the position
+        :meth:`from_position` describes."""
         self._no_setup(setup)
-        return DueloState(self, seed)
+        return DueloState(self, seed, position)
+
+    def from_position(
+        self, *, piles: Sequence[str | Iterable[str | DeckCard]] | None = None, current: int = 0,
+        table: str | Iterable[str | DeckCard] | None = None, contenders: Sequence[int] | None = None,
+        first: int | None = None, hands_played: int = 0, seed: int = 0, **unknown: Any,
+    ) -> DueloState:
+        """A game at a position, seat ``current`` to call a category.
+
+        ``piles``: each seat's pile, **top card first** (ids as text,
+        ``"A1 B3"``, or a list of ids or cards); ``table``: the cards left on
+        the table by ties, in the order they were put there; ``contenders``:
+        the seats playing the next hand (default every seat with cards; after
+        a tie, the tied ones); ``first``: who received cards first in the deal
+        (the "mano", who calls after a tie; default ``current``);
+        ``hands_played`` so far.  Each card is in one place; cards in none are
+        out of play.  At least two seats hold cards.  ``seed`` is recorded,
+        and draws nothing.
+
+        >>> game = Duelo(players=2)
+        >>> state = game.from_position(piles=["A1 B1", "H4 B2"])
+        >>> record = state.choose("atomic_number")
+        >>> record.winner, [str(card) for card in state.pile(1)]
+        (1, ['B2', 'H4', 'A1'])
+        """
+        check.no_unknown("Duelo", unknown, _POSITION_KEYS)
+        return self.new_match(seed, position={"piles": piles, "current": current, "table": table,
+                                              "contenders": contenders, "first": first,
+                                              "hands_played": hands_played})
 
     def __repr__(self) -> str:
         return f"Duelo({self.rules!r})"
@@ -213,13 +245,36 @@ class DueloState(State[Choose]):
     _links = (*State._links, "_hands")
 
     game: Duelo
+    _piles: list[list[int]]
+    _table: list[int]
+    _contenders: tuple[int, ...]
+    _current: int
+    _order: list[int]
+    _hands_played: int
+    _over: bool
+    _draw: bool
+    _winners: tuple[int, ...]
+    _hands: Any  # the hands played, newest first, as links (see unroll)
+    _out: int
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> DueloObservation: ...
 
-    def __init__(self, game: Duelo, seed: int) -> None:
+    def __init__(self, game: Duelo, seed: int, position: Mapping[str, Any] | None = None) -> None:
         super().__init__(game, seed)
         n = self._n
+        if position is not None:
+            p = _read_position(game, position)
+            self.setup = {"position": p["json"]}
+            self._piles, self._table = p["piles"], p["table"]
+            self._order = [(seat - p["first"]) % n for seat in range(n)]
+            self._contenders, self._current = p["contenders"], p["current"]
+            self._hands_played = p["hands_played"]
+            self._over = self._draw = False
+            self._winners = ()
+            self._hands = None
+            self._out = sum(1 << seat for seat in range(n) if not self._piles[seat])
+            return
         rng = Rng(seed)
         dealer = rng.below(n)
         cards = list(range(32))
@@ -229,16 +284,16 @@ class DueloState(State[Choose]):
         for i, code in enumerate(cards):
             piles[(first + i) % n].insert(0, code)  # stacked: the last card dealt is on top
         self._piles = piles
-        self._table: list[int] = []
+        self._table = []
         self._order = [(p - first) % n for p in range(n)]  # who received cards first: 0
         self._contenders = tuple(range(n))
         self._current = first
         self._hands_played = 0
         self._over = False
         self._draw = False
-        self._winners: tuple[int, ...] = ()
+        self._winners = ()
         self._record(Dealt(dealer, first))
-        self._hands: Any = None
+        self._hands = None
         self._out = 0
 
     # -- rules -------------------------------------------------------------------------------
@@ -452,3 +507,58 @@ class DueloState(State[Choose]):
             out[base + 16 + k] = p == self._current
         out[base + 24] = len(self._table) / 32
         out[base + 25] = self._hands_played / self.game.rules.hand_limit
+
+
+_POSITION_KEYS: Final = ("piles", "current", "table", "contenders", "first", "hands_played")
+
+
+def _read_position(game: Duelo, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A Duelo position checked (see :meth:`Duelo.from_position`), with its
+    canonical JSON form (``json``), which reads back to the same position."""
+    if not isinstance(data, Mapping):
+        raise InvalidStateError(f"a position is a mapping of {', '.join(_POSITION_KEYS)}, not {type(data).__name__}")
+    check.no_unknown("Duelo", {k: v for k, v in data.items() if k not in _POSITION_KEYS}, _POSITION_KEYS)
+    n = game.rules.players
+
+    def card_codes(value: Any, name: str) -> list[int]:
+        def parse(cards: Any) -> list[int]:
+            items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+            return [game.deck.card(item).code for item in items]
+        return check.parse(parse, value, name)
+
+    given = check.per_seat(check.required(data.get("piles"), "piles", '["A1 B1", "H4 B2"]'), "piles", n)
+    piles = [card_codes(pile, f"piles[{seat}]") for seat, pile in enumerate(given)]
+    table = [] if data.get("table") is None else card_codes(data["table"], "table")
+    places = [(f"piles[{seat}]", codes) for seat, codes in enumerate(piles)] + [("table", table)]
+    check.deck_holds(places, lambda code: 1, CARD_IDS)
+    active = tuple(seat for seat in range(n) if piles[seat])
+    if len(active) < 2:
+        raise InvalidStateError(f"piles: {len(active)} seat(s) hold cards: the game is over when one player "
+                                "holds them all")
+    current = check.seat(data.get("current", 0), "current", n)
+    first = current if data.get("first") is None else check.seat(data["first"], "first", n)
+    contenders = active if data.get("contenders") is None else check.seat_set(data["contenders"], "contenders", n)
+    for seat in contenders:
+        if not piles[seat]:
+            raise InvalidStateError(f"contenders names seat {seat}, whose pile is empty")
+    if not table and contenders != active:
+        raise InvalidStateError(f"contenders={list(contenders)}: with no cards on the table every seat "
+                                f"with cards ({list(active)}) plays the hand")
+    if len(contenders) < 2:
+        raise InvalidStateError(f"contenders={list(contenders)}: a lone contender takes the table at once")
+    if current not in contenders:
+        raise InvalidStateError(f"current={current} is not one of the contenders {list(contenders)}")
+    if table:
+        mano = min(contenders, key=lambda seat: (seat - first) % n)
+        if current != mano:
+            raise InvalidStateError(f"current={current}: after a tie seat {mano}, the contender who received "
+                                    f"cards first (first={first}), calls")
+    hands_played = check.number(data.get("hands_played", 0), "hands_played", 0, game.rules.hand_limit - 1)
+
+    def text(codes: Iterable[int]) -> str:
+        return " ".join(CARD_IDS[c] for c in codes)
+
+    return {"piles": piles, "table": table, "current": current, "first": first, "contenders": contenders,
+            "hands_played": hands_played,
+            "json": {"piles": [text(p) for p in piles], "current": current, "table": text(table),
+                     "contenders": list(contenders), "first": first, "hands_played": hands_played}}

@@ -173,7 +173,7 @@ _CONCEALED_MELDS: Final[tuple[Meld, ...]] = tuple(
     Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), False) for m in _reference.MELDS)
 _EXPOSED_MELDS: Final[tuple[Meld, ...]] = tuple(
     Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), True) for m in _reference.MELDS)
-_kernels.register(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
+_kernels.prepare(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
 
 
 # The game and its bots, at the top like the other games (loaded on first use).

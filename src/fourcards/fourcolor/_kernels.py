@@ -21,6 +21,18 @@ from ._reference import FALLBACK, check_rows
 #: The compiled modules, one per concern, in load order.
 MODULES = ("_melds", "_parse", "_bots", "_sim")
 
+#: The names :func:`kernels` switches (the callers look them up here at call time), by
+#: their name in the compiled module.
+SWITCHED: dict[str, str] = {
+    "FALLBACK": "FALLBACK", "best_points": "fc_best_points", "best_points_packed": "fc_best_points_packed",
+    "block_best": "fc_block_best", "split": "fc_split", "wait_points": "fc_wait_points",
+    "hand_value": "fc_hand_value", "greedy_choose": "fc_greedy_choose", "register": "fc_register",
+    "is_complete_hand": "fc_is_complete_hand", "best_points_hand": "fc_best_points_hand",
+    "best_split_hand": "fc_best_split_hand", "waits_hand": "fc_waits_hand",
+    "_best_points_batch": "fc_best_points_batch", "_best_split_batch": "fc_best_split_batch",
+    "_waits_batch": "fc_waits_batch",
+}
+
 
 def _load_all() -> tuple[ModuleType | None, ...]:
     """Every compiled module, or all None (the twin) when any is missing: the
@@ -36,6 +48,9 @@ def _load_all() -> tuple[ModuleType | None, ...]:
 melds, parse, bots, sim = _load_all()
 #: Whether the compiled kernels are in use.
 COMPILED: bool = melds is not None
+#: The compiled modules by their attribute name here, when they loaded (what :func:`kernels` switches back to).
+_COMPILED: dict[str, ModuleType] | None = (
+    dict(zip(("melds", "parse", "bots", "sim"), (melds, parse, bots, sim))) if COMPILED else None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING or melds is None or parse is None or bots is None:
     from ._reference import (
@@ -64,6 +79,42 @@ else:
     _best_points_batch = melds.fc_best_points_batch
     _best_split_batch = melds.fc_best_split_batch
     _waits_batch = melds.fc_waits_batch
+
+
+_prepared: list[tuple[Any, ...]] = []
+
+
+def prepare(*public: Any) -> None:
+    """Give the kernels in use, and any switched to later, the public objects
+    their fast path answers with (``register``'s arguments); the package calls it once."""
+    _prepared[:] = [public]
+    register(*public)
+
+
+def kernels(kind: str) -> dict[str, Any]:
+    """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
+    the compiled modules (each None for the twin) and ``COMPILED``, ready to use
+    (registered with the public card and meld objects :func:`prepare` was
+    given); RuntimeError when the compiled ones are not available (for
+    :func:`fourcards._backend.using`)."""
+    table: dict[str, Any]
+    if kind == "reference":
+        table = {name: getattr(_reference, name[1:] if name.startswith("_") else name) for name in SWITCHED}
+        table.update({name: None for name in ("melds", "parse", "bots", "sim")})
+        table["COMPILED"] = False
+    elif kind == "compiled" and _COMPILED is not None:
+        modules = _COMPILED
+        table = {name: next(getattr(m, compiled) for m in modules.values() if hasattr(m, compiled))
+                 for name, compiled in SWITCHED.items()}
+        table.update(modules)
+        table["COMPILED"] = True
+    elif kind == "compiled":
+        raise RuntimeError("the compiled Four Color kernels are not available")
+    else:
+        raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
+    for public in _prepared:
+        table["register"](*public)
+    return table
 
 
 def best_points_batch(counts: Any, exposed: Any = None) -> npt.NDArray[np.int16]:
@@ -95,7 +146,7 @@ def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: 
     return sim.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
 
 
-__all__ = ["COMPILED", "MODULES", "melds", "parse", "bots", "sim",
+__all__ = ["COMPILED", "MODULES", "melds", "parse", "bots", "sim", "kernels", "prepare", "SWITCHED",
            "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch", "best_split_batch",
            "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
            "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

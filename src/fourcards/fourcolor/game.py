@@ -23,17 +23,19 @@ Elephant).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
+from .. import _position as check
 from ..engine import Game, GameRules, SimultaneousDecision, State, option
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 from . import _deck, _kernels, _reference
-from .cards import KINDS, Card, Meld
+from .cards import KINDS, Card, Meld, _cards
 
 __all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
            "PASS", "HU", "CLAIM_BASE", "NUM_ACTIONS", "Dealt", "Discarded", "TurnedUp", "Claimed",
@@ -304,9 +306,41 @@ class FourColor(Game["FourColorState"]):
     def rules_dict(self) -> dict[str, Any]:
         return asdict(self.rules)
 
-    def new_match(self, seed: int, **setup: Any) -> FourColorState:
+    def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> FourColorState:
+        """A new game dealt from ``seed``, or (``position``) one at the position
+        :meth:`from_position` describes."""
         self._no_setup(setup)
-        return FourColorState(self, seed)
+        return FourColorState(self, seed, position)
+
+    def from_position(
+        self, *, hands: Sequence[str | Iterable[Card | str]] | None = None, current: int = 0,
+        exposed: Sequence[Sequence[Meld | str | Iterable[Card | str]]] | None = None,
+        discards: str | Iterable[Card | str] | None = None, stock: str | Iterable[Card | str] | None = None,
+        totals: Sequence[int] | None = None, round: int = 1, seed: int = 0, **unknown: Any,
+    ) -> FourColorState:
+        """A game at a position where seat ``current`` is to discard.
+
+        ``hands``: each seat's concealed cards (text or cards, at most 21);
+        ``exposed``: each seat's melds on the table (each a meld's cards;
+        default none); ``discards``: the cards discarded and never claimed;
+        ``stock``: the face-down stock, **its top card last** (turned up first);
+        ``totals``: the game's points so far; ``round`` (at most the rules'
+        ``rounds``).  Cards in none of these are out of play.  As after a deal,
+        a player to discard who holds only Generals ends the round at once.
+        Later rounds are dealt from ``seed``.
+
+        >>> game = FourColor(players=2)
+        >>> state = game.from_position(hands=["RC RC WA", "RC RH"], stock="WS YS", exposed=[[], ["RA RA"]])
+        >>> [state.action_to_string(a) for a in state.legal_actions()]
+        ['discard RC', 'discard WA']
+        >>> record = state.apply("discard RC")
+        >>> state.phase, state.current_player, [state.action_to_string(a) for a in state.legal_actions()]
+        ('claim', 1, ['pass', 'claim RC RC'])
+        """
+        check.no_unknown("Four Color", unknown, _POSITION_KEYS)
+        return self.new_match(seed, position={"hands": hands, "current": current, "exposed": exposed,
+                                              "discards": discards, "stock": stock, "totals": totals,
+                                              "round": round})
 
 
 def _meld(codes: tuple[int, ...]) -> Meld:
@@ -328,17 +362,47 @@ class FourColorState(State[Action]):
                "_totals": "list", "_decision": "copy"}
 
     game: FourColor
+    _rng: Rng
+    _round: int
+    _first: int
+    _hands: list[list[int]]
+    _exposed: list[list[tuple[int, ...]]]
+    _discards: list[int]
+    _stock: list[int]
+    _phase: int
+    _current: int
+    _offer: Offer | None
+    _decision: SimultaneousDecision[int] | None
+    _totals: list[int]
+    _winners: tuple[int, ...]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> FourColorObservation: ...
 
-    def __init__(self, game: FourColor, seed: int) -> None:
+    def __init__(self, game: FourColor, seed: int, position: Mapping[str, Any] | None = None) -> None:
         super().__init__(game, seed)
         self._rng = Rng(seed)
         self._round = 0
         self._totals = [0] * self._n
-        self._winners: tuple[int, ...] = ()
-        self._start_round()
+        self._winners = ()
+        if position is None:
+            self._start_round()
+            return
+        p = _read_position(game.rules, position)
+        self.setup = {"position": p["json"]}
+        self._round = p["round"]
+        self._first = (self._round - 1) % self._n
+        self._totals = p["totals"]
+        self._hands = p["hands"]
+        self._exposed = p["exposed"]
+        self._discards = p["discards"]
+        self._stock = p["stock"]
+        self._offer = None
+        self._decision = None
+        self._phase = DISCARD
+        self._current = p["current"]
+        self._check_only_generals()
+        check.playable(self)
 
     # -- rounds --------------------------------------------------------------------------
     def _start_round(self) -> None:
@@ -352,10 +416,10 @@ class FourColorState(State[Action]):
             seat = (self._first + i) % n
             self._hands[seat][deck[i]] += 1
         self._stock = deck[20 * n + 1:]
-        self._exposed: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
-        self._discards: list[int] = []
-        self._offer: Offer | None = None
-        self._decision: SimultaneousDecision[int] | None = None
+        self._exposed = [[] for _ in range(n)]
+        self._discards = []
+        self._offer = None
+        self._decision = None
         self._phase = DISCARD
         self._current = self._first
         self._record(Dealt(self._round, self._first))
@@ -679,3 +743,65 @@ class FourColorState(State[Action]):
             out[199 + (obs.offer.player - player) % n] = 1
         out[211] = obs.stock / 112
         out[216] = obs.round / self.game.rules.rounds
+
+
+_POSITION_KEYS: Final = ("hands", "current", "exposed", "discards", "stock", "totals", "round")
+
+
+def _codes(value: Any, name: str) -> list[int]:
+    return [card.code for card in check.parse(_cards, value, name)]
+
+
+def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A Four Color position checked (see :meth:`FourColor.from_position`), with
+    its canonical JSON form (``json``), which reads back to the same position."""
+    if not isinstance(data, Mapping):
+        raise InvalidStateError(f"a position is a mapping of {', '.join(_POSITION_KEYS)}, not {type(data).__name__}")
+    check.no_unknown("Four Color", {k: v for k, v in data.items() if k not in _POSITION_KEYS}, _POSITION_KEYS)
+    n = rules.players
+    given = check.per_seat(check.required(data.get("hands"), "hands", '["RC RC WA", "RC RH"]'), "hands", n)
+    hand_codes = [_codes(hand, f"hands[{seat}]") for seat, hand in enumerate(given)]
+    for seat, codes in enumerate(hand_codes):
+        if len(codes) > 21:
+            raise InvalidStateError(f"hands[{seat}] holds {len(codes)} cards: a hand holds at most 21")
+    exposed_given = data.get("exposed")
+    exposed: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+    if exposed_given is not None:
+        for seat, melds in enumerate(check.per_seat(exposed_given, "exposed", n)):
+            if not isinstance(melds, (list, tuple)):
+                raise InvalidStateError(f"exposed[{seat}] must be a list of melds, not {type(melds).__name__} "
+                                        f"{check.shown(melds)}")
+            for i, meld in enumerate(melds):
+                name = f"exposed[{seat}][{i}]"
+                cards = meld.cards if isinstance(meld, Meld) else check.parse(
+                    lambda m: Meld.parse(m, exposed=True).cards, meld, name)
+                meld_codes = tuple(sorted(card.code for card in cards))
+                if meld_codes not in MELD_INDEX:
+                    raise InvalidStateError(f"{name} {check.shown(meld)} is no meld a claim makes")
+                exposed[seat].append(meld_codes)
+    discards = [] if data.get("discards") is None else _codes(data["discards"], "discards")
+    stock = [] if data.get("stock") is None else _codes(data["stock"], "stock")
+    places = [(f"hands[{seat}]", codes) for seat, codes in enumerate(hand_codes)]
+    places += [(f"exposed[{seat}]", [c for meld in melds for c in meld]) for seat, melds in enumerate(exposed)]
+    check.deck_holds(places + [("discards", discards), ("stock", stock)], lambda code: _deck.COPIES, _deck.NAMES)
+    current = check.seat(data.get("current", 0), "current", n)
+    round_ = check.number(data.get("round", 1), "round", 1, rules.rounds)
+    totals_given = data.get("totals")
+    totals = [0] * n if totals_given is None else [
+        check.number(t, f"totals[{seat}]", -(10**9), 10**9)
+        for seat, t in enumerate(check.per_seat(totals_given, "totals", n))]
+    hands = [[0] * _deck.NUM_KINDS for _ in range(n)]
+    for seat, codes in enumerate(hand_codes):
+        for code in codes:
+            hands[seat][code] += 1
+
+    def text(codes: Iterable[int]) -> str:
+        return " ".join(_deck.NAMES[c] for c in codes)
+
+    return {
+        "hands": hands, "current": current, "exposed": exposed, "discards": discards, "stock": stock,
+        "totals": totals, "round": round_,
+        "json": {"hands": [text(sorted(codes)) for codes in hand_codes], "current": current,
+                 "exposed": [[text(meld) for meld in melds] for melds in exposed], "discards": text(discards),
+                 "stock": text(stock), "totals": list(totals), "round": round_},
+    }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
@@ -10,8 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, load_deck
+from .. import _position as check
 from ..engine import Game, GameRules, State, option, unroll
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
@@ -167,9 +169,34 @@ class FourPack(Game["FourPackState"]):
     def rules_dict(self) -> dict[str, Any]:
         return {**asdict(self.rules), "deck": self.deck.digest}
 
-    def new_match(self, seed: int, **setup: Any) -> FourPackState:
+    def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> FourPackState:
+        """A new game dealt from ``seed``, or (``position``) one at the position
+        :meth:`from_position` describes."""
         self._no_setup(setup)
-        return FourPackState(self, seed)
+        return FourPackState(self, seed, position)
+
+    def from_position(
+        self, *, hands: Sequence[str | Iterable[str | DeckCard]] | None = None,
+        families: Sequence[str | Iterable[str]] | None = None, current: int = 0, seed: int = 0, **unknown: Any,
+    ) -> FourPackState:
+        """A game at a position, seat ``current`` to ask.
+
+        ``hands``: each seat's cards (ids as text, ``"A1 B3"``, or a list of
+        ids or cards); ``families``: the families each seat has laid down
+        (letters, ``"E F"``; default none).  Every card is in one place; a
+        card in no hand and no family laid down is out of play (its family
+        can never be completed).  A hand never holds a whole family (it is
+        laid down at once); ``current`` holds cards, and so does another seat.
+        ``seed`` is recorded, and draws nothing.
+
+        >>> game = FourPack(players=3)
+        >>> state = game.from_position(hands=["A1 A2 A3", "A4 B1", "B2 B3 B4"], families=["C D", "E F G", "H"])
+        >>> record = state.ask(1, "A4")
+        >>> record.success, state.scores, state.current_player
+        (True, (3, 3, 1), 1)
+        """
+        check.no_unknown("Four Pack", unknown, _POSITION_KEYS)
+        return self.new_match(seed, position={"hands": hands, "families": families, "current": current})
 
     def __repr__(self) -> str:
         return f"FourPack({self.rules!r})"
@@ -183,13 +210,32 @@ class FourPackState(State[Ask]):
     _links = (*State._links, "_asks")
 
     game: FourPack
+    _hands: list[int]
+    _down: list[int]
+    _current: int
+    _over: bool
+    _winners: tuple[int, ...]
+    _asks: Any  # the Asked records, newest first, as links (see unroll)
+    _limit: bool
+    _seen: list[int]
+    _lacking: list[int]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> FourPackObservation: ...
 
-    def __init__(self, game: FourPack, seed: int) -> None:
+    def __init__(self, game: FourPack, seed: int, position: Mapping[str, Any] | None = None) -> None:
         super().__init__(game, seed)
         n = self._n
+        if position is not None:
+            pos = _read_position(game, position)
+            self.setup = {"position": pos["json"]}
+            self._hands, self._down, self._current = pos["hands"], pos["down"], pos["current"]
+            self._over = self._limit = False
+            self._winners = ()
+            self._asks = None
+            self._seen, self._lacking = [-1] * 32, [0] * 32
+            check.playable(self)
+            return
         rng = Rng(seed)
         dealer = rng.below(n)
         cards = list(range(32))
@@ -202,8 +248,8 @@ class FourPackState(State[Ask]):
         self._current = first
         self._over = False
         self._limit = False
-        self._winners: tuple[int, ...] = ()
-        self._asks: Any = None
+        self._winners = ()
+        self._asks = None
         # ``card_knowledge`` of the asks so far, kept as they happen: per card, the
         # seat it was last seen arriving at (-1: none) and the seats asked for it
         # that lacked it since it last moved (bits).
@@ -422,3 +468,64 @@ def card_knowledge(asks: tuple[Asked, ...], players: int) -> list[list[int]]:
         else:
             knowledge[code][ask.target] = -1
     return knowledge
+
+
+_POSITION_KEYS: Final = ("hands", "families", "current")
+
+
+def _read_position(game: FourPack, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A Four Pack position checked (see :meth:`FourPack.from_position`), with
+    its canonical JSON form (``json``), which reads back to the same position."""
+    if not isinstance(data, Mapping):
+        raise InvalidStateError(f"a position is a mapping of {', '.join(_POSITION_KEYS)}, not {type(data).__name__}")
+    check.no_unknown("Four Pack", {k: v for k, v in data.items() if k not in _POSITION_KEYS}, _POSITION_KEYS)
+    n = game.rules.players
+
+    def card_codes(value: Any, name: str) -> list[int]:
+        def parse(cards: Any) -> list[int]:
+            items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+            return [game.deck.card(item).code for item in items]
+        return check.parse(parse, value, name)
+
+    def family_codes(value: Any, name: str) -> list[int]:
+        def parse(letters: Any) -> list[int]:
+            items = letters.replace(",", " ").split() if isinstance(letters, str) else list(letters)
+            codes = []
+            for item in items:
+                if not isinstance(item, str):
+                    raise TypeError(f"a family is a letter A..H, not {type(item).__name__} {check.shown(item)}")
+                if item.strip().upper() not in FAMILIES or len(item.strip()) != 1:
+                    raise InvalidStateError(f"{item!r} is not a family: families are A..H")
+                codes.append(FAMILIES.index(item.strip().upper()))
+            return codes
+        return check.parse(parse, value, name)
+
+    given = check.per_seat(check.required(data.get("hands"), "hands", '["A1 A2", "A3 B1", "A4"]'), "hands", n)
+    hands = [card_codes(hand, f"hands[{seat}]") for seat, hand in enumerate(given)]
+    families_given = data.get("families")
+    families = [[] for _ in range(n)] if families_given is None else [
+        family_codes(f, f"families[{seat}]") for seat, f in enumerate(check.per_seat(families_given, "families", n))]
+    places = [(f"hands[{seat}]", codes) for seat, codes in enumerate(hands)]
+    places += [(f"families[{seat}]", [4 * f + k for f in fs for k in range(4)]) for seat, fs in enumerate(families)]
+    check.deck_holds(places, lambda code: 1, CARD_IDS)
+    masks = [sum(1 << code for code in codes) for codes in hands]
+    down = [sum(1 << f for f in fs) for fs in families]
+    for seat, mask in enumerate(masks):
+        for f in range(8):
+            if mask & FAMILY_MASK[f] == FAMILY_MASK[f]:
+                raise InvalidStateError(f"hands[{seat}] holds all of family {FAMILIES[f]}: "
+                                        "a completed family is laid down at once")
+    if sum(len(fs) for fs in families) == 8:
+        raise InvalidStateError("every family is laid down: the game is over")
+    current = check.seat(data.get("current", 0), "current", n)
+    if not masks[current]:
+        raise InvalidStateError(f"current={current} holds no cards: the turn passes to a player who does")
+    if sum(1 for mask in masks if mask) < 2:
+        raise InvalidStateError("only one seat holds cards: nobody is left to ask")
+
+    def text(codes: Iterable[int], names: Sequence[str]) -> str:
+        return " ".join(names[c] for c in sorted(codes))
+
+    return {"hands": masks, "down": down, "current": current,
+            "json": {"hands": [text(codes, CARD_IDS) for codes in hands],
+                     "families": [text(fs, FAMILIES) for fs in families], "current": current}}

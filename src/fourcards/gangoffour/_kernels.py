@@ -21,6 +21,10 @@ assert COMBO_MASKS.shape == (_deck.NUM_ACTIONS,)
 #: The compiled modules, one per concern, in load order.
 MODULES = ("_combos", "_parse", "_sim", "_bots", "_search", "_playouts")
 
+#: The names :func:`kernels` switches (the callers look them up here at call time).
+SWITCHED = ("beats", "classify_batch", "classify_mask", "legal_actions", "legal_mask", "fast_mask",
+            "fast_classify", "set_card_type", "greedy_choose")
+
 
 def _load_all() -> tuple[ModuleType | None, ...]:
     """Every compiled module, or all None (the twin) when any is missing: the
@@ -36,6 +40,10 @@ def _load_all() -> tuple[ModuleType | None, ...]:
 combos, parse, sim, bots, search, playouts = _load_all()
 #: Whether the compiled kernels are in use.
 COMPILED: bool = combos is not None
+#: The compiled modules by their attribute name here, when they loaded (what :func:`kernels` switches back to).
+_COMPILED: dict[str, ModuleType] | None = (
+    dict(zip(("combos", "parse", "sim", "bots", "search", "playouts"), (combos, parse, sim, bots, search, playouts)))
+    if COMPILED else None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING or combos is None or parse is None or bots is None:
     from ._reference import (
@@ -53,6 +61,45 @@ else:
     fast_classify = parse.fast_classify
     set_card_type = parse.set_card_type
     greedy_choose = bots.greedy_choose
+
+
+_prepared: list[type] = []
+
+
+def prepare(card_type: type) -> None:
+    """Give the kernels in use, and any switched to later, the ``Card`` type
+    (their fast path accepts its instances); :mod:`.cards` calls it once."""
+    _prepared[:] = [card_type]
+    set_card_type(card_type)
+
+
+def kernels(kind: str) -> dict[str, Any]:
+    """The kernels of ``kind`` (``"compiled"`` or ``"reference"``) by name, with
+    the compiled modules (each None for the twin) and ``COMPILED``, ready to use
+    (given what :func:`prepare` was given); RuntimeError when the compiled ones
+    are not available (for :func:`fourcards._backend.using`)."""
+    table: dict[str, Any]
+    if kind == "reference":
+        from . import _reference
+
+        for card_type in _prepared:
+            _reference.set_card_type(card_type)
+        table = {name: getattr(_reference, name) for name in SWITCHED}
+        table.update({name: None for name in ("combos", "parse", "sim", "bots", "search", "playouts")})
+        table["COMPILED"] = False
+    elif kind == "compiled" and _COMPILED is not None:
+        owners = {"fast_mask": "parse", "fast_classify": "parse", "set_card_type": "parse", "greedy_choose": "bots"}
+        for card_type in _prepared:
+            _COMPILED["parse"].set_card_type(card_type)
+        table = {name: getattr(_COMPILED[owners.get(name, "combos")], name) for name in SWITCHED}
+        table.update(_COMPILED)
+        table["COMPILED"] = True
+    elif kind == "compiled":
+        raise RuntimeError("the compiled Gang of Four kernels are not available")
+    else:
+        raise ValueError(f"kernels are 'compiled' or 'reference', not {kind!r}")
+    return table
+
 
 def pack_rules(rules: Any) -> dict[str, int]:
     """A Gang of Four :class:`~fourcards.gangoffour.match.Rules` as the compiled
@@ -76,6 +123,7 @@ def pack_rules(rules: Any) -> dict[str, int]:
 
 __all__ = [
     "COMBO_MASKS", "COMPILED", "MODULES", "bots", "combos", "parse", "playouts", "search", "sim", "pack_rules",
+    "kernels", "prepare", "SWITCHED",
     "beats", "classify_batch", "classify_mask", "fast_classify", "fast_mask",
     "greedy_choose", "legal_actions", "legal_mask", "set_card_type",
 ]

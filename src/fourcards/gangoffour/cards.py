@@ -149,7 +149,7 @@ DECK: Final[tuple[Card, ...]] = tuple(card for card in KINDS for _ in range(card
 """The 64 cards of the deck, in card order."""
 
 _BY_NAME: Final[dict[str, Card]] = {str(card): card for card in KINDS}
-_kernels.set_card_type(Card)
+_kernels.prepare(Card)
 
 CardsLike = Union[str, Iterable[Union[Card, str]]]
 """Cards given as text (``"G3 Y4 R5"``) or as an iterable of :class:`Card` or card text."""

@@ -23,13 +23,14 @@ The integer action space (``num_distinct_actions``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
 import numpy.typing as npt
 
+from .. import _position as check
 from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
@@ -336,18 +337,59 @@ class GangOfFour(Game["MatchState"]):
         return self.rules.to_dict()
 
     def new_match(
-        self, seed: int, deals: Sequence[Sequence[CardsLike]] | None = None, **unknown: Any
+        self, seed: int, deals: Sequence[Sequence[CardsLike]] | None = None,
+        position: Mapping[str, Any] | None = None, **unknown: Any
     ) -> MatchState:
         """A new match from ``seed``.
 
         ``deals`` stacks the deck for the first rounds: ``deals[r]`` lists the
         hands of round ``r + 1``, one per seat, 16 cards each (with 2 or 3
         players the rest of the deck is set aside). Later rounds are shuffled
-        from the seed. The deals are saved by ``to_json``.
+        from the seed. The deals are saved by ``to_json``.  ``position`` starts
+        the match at a position instead (the keywords of :meth:`from_position`).
         """
         if unknown:
-            raise TypeError(f"unknown match setup {sorted(unknown)}; Gang of Four takes deals=")
-        return MatchState(self, seed, deals)
+            raise TypeError(f"unknown match setup {sorted(unknown)}; Gang of Four takes deals= or position=")
+        if deals is not None and position is not None:
+            raise InvalidStateError("a match starts from stacked deals or from a position, not both")
+        return MatchState(self, seed, deals, position)
+
+    def from_position(
+        self, *, hands: Sequence[CardsLike | int] | None = None, current: int = 0,
+        table: ComboLike | None = None, table_player: int | None = None, passed: Sequence[int] | None = None,
+        played: CardsLike | int | None = None, announced: Sequence[int] | None = None,
+        totals: Sequence[int] | None = None, round: int = 1, dealer: int | None = None, seed: int = 0,
+        **unknown: Any,
+    ) -> MatchState:
+        """A match at a position of a round's play, ready to play on.
+
+        ``hands``: each seat's cards (text or cards; 1 to 16 a seat);
+        ``current``: the seat to act; ``table``: the combination to beat
+        (None: ``current`` leads) and ``table_player``, who played it;
+        ``passed``: who passed since (default: the seats between
+        ``table_player`` and ``current`` in turn order, as the rules make it);
+        ``played``: every card played this round (default: the table's);
+        ``announced``: who announced a last card (automatic without
+        ``manual_last_card``); ``totals``: the match's penalty points so far;
+        ``round`` (its parity sets the direction) and its ``dealer``.  Cards
+        in no hand and not played are out of play (set aside).  In round 1
+        before any play, the holder of ``M1`` leads and must play it.  Later
+        rounds are dealt from ``seed``.
+
+        >>> game = GangOfFour(players=2)
+        >>> state = game.from_position(hands=["G3 Y3", "R9"], current=1, table="G2", table_player=0)
+        >>> [state.action_to_string(a) for a in state.legal_actions()]
+        ['R9', 'pass']
+        >>> record = state.play("R9")
+        >>> state.round, state.scores
+        (2, (2, 0))
+        """
+        check.no_unknown("Gang of Four", unknown, _POSITION_KEYS)
+        return self.new_match(seed, position={
+            "hands": hands, "current": current, "table": table, "table_player": table_player,
+            "passed": passed, "played": played, "announced": announced, "totals": totals, "round": round,
+            "dealer": dealer,
+        })
 
     def __repr__(self) -> str:
         return f"GangOfFour({self.rules!r})"
@@ -382,9 +424,13 @@ class MatchState(State[Action]):
     if TYPE_CHECKING:
         def observation(self, player: int) -> Observation: ...
 
-    def __init__(self, game: GangOfFour, seed: int,
-                 deals: Sequence[Sequence[CardsLike]] | None = None) -> None:
+    def __init__(self, game: GangOfFour, seed: int, deals: Sequence[Sequence[CardsLike]] | None = None,
+                 position: Mapping[str, Any] | None = None) -> None:
         super().__init__(game, seed)
+        if position is not None:
+            self._set_position(_Position(game.rules, position))
+            check.playable(self)
+            return
         self._deals = _check_deals(deals, game.rules.players)
         self.setup = {"deals": [[_format_mask(h) for h in deal] for deal in self._deals]} if self._deals else {}
         self._rules = game.rules
@@ -394,6 +440,29 @@ class MatchState(State[Action]):
         self._winners: tuple[int, ...] = ()
         self._exchange: Exchange | None = None
         self._start_round(self._rules.dealer, previous=None)
+
+    def _set_position(self, p: _Position) -> None:
+        self.setup = {"position": p.json}
+        self._deals = []
+        self._rules = p.rules
+        self._rng = Rng(self.seed)
+        self._totals = p.totals
+        self._round = p.round
+        self._winners = ()
+        self._exchange = None
+        self._dealer = p.dealer
+        self._direction = p.direction
+        self._hands = p.hands
+        self._played = _additive(p.played)
+        self._set_aside = _additive(_deck.FULL_DECK) - sum(_additive(h) for h in p.hands) - self._played
+        self._table = p.table
+        self._table_player = p.table_player
+        self._passed = sum(1 << seat for seat in p.passed)
+        self._announced = sum(1 << seat for seat in p.announced)
+        self._out = 0
+        self._m1_lead = p.m1_lead
+        self._current = p.current
+        self._phase = PLAY
 
     # -- dealing and rounds ---------------------------------------------------------
     def _start_round(self, dealer: int, previous: tuple[int, list[int]] | None) -> None:
@@ -896,3 +965,108 @@ def _check_deals(deals: Sequence[Sequence[CardsLike]] | None, players: int) -> l
             raise InvalidStateError(f"deal {r + 1} deals some card more often than the deck holds it")
         checked.append(hands)
     return checked
+
+
+_POSITION_KEYS: Final = ("hands", "current", "table", "table_player", "passed", "played", "announced",
+                         "totals", "round", "dealer")
+
+
+class _Position:
+    """A Gang of Four position, checked (see :meth:`GangOfFour.from_position`);
+    ``json`` is its canonical form, which reads back to the same position."""
+
+    def __init__(self, rules: Rules, data: Mapping[str, Any]) -> None:
+        if not isinstance(data, Mapping):
+            raise InvalidStateError(f"a position is a mapping of {', '.join(_POSITION_KEYS)}, "
+                                    f"not {type(data).__name__}")
+        check.no_unknown("Gang of Four", {k: v for k, v in data.items() if k not in _POSITION_KEYS},
+                         _POSITION_KEYS)
+        n = rules.players
+        self.rules = rules
+        given = check.per_seat(check.required(data.get("hands"), "hands", '["G3 Y3", "R9"]'), "hands", n)
+        self.hands = [check.parse(hand_mask, hand, f"hands[{seat}]") for seat, hand in enumerate(given)]
+        for seat, hand in enumerate(self.hands):
+            if not 1 <= hand.bit_count() <= HAND_SIZE:
+                why = ("a player without cards has won the round" if not hand
+                       else f"a hand holds at most {HAND_SIZE}")
+                raise InvalidStateError(f"hands[{seat}] holds {hand.bit_count()} cards: {why}")
+        self.current = check.seat(data.get("current", 0), "current", n)
+        self.round = check.number(data.get("round", 1), "round", 1)
+        self.direction = 1 if self.round % 2 == 1 else -1
+        dealer = data.get("dealer")
+        self.dealer = rules.dealer if dealer is None else check.seat(dealer, "dealer", n)
+        totals = data.get("totals")
+        self.totals = [0] * n if totals is None else [
+            check.number(t, f"totals[{seat}]", 0) for seat, t in enumerate(check.per_seat(totals, "totals", n))]
+        if max(self.totals) >= rules.target_score:
+            raise InvalidStateError(f"totals {self.totals} reach the target score {rules.target_score}: "
+                                    "the match is over")
+        table, table_player = data.get("table"), data.get("table_player")
+        combo = None
+        if table is not None:
+            combo = table if isinstance(table, Combo) else check.parse(Combo.parse, table, "table")
+            if table_player is None:
+                raise InvalidStateError("table_player is required with a table: who played it")
+            table_player = check.seat(table_player, "table_player", n)
+            if table_player == self.current:
+                raise InvalidStateError(f"table_player={table_player} is current: once every other player "
+                                        "has passed, the table is cleared and that player leads")
+        elif table_player is not None:
+            raise InvalidStateError(f"table_player={check.shown(table_player)} without a table")
+        self.table = -1 if combo is None else combo.action
+        self.table_player = -1 if table_player is None else table_player
+        played = data.get("played")
+        self.played = (0 if combo is None else combo.mask) if played is None else check.parse(
+            hand_mask, played, "played")
+        if combo is not None and combo.mask & ~self.played:
+            raise InvalidStateError(f"played ({_format_mask(self.played)}) lacks the table's cards ({combo})")
+        places = [(f"hands[{seat}]", _deck.codes_of_mask(hand)) for seat, hand in enumerate(self.hands)]
+        check.deck_holds(places + [("played", _deck.codes_of_mask(self.played))], _deck.CAP.__getitem__,
+                         _deck.NAMES)
+        # Round 1 before any play: the holder of M1 (else the seat after the dealer) leads, with M1.
+        holder = next((seat for seat in range(n) if self.hands[seat] & M1_BIT), -1)
+        self.m1_lead = self.round == 1 and not self.played and holder >= 0
+        if self.round == 1 and not self.played:
+            leader = holder if holder >= 0 else (self.dealer + 1) % n
+            if self.current != leader:
+                who = "holds M1" if holder >= 0 else "sits after the dealer (nobody holds M1)"
+                raise InvalidStateError(f"current={self.current}, but round 1 opens with seat {leader}, "
+                                        f"who {who}")
+        # Who passed since the table was played: at least the seats between its player and current.
+        between: list[int] = []
+        if combo is not None:
+            seat = (self.table_player + self.direction) % n
+            while seat != self.current:
+                between.append(seat)
+                seat = (seat + self.direction) % n
+        passed = data.get("passed")
+        self.passed = tuple(sorted(between)) if passed is None else check.seat_set(passed, "passed", n)
+        if self.passed and combo is None:
+            raise InvalidStateError(f"passed={list(self.passed)} without a table: passes end with the cycle")
+        for seat in (self.current, self.table_player):
+            if seat in self.passed:
+                raise InvalidStateError(f"passed={list(self.passed)} names seat {seat}, who "
+                                        f"{'is to act' if seat == self.current else 'played the table'}")
+        missing = set(between) - set(self.passed)
+        extra = set(self.passed) - set(between)
+        if missing or (extra and not rules.pass_is_final):
+            raise InvalidStateError(
+                f"passed={list(self.passed)}: after seat {self.table_player}'s play, seats {sorted(between)} "
+                f"acted before seat {self.current} and passed" + ("" if rules.pass_is_final else " (and no others)"))
+        ones = tuple(seat for seat in range(n) if self.hands[seat].bit_count() == 1)
+        announced = data.get("announced")
+        self.announced = ((ones if not rules.manual_last_card else ()) if announced is None
+                          else check.seat_set(announced, "announced", n))
+        if not rules.manual_last_card and self.announced != ones:
+            raise InvalidStateError(f"announced={list(self.announced)}: without manual_last_card the seats "
+                                    f"holding one card ({list(ones)}) have announced, and only they")
+        for seat in self.announced:
+            if seat not in ones:
+                raise InvalidStateError(f"announced names seat {seat}, who holds "
+                                        f"{self.hands[seat].bit_count()} cards: one announces a last card")
+        self.json: dict[str, Any] = {
+            "hands": [_format_mask(h) for h in self.hands], "current": self.current,
+            "table": None if combo is None else str(combo), "table_player": table_player,
+            "passed": list(self.passed), "played": _format_mask(self.played), "announced": list(self.announced),
+            "totals": list(self.totals), "round": self.round, "dealer": self.dealer,
+        }

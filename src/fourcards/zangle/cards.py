@@ -26,7 +26,11 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import FourCardsError, InvalidCardError
+from . import _kernels, _reference
 from .geometry import SHAPE_ORDER, SHAPES
 from .tiling import TILINGS
 
@@ -295,40 +299,23 @@ def zangle_from_row(row: Sequence[int]) -> Zangle:
     return Zangle(int(row[0]), int(row[1]), tuple(sorted(pieces)))
 
 
-def check_packed(packed: object, name: str = "packed") -> int:
-    """Packed card counts (:func:`pack_counts`), checked: an int of 44 bits."""
-    if not isinstance(packed, int) or isinstance(packed, bool):
-        raise TypeError(f"{name} must be packed card counts (an int), not {type(packed).__name__}")
-    if not 0 <= packed < 1 << (4 * len(KINDS)):
-        raise FourCardsError(f"{name}={packed:#x}: packed card counts use 4 bits for each of 11 kinds")
-    return packed
+check_packed = _reference.check_packed
+"""Packed card counts (:func:`pack_counts`), checked: an int of 44 bits."""
 
 
 def _find_packed_reference(centre: int, own: int) -> list[tuple[int, ...]]:
-    """The twin of the compiled fast path: rows from packed counts."""
+    """The fast path's rows from packed counts by :func:`find_zangles`: a third
+    search, to check both kernels against."""
     centre, own = check_packed(centre, "centre"), check_packed(own, "own")
     c = [k for k in range(len(KINDS)) for _ in range((centre >> (4 * k)) & 15)]
     o = [k for k in range(len(KINDS)) for _ in range((own >> (4 * k)) & 15)]
     return zangle_rows(find_zangles(c, o))
 
 
-def _load_core() -> object:
-    from .._backend import load
-
-    core = load("fourcards.zangle._core")
-    if core is None:
-        return None
-    core.zangle_init(TILING_COUNTS)
-    return core
+_kernels.prepare(TILING_COUNTS)
 
 
-_CORE = _load_core()
-
-
-def find_zangles_packed(centre: int, own: int) -> object:
-    """Fast path: every Zangle as rows (a ``uint8`` array in compiled mode, a
-    list of tuples on the twin) from packed counts (:func:`pack_counts`)."""
-    centre, own = check_packed(centre, "centre"), check_packed(own, "own")
-    if _CORE is not None:
-        return _CORE.zangle_find_packed(centre, own)  # type: ignore[attr-defined]
-    return _find_packed_reference(centre, own)
+def find_zangles_packed(centre: int, own: int) -> npt.NDArray[np.uint8]:
+    """Fast path: every Zangle as rows of a ``uint8`` array (rows x 24) from
+    packed counts (:func:`pack_counts`), by the compiled kernel or its twin."""
+    return _kernels.zangle_find_packed(centre, own)

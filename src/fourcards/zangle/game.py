@@ -23,6 +23,7 @@ Engine decisions beyond the rules file:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import product
 from typing import TYPE_CHECKING, Any, Final, Union
@@ -30,11 +31,13 @@ from typing import TYPE_CHECKING, Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
+from .. import _position as check
 from ..engine import Game, GameRules, State, option
-from ..errors import IllegalMoveError, InvalidRulesError
+from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
+from . import _kernels
 from .cards import (
-    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, deck_cards, find_zangles, find_zangles_packed, kind_code,
+    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, kind_code, split_cards,
     zangle_rows,
 )
 
@@ -271,9 +274,47 @@ class ZangleGame(Game["ZangleState"]):
         data["deck"] = [list(item) for item in self.rules.deck]
         return data
 
-    def new_match(self, seed: int, **setup: Any) -> ZangleState:
+    def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> ZangleState:
+        """A new game dealt from ``seed``, or (``position``) one at the position
+        :meth:`from_position` describes."""
         self._no_setup(setup)
-        return ZangleState(self, seed)
+        return ZangleState(self, seed, position)
+
+    def from_position(
+        self, *, centre: str | Iterable[str | int] | None = None,
+        cards: Sequence[str | Iterable[str | int]] | None = None,
+        piles: Sequence[str | Iterable[str | int]] | None = None, centre_pile: str | Iterable[str | int] | None = None,
+        current: int | None = None, totals: Sequence[int] | None = None, hits: Sequence[int] | None = None,
+        round: int = 1, seed: int = 0, **unknown: Any,
+    ) -> ZangleState:
+        """A game at a position of a (non-bonus) round, seat ``current`` to play.
+
+        ``centre``: the face-up centre cards (at most 4; 4 while the centre
+        draw pile holds cards); ``cards``: each seat's face-up cards (at least
+        4 while their pile holds cards); ``piles``: each seat's draw pile and
+        ``centre_pile`` the centre draw pile, **top card last** (default
+        empty); ``current``: default the round's dealer (seat ``(dealer +
+        round - 1) % players``), who plays first; ``totals`` and ``hits`` so
+        far; ``round`` (at most the rules' ``rounds``).  Cards are text or
+        lists of notations or codes; cards in none of these places are out of
+        play (in Zangle piles).  A seat without cards or pile has gone out:
+        the others finish the turn.  As at every turn, a player with no Zangle
+        takes a hit at once.  Later rounds are dealt from ``seed``.
+
+        >>> from fourcards.zangle import best_zangle
+        >>> game = ZangleGame(players=2)
+        >>> state = game.from_position(centre="4b 2 Z 3", cards=["1 5a 1", "5d 5d 4a 4a"], centre_pile="3 3 2 1 1")
+        >>> len(state.legal_actions()), state.current_player
+        (13, 0)
+        >>> str(state.apply(best_zangle(state.centre, state.face_up[0])).zangle)
+        '5a(own) = Z(centre) + 1(own) + 1(own) + 3(centre)'
+        >>> state.centre, state.current_player
+        (('4b', '2', '1', '1'), 1)
+        """
+        check.no_unknown("Zangle", unknown, _POSITION_KEYS)
+        return self.new_match(seed, position={"centre": centre, "cards": cards, "piles": piles,
+                                              "centre_pile": centre_pile, "current": current, "totals": totals,
+                                              "hits": hits, "round": round})
 
 
 class ZangleState(State[Zangle]):
@@ -286,20 +327,55 @@ class ZangleState(State[Zangle]):
                "_zangle_piles": "lists", "_hits": "list", "_totals": "list", "_seats": "list"}
 
     game: ZangleGame
+    _rng: Rng
+    _round: int
+    _dealer: int
+    _centre: list[int]
+    _centre_pile: list[int]
+    _cards: list[list[int]]
+    _piles: list[list[int]]
+    _zangle_piles: list[list[int]]
+    _hits: list[int]
+    _totals: list[int]
+    _current: int
+    _turn_player: int
+    _hit_this_turn: bool
+    _idle: int
+    _last_cycle: bool
+    _over: bool
+    _winners: tuple[int, ...]
+    _bonus: bool
+    _seats: list[int]
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> ZangleObservation: ...
 
-    def __init__(self, game: ZangleGame, seed: int) -> None:
+    def __init__(self, game: ZangleGame, seed: int, position: Mapping[str, Any] | None = None) -> None:
         super().__init__(game, seed)
         self._rng = Rng(seed)
         self._round = 0
         self._totals = [0] * self._n
         self._hits = [0] * self._n
         self._over = False
-        self._winners: tuple[int, ...] = ()
+        self._winners = ()
         self._bonus = False
-        self._start_round(list(range(self._n)), bonus=False)
+        if position is None:
+            self._start_round(list(range(self._n)), bonus=False)
+            return
+        p = _read_position(game.rules, position)
+        self.setup = {"position": p["json"]}
+        self._round = p["round"]
+        self._seats = list(range(self._n))
+        self._dealer = p["dealer"]
+        self._totals, self._hits = p["totals"], p["hits"]
+        self._centre, self._centre_pile = p["centre"], p["centre_pile"]
+        self._cards, self._piles = p["cards"], p["piles"]
+        self._zangle_piles = [[] for _ in range(self._n)]
+        self._current = p["current"]
+        self._idle = 0
+        self._last_cycle = any(not c and not pile for c, pile in zip(self._cards, self._piles))
+        self._begin_turn()
+        check.playable(self)
 
     # -- rounds -----------------------------------------------------------------------------
     def _start_round(self, seats: list[int], bonus: bool) -> None:
@@ -310,8 +386,8 @@ class ZangleState(State[Zangle]):
         self._dealer = (self.game.rules.dealer + self._round - 1) % n
         cards = self.game.rules.deck_cards()
         self._rng.shuffle(cards)
-        self._piles: list[list[int]] = [[] for _ in range(n)]
-        self._cards: list[list[int]] = [[] for _ in range(n)]
+        self._piles = [[] for _ in range(n)]
+        self._cards = [[] for _ in range(n)]
         for seat in seats:
             if bonus:
                 self._cards[seat] = [cards.pop() for _ in range(4)]
@@ -321,7 +397,7 @@ class ZangleState(State[Zangle]):
         self._centre_pile = cards
         for seat in seats:
             self._refill_own(seat)
-        self._zangle_piles: list[list[int]] = [[] for _ in range(n)]
+        self._zangle_piles = [[] for _ in range(n)]
         order = sorted(seats, key=lambda s: (s - self._dealer) % n)
         self._current = order[0]
         self._idle = 0
@@ -346,10 +422,7 @@ class ZangleState(State[Zangle]):
         centre, own = _packed(self._centre), _packed(self._cards[seat])
         if centre is None or own is None:
             return None
-        rows = find_zangles_packed(centre, own)
-        if isinstance(rows, np.ndarray):
-            return [row.tobytes() for row in rows]
-        return [bytes(row) for row in rows]  # type: ignore[attr-defined]
+        return [row.tobytes() for row in _kernels.zangle_find_packed(centre, own)]
 
     def _has_zangle(self, seat: int) -> bool:
         rows = self._available_rows(seat)
@@ -558,3 +631,61 @@ class ZangleState(State[Zangle]):
         out[11 * NK + 16] = len(self._centre_pile) / 120
         out[11 * NK + 17] = self._round / max(1, self.game.rules.rounds)
         out[11 * NK + 18] = self._bonus
+
+
+_POSITION_KEYS: Final = ("centre", "cards", "piles", "centre_pile", "current", "totals", "hits", "round")
+
+
+def _codes(value: Any, name: str) -> list[int]:
+    return check.parse(lambda v: [card_code(c) for c in split_cards(v)], value, name)
+
+
+def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A Zangle position checked (see :meth:`ZangleGame.from_position`), with its
+    canonical JSON form (``json``), which reads back to the same position."""
+    if not isinstance(data, Mapping):
+        raise InvalidStateError(f"a position is a mapping of {', '.join(_POSITION_KEYS)}, not {type(data).__name__}")
+    check.no_unknown("Zangle", {k: v for k, v in data.items() if k not in _POSITION_KEYS}, _POSITION_KEYS)
+    n = rules.players
+    centre = _codes(check.required(data.get("centre"), "centre", '"4b 2 Z 3"'), "centre")
+    centre_pile = [] if data.get("centre_pile") is None else _codes(data["centre_pile"], "centre_pile")
+    if len(centre) > 4 or (centre_pile and len(centre) < 4):
+        raise InvalidStateError(f"centre holds {len(centre)} cards: 4 while the centre draw pile holds cards, "
+                                "else at most 4")
+    given = check.per_seat(check.required(data.get("cards"), "cards", '["1 5a 1", "5d 5d"]'), "cards", n)
+    cards = [_codes(c, f"cards[{seat}]") for seat, c in enumerate(given)]
+    piles_given = data.get("piles")
+    piles = [[] for _ in range(n)] if piles_given is None else [
+        _codes(pile, f"piles[{seat}]") for seat, pile in enumerate(check.per_seat(piles_given, "piles", n))]
+    for seat in range(n):
+        if piles[seat] and len(cards[seat]) < 4:
+            raise InvalidStateError(f"cards[{seat}] holds {len(cards[seat])} cards while piles[{seat}] holds "
+                                    f"{len(piles[seat])}: face-up cards are refilled to 4 from the pile")
+    deck = rules.deck_cards()
+    places = [("centre", centre), ("centre_pile", centre_pile)]
+    places += [(f"cards[{seat}]", c) for seat, c in enumerate(cards)]
+    places += [(f"piles[{seat}]", pile) for seat, pile in enumerate(piles)]
+    check.deck_holds(places, deck.count, KINDS)
+    rounds = 1 if rules.mode == "solitaire" else rules.rounds
+    round_ = check.number(data.get("round", 1), "round", 1, rounds)
+    dealer = (rules.dealer + round_ - 1) % n
+    current = dealer if data.get("current") is None else check.seat(data["current"], "current", n)
+
+    def numbers(key: str) -> list[int]:
+        value = data.get(key)
+        if value is None:
+            return [0] * n
+        return [check.number(v, f"{key}[{seat}]", 0, 10**9) for seat, v in enumerate(check.per_seat(value, key, n))]
+
+    totals, hits = numbers("totals"), numbers("hits")
+
+    def text(codes: Iterable[int]) -> str:
+        return " ".join(KINDS[c] for c in codes)
+
+    return {
+        "centre": centre, "centre_pile": centre_pile, "cards": cards, "piles": piles, "current": current,
+        "dealer": dealer, "totals": totals, "hits": hits, "round": round_,
+        "json": {"centre": text(centre), "cards": [text(c) for c in cards], "piles": [text(p) for p in piles],
+                 "centre_pile": text(centre_pile), "current": current, "totals": list(totals), "hits": list(hits),
+                 "round": round_},
+    }
