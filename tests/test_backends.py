@@ -65,12 +65,15 @@ class TestPublicAPI:
         return got
 
     def test_the_switch_is_in_force_and_undone(self, kind: str) -> None:
-        before = (gof_kernels.core, gof.combos.legal_actions, fc.best_points_packed)
+        before = (gof_kernels.sim, gof_kernels.COMPILED, gof.combos.legal_actions, fc.best_points_packed,
+                  fc._kernels.melds)
         with using(kind):
-            assert (gof_kernels.core is not None) == (kind == "compiled")
-            assert (fc._kernels.core is not None) == (kind == "compiled")
+            assert (gof_kernels.sim is not None) == gof_kernels.COMPILED == (kind == "compiled")
+            assert (gof_kernels.search is not None) == (kind == "compiled")
+            assert (fc._kernels.melds is not None) == fc._kernels.COMPILED == (kind == "compiled")
             assert (gof.combos.legal_actions is gof_kernels.legal_actions)
-        assert (gof_kernels.core, gof.combos.legal_actions, fc.best_points_packed) == before
+        assert (gof_kernels.sim, gof_kernels.COMPILED, gof.combos.legal_actions, fc.best_points_packed,
+                fc._kernels.melds) == before
 
     # -- Gang of Four --------------------------------------------------------------------------
 
