@@ -533,8 +533,13 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         holds = "watches" if joined[1] is None else f"holds seat {joined[1]} of"
         raise ProtocolError("already_joined", f"this connection {holds} table {joined[0].id}")
     if isinstance(message, Join):
-        table = server.table(message.table)
-        seat = table.seat_of(message.token)
+        # A seat's token opens a private table too (it was claimed with the invitation);
+        # a private table answers a wrong token as if it did not exist.
+        found = server.tables.get(message.table)
+        seat = None if found is None else found.seat_of(message.token)
+        if found is None or (seat is None and found.record.private):
+            raise ProtocolError("unknown_table", f"no table has the id {message.table!r}")
+        table = found
         if seat is None:
             raise ProtocolError("bad_token", f"the token is not the token of a seat at table {table.id}")
         table.attach(seat, client)
