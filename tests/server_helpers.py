@@ -27,13 +27,22 @@ def free_port() -> int:
         return port
 
 
-class ServerProcess:
-    """``fourcards serve`` on 127.0.0.1 and a free port, in its own process (so kill -9 is real)."""
+#: The per-client creation limits lifted: the tests create many tables from one address
+#: (``tests/test_server_security.py`` checks the limits with their defaults).
+GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000")
 
-    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0) -> None:
+
+class ServerProcess:
+    """``fourcards serve`` on 127.0.0.1 and a free port, in its own process (so kill -9 is real).
+
+    ``options``: more ``serve`` options (default :data:`GENEROUS`)."""
+
+    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0,
+                 options: tuple[str, ...] = GENEROUS) -> None:
         self.db = db
         self.port = port or free_port()
         self.bot_delay = bot_delay
+        self.options = options
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -48,7 +57,7 @@ class ServerProcess:
         env = dict(os.environ)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
-             "--bot-delay", str(self.bot_delay)],
+             "--bot-delay", str(self.bot_delay), *self.options],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -77,10 +86,13 @@ class ServerProcess:
                 self.process.wait(10)
 
 
-def request(method: str, url: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
-    """An HTTP request with a JSON body; (status, JSON answer)."""
+def request(method: str, url: str, body: Any = None, raw: bytes | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """An HTTP request with a JSON body; (status, JSON answer). ``headers`` replace the defaults."""
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    sent = {"Content-Type": "application/json"}
+    sent.update(headers or {})
+    req = urllib.request.Request(url, data=data, method=method, headers=sent)
     try:
         with urllib.request.urlopen(req, timeout=10) as answer:
             return answer.status, json.loads(answer.read())

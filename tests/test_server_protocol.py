@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
 
 from fourcards.games import GAMES, get_game
 from fourcards.server.protocol import (
-    ERROR_CODES, MAX_MESSAGE_BYTES, Act, Event, Hint, Join, Ping, ProtocolError, error_message, parse_client_message,
+    ERROR_CODES, MAX_MESSAGE_BYTES, Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message,
+    parse_client_message,
 )
 from fourcards.zangle.speedster_master import parse_zangle_text
 
@@ -29,6 +31,8 @@ def test_valid_messages_parse() -> None:
     hit.no_fields()
     assert parse_client_message('{"type": "hint"}') == Hint(None)
     assert parse_client_message('{"type": "ping", "extra": [1, 2]}') == Ping()
+    assert parse_client_message('{"type": "watch", "table": "t1"}') == Watch("t1")
+    assert parse_client_message('{"type": "watch", "table": "t1", "invite": "s"}') == Watch("t1", "s")
 
 
 @pytest.mark.parametrize("raw,code", [
@@ -41,6 +45,8 @@ def test_valid_messages_parse() -> None:
     ('{"type": "act", "id": "", "version": 0, "action": 5}', "bad_message"),
     ('{"type": "join", "table": "t", "token": ""}', "bad_message"),
     ('{"type": "hint", "id": 5}', "bad_message"),
+    ('{"type": "watch"}', "bad_message"), ('{"type": "watch", "table": "t", "invite": 5}', "bad_message"),
+    ('{"type": "watch", "table": "t", "invite": ""}', "bad_message"),
     ("[" * 100_000, "too_large"), ("[" * 2000 + "]" * 2000, "bad_json"),
 ])
 def test_bad_messages_get_a_code(raw: str | bytes, code: str) -> None:
@@ -135,3 +141,32 @@ def test_a_gang_of_four_view_holds_no_other_hand() -> None:
         for other in range(4):
             if other != seat:
                 assert json.dumps(views[other]["hand"]) not in text
+
+
+def _tokens(value: Any) -> set[str]:
+    return set(re.findall(r"[A-Za-z0-9]+", json.dumps(value)))
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_spectator_view_holds_no_seats_private_fields(name: str) -> None:
+    """At every step of a random match: the spectator view is seat 0's view without the
+    game's private fields, its legal options and its seat, and no token of any seat's
+    private fields appears in it unless a public record has named it."""
+    game = get_game(name).new_game()
+    state = game.new_match(seed=5)
+    rng = random.Random(6)
+    private = type(game).private_view_fields
+    public: set[str] = set()
+    for _ in range(200):
+        view = state.spectator_view()
+        assert view == game.spectator_view(state) and view["seat"] is None
+        assert not set(private) & set(view) and not any(key.startswith("legal_") for key in view)
+        own = state.view(0)
+        assert {k: v for k, v in own.items() if k not in private and k != "seat"} == \
+            {k: v for k, v in view.items() if k != "seat"}
+        public |= {t for r in state.history for t in _tokens(game.record_view(r))}
+        hidden = set().union(*(_tokens(state.view(p).get(f) or []) for p in range(game.num_players) for f in private))
+        assert not (_tokens(view) & (hidden - public)), name
+        if state.is_terminal:
+            break
+        state.apply(rng.choice(state.legal_actions()))

@@ -290,6 +290,11 @@ class Game(ABC, Generic[S]):
     deck_upload: ClassVar[bool] = False
     #: Whether ``action_to_string`` depends on the action's integer alone (so its texts may be cached).
     fixed_action_texts: ClassVar[bool] = False
+    #: The fields of :meth:`observation_view` that hold what only the observing seat
+    #: may know (its hidden cards, or anything derived from them): a spectator's view
+    #: (:meth:`spectator_view`) leaves them out. ``("hand",)`` unless the game says more
+    #: (or ``()`` when its view holds nothing hidden).
+    private_view_fields: ClassVar[tuple[str, ...]] = ("hand",)
 
     @classmethod
     def player_range(cls) -> tuple[int, int]:
@@ -343,6 +348,24 @@ class Game(ABC, Generic[S]):
 
         data = plain(observation)
         return data if isinstance(data, dict) else {"value": data}
+
+    def spectator_view(self, state: Any) -> dict[str, Any]:
+        """What someone who holds no seat may see of ``state``, as JSON data: seat
+        0's :meth:`observation_view` without the :attr:`private_view_fields`, without
+        any ``legal_*`` field (a seat's options follow from its hand), and with the
+        observer (``seat``; ``player`` in a default view without ``seat``) null.
+
+        A game whose view holds a seat's hidden information under another field
+        name must list that field in :attr:`private_view_fields` (or override this)."""
+        view = dict(self.observation_view(state.observation(0)))
+        for name in self.private_view_fields:
+            view.pop(name, None)
+        for name in [key for key in view if key.startswith("legal_")]:
+            del view[name]
+        if "seat" not in view and "player" in view:
+            view["player"] = None
+        view["seat"] = None
+        return view
 
     def record_text(self, record: Any) -> str:
         """A readable line for one history record."""
@@ -690,6 +713,10 @@ class State(ABC, Generic[A]):
     def view(self, player: int) -> dict[str, Any]:
         """``player``'s observation as JSON data (:meth:`Game.observation_view`)."""
         return self.game.observation_view(self.observation(player))
+
+    def spectator_view(self) -> dict[str, Any]:
+        """The public view of the match, with no seat's hidden cards (:meth:`Game.spectator_view`)."""
+        return self.game.spectator_view(self)
 
     def legal_action_views(self) -> list[dict[str, Any]]:
         """The legal actions as JSON data: ``action`` (the integer), ``text``

@@ -23,6 +23,17 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} is not a number above 0")
+    return value
+
+
 def add_commands(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the game server (web page, HTTP API, WebSockets)",
                             description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
@@ -34,6 +45,15 @@ def add_commands(sub: Any) -> None:
                         help="seconds a bot waits before it acts (default 0.3)")
     parser.add_argument("--max-tables", type=int_in(1, 1_000_000), default=1000,
                         help="open tables at most (default 1000)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                        help="also accept requests and WebSockets from pages of this origin (https://host[:port]; "
+                        "repeatable; the server's own host always)")
+    parser.add_argument("--idle-minutes", type=_positive, default=60.0,
+                        help="close an unfinished table after this many minutes without a move (default 60)")
+    parser.add_argument("--tables-per-client", type=int_in(1, 1_000_000), default=20,
+                        help="open tables one client address may create (default 20)")
+    parser.add_argument("--create-rate", type=_positive, default=1.0,
+                        help="tables a second one client address may create, bursts of 10 (default 1)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                         help="uvicorn's log level (default warning)")
 
@@ -46,7 +66,15 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
         return 2
-    app = create_app(args.db, bot_delay=args.bot_delay, max_tables=args.max_tables)
+    from ..server.app import Limits
+
+    limits = Limits(max_tables=args.max_tables, idle_seconds=args.idle_minutes * 60,
+                    tables_per_client=args.tables_per_client, create_rate=args.create_rate)
+    try:
+        app = create_app(args.db, bot_delay=args.bot_delay, limits=limits, allow_origins=args.allow_origin)
+    except ValueError as error:
+        print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
+        return 2
     print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {args.db})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
                 ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)

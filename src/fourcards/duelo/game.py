@@ -141,6 +141,8 @@ class Duelo(Game["DueloState"]):
 
     name = "duelo"
     score_label = "cards held"
+    #: The seat's own top card; the revealed hands are public, ``table`` is a count.
+    private_view_fields = ("top_card",)
     deck_upload = True
 
     def observation_bounds(self) -> tuple[float, float]:

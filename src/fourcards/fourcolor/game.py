@@ -239,6 +239,9 @@ class FourColor(Game["FourColorState"]):
     rules: Rules
     title = "Four Color Cards"
     score_label = "points"
+    #: Only the hand: melds, discards and the offer are face up, ``answered`` counts
+    #: answers (never what), the rest is counts.
+    private_view_fields = ("hand",)
 
     def observation_view(self, observation: Any) -> dict[str, Any]:
         obs = observation

@@ -120,6 +120,8 @@ class FourPack(Game["FourPackState"]):
 
     name = "four-pack"
     score_label = "families"
+    #: Only the hand: asks and their answers and the families laid down are public.
+    private_view_fields = ("hand",)
     deck_upload = True
 
     def observation_bounds(self) -> tuple[float, float]:

@@ -258,6 +258,9 @@ class GangOfFour(Game["MatchState"]):
     rules: Rules
     title = "Gang of Four"
     score_label = "penalty points"
+    #: Only the hand is a seat's own: the exchange's cards are shown to everyone by the rules,
+    #: ``must_lead_m1`` is public (the seat dealt M1 leads), the rest is counts and played cards.
+    private_view_fields = ("hand",)
     score_higher_is_better = False
     score_unit = "round"
     fixed_action_texts = True

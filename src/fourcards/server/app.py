@@ -15,12 +15,14 @@ import os
 import secrets
 import time
 import importlib.resources
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -30,11 +32,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..decks import parse_deck
 from ..errors import FourCardsError
 from ..games import GAMES, get_game
-from .protocol import Act, Event, Hint, Join, Ping, ProtocolError, error_message, parse_client_message
+from .protocol import Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message, parse_client_message
 from .store import SeatRecord, SQLiteStore, Store, TableRecord
 from .tables import (Table, dumps, event_types, hash_token, make_table, master_specs, rules_options)
 
-__all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB"]
+__all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB", "OriginPolicy"]
 
 log = logging.getLogger("fourcards.server")
 
@@ -61,6 +63,23 @@ class Limits:
     """Messages waiting for a slow reader before it is disconnected."""
     max_body: int = 256 * 1024
     """Bytes of an HTTP request body."""
+    tables_per_client: int = 20
+    """Open (unfinished) tables one client address may have created (since the server started)."""
+    create_rate: float = 1.0
+    """Table creations a second one client address may ask for on average..."""
+    create_burst: float = 10.0
+    """... and at once."""
+    idle_seconds: float = 3600.0
+    """An unfinished table where nothing happened for this long is closed and forgotten."""
+    max_finished: int = 1000
+    """Finished tables kept (for their replay); the oldest are dropped first."""
+    max_spectators: int = 50
+    """Spectators of one table."""
+
+    @property
+    def sweep_every(self) -> float:
+        """Seconds between two checks for idle tables (a quarter of the idle time, at most a minute)."""
+        return min(60.0, max(0.05, self.idle_seconds / 4))
 
 
 class _HTTPError(Exception):
@@ -81,6 +100,8 @@ class GameServer:
         self.tables: dict[str, Table] = {}
         self.executor = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
                                            thread_name_prefix="fourcards-bot")
+        self.creations: dict[str, _TokenBucket] = {}  # client address -> its table-creation allowance
+        self.sweeper: asyncio.Task[None] | None = None
 
     # -- life --------------------------------------------------------------------------------------
     def recover(self) -> None:
@@ -97,29 +118,100 @@ class GameServer:
     def start(self) -> None:
         for table in self.tables.values():
             table.start()
+        self.sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     def stop(self) -> None:
+        if self.sweeper is not None:
+            self.sweeper.cancel()
         for table in self.tables.values():
             table.close()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.store.close()
 
+    # -- expiry --------------------------------------------------------------------------------------
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.sweep_every)
+            try:
+                await self.sweep()
+            except Exception:  # one failed sweep must not stop the next
+                log.exception("the sweep of idle tables failed")
+
+    async def sweep(self) -> None:
+        """Close the unfinished tables idle for ``idle_seconds``, drop the oldest finished
+        tables beyond ``max_finished``, forget full creation allowances. One pass over the
+        tables in memory (at most ``max_tables`` open and ``max_finished`` finished ones)."""
+        now = time.monotonic()
+        idle: list[Table] = []
+        finished: list[Table] = []
+        for table in list(self.tables.values()):
+            table.changed_since_seen()
+            if table.terminal:
+                finished.append(table)
+            elif now - table.last_activity >= self.limits.idle_seconds:
+                idle.append(table)
+        for table in idle:
+            minutes = self.limits.idle_seconds / 60
+            await self.drop(table, f"nothing happened at table {table.id} for {minutes:g} minutes: it is closed")
+        if len(finished) > self.limits.max_finished:
+            finished.sort(key=lambda t: t.record.created)
+            for table in finished[:len(finished) - self.limits.max_finished]:
+                await self.drop(table, f"table {table.id} is over and was removed (the server keeps the latest "
+                                f"{self.limits.max_finished} finished tables)")
+        for address in [a for a, bucket in self.creations.items() if bucket.full()]:
+            del self.creations[address]
+
+    async def drop(self, table: Table, reason: str) -> None:
+        """Close a table (its clients told ``table_expired``) and forget it, here and in the store."""
+        async with table.lock:
+            if self.tables.get(table.id) is not table:
+                return
+            del self.tables[table.id]
+            table.shut("table_expired", reason)
+        try:
+            await self.store.delete_table(table.id)
+        except Exception:
+            log.exception("table %s: could not be deleted from the store (it will be recovered, then expire "
+                          "again)", table.id)
+
     # -- tables ------------------------------------------------------------------------------------
     def open_tables(self) -> int:
         return sum(1 for t in self.tables.values() if not t.terminal)
 
-    def table(self, table_id: str) -> Table:
+    def table(self, table_id: str, invite: str | None = None) -> Table:
+        """The table ``table_id``, if ``invite`` opens it (a private table answers as if it did not exist)."""
         table = self.tables.get(table_id)
-        if table is None:
+        if table is None or not table.invite_matches(invite):
             raise ProtocolError("unknown_table", f"no table has the id {table_id!r}")
         return table
 
-    async def create_table(self, body: Any) -> Table:
+    def visible(self, table_id: str, invite: str | None) -> Table:
+        """``table`` for the HTTP API: 404 ``unknown_table`` when it is missing or private without its invite."""
+        try:
+            return self.table(table_id, invite)
+        except ProtocolError as error:
+            raise _HTTPError(404, error.code, error.reason) from None
+
+    def allow_creation(self, address: str) -> None:
+        """Take one table creation from the address's allowance (429 ``rate_limited`` when it is spent)."""
+        bucket = self.creations.get(address)
+        if bucket is None:
+            bucket = self.creations[address] = _TokenBucket(self.limits.create_rate, self.limits.create_burst)
+        if not bucket.take():
+            raise _HTTPError(429, "rate_limited", f"at most {self.limits.create_rate:g} new tables a second from one "
+                             f"address (bursts of {self.limits.create_burst:g}): try again in a moment")
+
+    async def create_table(self, body: Any, address: str = "") -> tuple[Table, str | None]:
+        """A new table from a ``POST /api/tables`` body, and its invitation (a private table's)."""
+        self.allow_creation(address)
         if not isinstance(body, dict):
             raise _HTTPError(400, "bad_request", "the body must be a JSON object")
-        unknown = set(body) - {"game", "rules", "seats", "deck"}
+        unknown = set(body) - {"game", "rules", "seats", "deck", "private"}
         if unknown:
             raise _HTTPError(400, "bad_request", f"unknown fields {sorted(unknown)}")
+        private = body.get("private", False)
+        if not isinstance(private, bool):
+            raise _HTTPError(400, "bad_request", "'private' must be true or false")
         name = body.get("game")
         if not isinstance(name, str):
             raise _HTTPError(400, "bad_request", "'game' must be a game's name (see GET /api/games)")
@@ -130,6 +222,10 @@ class GameServer:
                 raise _HTTPError(404, "unknown_game", str(error)) from None
         if self.open_tables() >= self.limits.max_tables:
             raise _HTTPError(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables")
+        mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
+        if mine >= self.limits.tables_per_client:
+            raise _HTTPError(429, "too_many_tables", f"this address has {mine} open tables (at most "
+                             f"{self.limits.tables_per_client}): finish one or wait for it to expire")
         rules = body.get("rules", {})
         if not isinstance(rules, dict):
             raise _HTTPError(400, "bad_rules", "'rules' must be an object")
@@ -145,21 +241,29 @@ class GameServer:
                 raise _HTTPError(400, "bad_deck", str(error)) from None
         players, rules = _checked_rules(name, rules)
         seats = _checked_seats(name, body.get("seats"), players)
+        invite = secrets.token_urlsafe(24) if private else None
         record = TableRecord(secrets.token_urlsafe(9), name, rules, secrets.randbits(62), seats, {}, deck_text,
-                             time.time())
+                             time.time(), private, None if invite is None else hash_token(invite))
         try:
             table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text)
         except (FourCardsError, TypeError, ValueError) as error:
             raise _HTTPError(400, "bad_rules", str(error)) from None
+        table.creator = address
         await self.store.create_table(record)
         self.tables[record.id] = table
         table.start()
-        return table
+        return table, invite
 
     async def claim(self, table_id: str, seat: Any, body: Any) -> dict[str, Any]:
         table = self.tables.get(table_id)
         if table is None:
             raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}")
+        invite = body.get("invite") if isinstance(body, dict) else None
+        if not isinstance(invite, str) or len(invite) > 128:
+            invite = None
+        if not table.invite_matches(invite):
+            raise _HTTPError(403, "bad_invite", f"table {table_id} is private: claiming a seat needs its invitation "
+                             "('invite' in the body)")
         try:
             number = int(seat)
         except ValueError:
@@ -174,6 +278,8 @@ class GameServer:
         token = secrets.token_urlsafe(32)
         try:
             await table.claim(number, name, hash_token(token))
+        except ProtocolError:  # closed meanwhile
+            raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}") from None
         except FourCardsError:
             raise _HTTPError(409, "seat_taken", f"seat {number} is a bot's or already claimed") from None
         return {"table": table_id, "seat": number, "token": token}
@@ -299,14 +405,22 @@ class _TokenBucket:
         self.tokens = burst
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
+    def _refill(self) -> None:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self) -> bool:
+        self._refill()
         if self.tokens < 1:
             return False
         self.tokens -= 1
         return True
+
+    def full(self) -> bool:
+        """Whether the bucket refilled to its burst (then forgetting it changes nothing)."""
+        self._refill()
+        return self.tokens >= self.burst
 
 
 class WebSocketClient:
@@ -354,7 +468,7 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
     await websocket.accept()
     client = WebSocketClient(websocket, server.limits.max_queued)
     bucket = _TokenBucket(server.limits.rate, server.limits.burst)
-    joined: tuple[Table, int] | None = None
+    joined: tuple[Table, int | None] | None = None  # (table, seat); seat None: a spectator
     deadline = time.monotonic() + server.limits.join_timeout
     try:
         while not client.closed:
@@ -391,7 +505,10 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
         pass
     finally:
         if joined is not None:
-            joined[0].detach(joined[1], client)
+            if joined[1] is None:
+                joined[0].unwatch(client)
+            else:
+                joined[0].detach(joined[1], client)
         client.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.writer, 5)
@@ -407,24 +524,39 @@ def _message_id(raw: str | bytes) -> str | None:
     return found if isinstance(found, str) else None
 
 
-async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Table, int] | None,
-                  message: Any) -> tuple[Table, int] | None:
+async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Table, int | None] | None,
+                  message: Any) -> tuple[Table, int | None] | None:
     if isinstance(message, Ping):
         client.send({"type": "pong"})
         return joined
+    if isinstance(message, (Join, Watch)) and joined is not None:
+        holds = "watches" if joined[1] is None else f"holds seat {joined[1]} of"
+        raise ProtocolError("already_joined", f"this connection {holds} table {joined[0].id}")
     if isinstance(message, Join):
-        if joined is not None:
-            raise ProtocolError("already_joined", f"this connection holds seat {joined[1]} of table {joined[0].id}")
-        table = server.table(message.table)
-        seat = table.seat_of(message.token)
+        # A seat's token opens a private table too (it was claimed with the invitation);
+        # a private table answers a wrong token as if it did not exist.
+        found = server.tables.get(message.table)
+        seat = None if found is None else found.seat_of(message.token)
+        if found is None or (seat is None and found.record.private):
+            raise ProtocolError("unknown_table", f"no table has the id {message.table!r}")
+        table = found
         if seat is None:
             raise ProtocolError("bad_token", f"the token is not the token of a seat at table {table.id}")
         table.attach(seat, client)
         return (table, seat)
+    if isinstance(message, Watch):
+        table = server.table(message.table, message.invite)
+        if len(table.spectators) >= server.limits.max_spectators:
+            raise ProtocolError("too_many_spectators", f"table {table.id} has {server.limits.max_spectators} "
+                                "spectators already")
+        table.watch(client)
+        return (table, None)
     message_id = getattr(message, "id", None)
     if joined is None:
-        raise ProtocolError("not_joined", "send join first", message_id)
+        raise ProtocolError("not_joined", "send join (or watch) first", message_id)
     table, seat = joined
+    if seat is None:
+        raise ProtocolError("spectator", "a spectator cannot act, send events or ask for hints", message_id)
     if isinstance(message, Act):
         await table.act(seat, message, client)
     elif isinstance(message, Event):
@@ -457,17 +589,126 @@ async def _body(request: Request, limit: int) -> Any:
         raise _HTTPError(400, "bad_json", f"the body is not JSON: {error}") from None
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_key(origin: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an origin (``scheme://host[:port]``), or None when it is not an http(s) origin."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS[parts.scheme]
+
+
+class OriginPolicy:
+    """Which pages may make state-changing requests and open WebSockets: the server's
+    own host (an ``Origin`` whose host and port are the request's ``Host``) and the
+    origins allowed. A request without ``Origin`` (not from a browser) is allowed."""
+
+    def __init__(self, allow_origins: Iterable[str] = ()) -> None:
+        self.allowed: set[tuple[str, str, int]] = set()
+        for origin in allow_origins:
+            key = _origin_key(origin)
+            if key is None:
+                raise ValueError(f"{origin!r} is not an origin (http[s]://host[:port])")
+            self.allowed.add((urlsplit(origin.strip()).scheme, *key))
+
+    def allows(self, origin: str | None, host: str | None) -> bool:
+        if origin is None:
+            return True
+        key = _origin_key(origin)
+        if key is None:
+            return False  # "null" (a sandboxed page, a file) or garbage
+        scheme = urlsplit(origin.strip()).scheme
+        if (scheme, *key) in self.allowed:
+            return True
+        if not host:
+            return False
+        try:
+            own = urlsplit("//" + host.strip())
+            port = own.port
+        except ValueError:
+            return False
+        return own.hostname is not None and (own.hostname.lower(), port or _DEFAULT_PORTS[scheme]) == key
+
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_Scope = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+_Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class _Guard:
+    """ASGI middleware in front of every route: a state-changing HTTP request must be
+    JSON (415 ``unsupported_media_type``, checked before the body is read) from an
+    allowed origin (403 ``forbidden_origin``); a WebSocket handshake from an origin that
+    is not allowed is refused before it is accepted (HTTP 403)."""
+
+    def __init__(self, app: Callable[[_Scope, _Receive, _Send], Awaitable[None]], policy: OriginPolicy) -> None:
+        self.app, self.policy = app, policy
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        kind = scope["type"]
+        if kind == "http" and scope["method"] not in _SAFE_METHODS:
+            headers = _headers(scope)
+            media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            if media != "application/json":
+                await _refuse(send, 415, "unsupported_media_type",
+                              "a request that changes anything must be JSON (Content-Type: application/json)")
+                return
+            if not self.policy.allows(headers.get("origin"), headers.get("host")):
+                await _refuse(send, 403, "forbidden_origin", "requests from this page's origin are not allowed")
+                return
+        elif kind == "websocket":
+            headers = _headers(scope)
+            if not self.policy.allows(headers.get("origin"), headers.get("host")):
+                connect = await receive()
+                if connect["type"] != "websocket.connect":
+                    return
+                if "websocket.http.response" in scope.get("extensions", {}):
+                    body = json.dumps({"error": {"code": "forbidden_origin",
+                                                 "reason": "WebSockets from this page's origin are not allowed"}})
+                    await send({"type": "websocket.http.response.start", "status": 403,
+                                "headers": [(b"content-type", b"application/json"),
+                                            (b"content-length", str(len(body)).encode())]})
+                    await send({"type": "websocket.http.response.body", "body": body.encode()})
+                else:  # the server answers 403 to a close before the handshake
+                    await send({"type": "websocket.close", "code": 1008})
+                return
+        await self.app(scope, receive, send)
+
+
+def _headers(scope: _Scope) -> dict[str, str]:
+    """The request's headers by lower-case name (the last one of a repeated name)."""
+    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+
+
+async def _refuse(send: _Send, status: int, code: str, reason: str) -> None:
+    body = json.dumps({"error": {"code": code, "reason": reason}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None = None,
                static_dir: str | os.PathLike[str] | None = None, bot_delay: float = 0.3,
-               max_tables: int = 1000, limits: Limits | None = None) -> Starlette:
+               max_tables: int = 1000, limits: Limits | None = None,
+               allow_origins: Iterable[str] = ()) -> Starlette:
     """The game server as a Starlette (ASGI) application.
 
     ``db``: the SQLite file (default ``fourcards-server.db``); ``store``: any
     :class:`~fourcards.server.store.Store` instead; ``static_dir``: the web
     page's folder (default: the one shipped); ``bot_delay``: seconds a bot
-    waits before acting; ``limits``: :class:`Limits`."""
+    waits before acting; ``limits``: :class:`Limits`; ``allow_origins``: the
+    origins (``https://host[:port]``) whose pages may use the server besides its
+    own host's (:class:`OriginPolicy`)."""
     if limits is None:
         limits = Limits(max_tables=max_tables)
+    policy = OriginPolicy(allow_origins)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
 
@@ -504,18 +745,32 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
 
     async def tables(request: Request) -> Response:
         if request.method == "GET":
-            return JSONResponse({"tables": [t.summary() for t in server().tables.values()]})
+            return JSONResponse({"tables": [t.summary() for t in server().tables.values() if not t.record.private]})
+        address = request.client.host if request.client is not None else ""
         try:
-            table = await server().create_table(await _body(request, limits.max_body))
+            table, invite = await server().create_table(await _body(request, limits.max_body), address)
         except _HTTPError as error:
             return _error(error.status, error.code, error.reason)
-        return JSONResponse(table.summary(), status_code=201)
+        answer = table.summary()
+        if invite is not None:
+            answer["invite"] = invite
+        return JSONResponse(answer, status_code=201)
 
     async def table(request: Request) -> Response:
-        found = server().tables.get(request.path_params["table_id"])
-        if found is None:
-            return _error(404, "unknown_table", f"no table has the id {request.path_params['table_id']!r}")
+        try:
+            found = server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+        except _HTTPError as error:
+            return _error(error.status, error.code, error.reason)
         return JSONResponse(found.summary())
+
+    async def replay(request: Request) -> Response:
+        try:
+            found = server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+        except _HTTPError as error:
+            return _error(error.status, error.code, error.reason)
+        if not found.terminal:
+            return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
+        return Response(found.replay_text(), media_type="application/json")
 
     async def claim(request: Request) -> Response:
         try:
@@ -534,10 +789,10 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
         Route("/games/{name}.js", game_script),
         Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", table),
+        Route("/api/tables/{table_id}/replay", replay),
         Route("/api/tables/{table_id}/seats/{seat}", claim, methods=["POST"]),
         WebSocketRoute("/ws", socket),
     ]
     if static.is_dir():
         routes.append(Mount("/static", app=StaticFiles(directory=str(static)), name="static"))
-    return Starlette(routes=routes, lifespan=lifespan)
-
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Guard, policy=policy)])

@@ -1,7 +1,8 @@
 """The server's JSON message protocol: what clients may send, what they get back.
 
 One JSON object per WebSocket text message, with a ``type`` field. A client
-first sends ``join`` (table id and seat token); then ``act`` (turn games),
+first sends ``join`` (table id and seat token), or ``watch`` (a table id, and
+its invitation when the table is private) to follow it as a spectator; then ``act`` (turn games),
 ``hint`` and ``ping``, and the events a real-time table takes (each
 :class:`~fourcards.server.tables.MasterSpec` names its own, parsed here as an
 :class:`Event` and checked by its master). The server
@@ -30,7 +31,7 @@ from typing import Any, Final, Union
 from ..errors import FourCardsError
 
 __all__ = [
-    "ERROR_CODES", "ProtocolError", "Join", "Act", "Event", "Hint", "Ping", "ClientMessage",
+    "ERROR_CODES", "ProtocolError", "Join", "Watch", "Act", "Event", "Hint", "Ping", "ClientMessage",
     "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
     "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH",
 ]
@@ -44,7 +45,7 @@ MAX_TABLE_ID_LENGTH: Final = 64
 MAX_INT: Final = 2**31 - 1
 """Largest integer accepted in a message (versions, actions): bigger ones are ``bad_message``."""
 
-CLIENT_TYPES: Final = ("join", "act", "hint", "ping")
+CLIENT_TYPES: Final = ("join", "watch", "act", "hint", "ping")
 """The client messages of every table; a real-time table adds its events."""
 MAX_TEXT_LENGTH: Final = 200
 """Longest text field of an event."""
@@ -58,7 +59,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "rate_limited": "too many messages: slow down and send it again",
     "bad_message": "an unknown type, or a missing, mistyped or out-of-range field",
     "not_joined": "send join first",
-    "already_joined": "this connection has joined a seat already",
+    "already_joined": "this connection has joined a seat (or watches a table) already",
     "unknown_table": "no table has this id",
     "bad_token": "the token is not the token of a seat at this table",
     "replaced": "another connection joined with this seat's token; this one is closed",
@@ -67,6 +68,9 @@ ERROR_CODES: Final[dict[str, str]] = {
     "illegal_action": "the rules do not allow this action now",
     "game_over": "the match is over",
     "not_supported": "this table's game does not take this message",
+    "spectator": "a spectator cannot act, send events or ask for hints",
+    "too_many_spectators": "the table has as many spectators as it takes",
+    "table_expired": "the table was closed: nothing happened at it for too long (this connection is closed)",
     "server_error": "the server failed to handle the message; nothing was changed",
 }
 
@@ -87,6 +91,14 @@ class Join:
 
     table: str
     token: str
+
+
+@dataclass(frozen=True)
+class Watch:
+    """Follow ``table`` as a spectator (``invite``: its invitation, for a private table)."""
+
+    table: str
+    invite: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +148,7 @@ class Ping:
     pass
 
 
-ClientMessage = Union[Join, Act, Event, Hint, Ping]
+ClientMessage = Union[Join, Watch, Act, Event, Hint, Ping]
 
 
 def _field(data: dict[str, Any], name: str, kind: type, message_id: str | None) -> Any:
@@ -184,6 +196,11 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
     message_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH else None
     if kind == "join":
         return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None))
+    if kind == "watch":
+        invite = None
+        if data.get("invite") is not None:
+            invite = _text(data, "invite", MAX_TOKEN_LENGTH, None)
+        return Watch(_text(data, "table", MAX_TABLE_ID_LENGTH, None), invite)
     if kind == "ping":
         return Ping()
     if kind == "hint":

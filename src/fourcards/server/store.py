@@ -1,7 +1,7 @@
 """Where tables live between restarts: one small interface, and SQLite behind it.
 
 A table is stored as what it was created with (game, rules, seed, setup, an
-uploaded deck, the seats) and its log: one entry per applied action (or
+uploaded deck, the seats, whether it is private and its invitation's SHA-256) and its log: one entry per applied action (or
 real-time event), with the seat and the client's message id. Recovery is
 replay: the log, applied again in order, gives the same match.
 
@@ -50,6 +50,10 @@ class TableRecord:
     setup: dict[str, Any] = field(default_factory=dict)
     deck: str | None = None
     created: float = 0.0
+    #: A private table is not listed; seeing, watching or joining it needs its invitation.
+    private: bool = False
+    #: The invitation's SHA-256 (hex): the secret itself is never stored.
+    invite_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,17 @@ class Store(Protocol):
     async def append(self, table_id: str, entry: LogEntry) -> None:
         """Add one log entry (durable when it returns; entries of a table in order)."""
 
+    async def delete_table(self, table_id: str) -> None:
+        """Forget a table, its seats and its log (an expired or dropped table; durable when it returns)."""
+
     def close(self) -> None: ...
 
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seed TEXT NOT NULL,
-    setup TEXT NOT NULL, deck TEXT, created REAL NOT NULL, position INTEGER NOT NULL);
+    setup TEXT NOT NULL, deck TEXT, created REAL NOT NULL, position INTEGER NOT NULL,
+    private INTEGER NOT NULL DEFAULT 0, invite_hash TEXT);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL, seat INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
     bot TEXT, token_hash TEXT, PRIMARY KEY (table_id, seat));
@@ -98,6 +106,9 @@ CREATE TABLE IF NOT EXISTS log (
     table_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL, client_id TEXT,
     action INTEGER, event TEXT, PRIMARY KEY (table_id, idx));
 """
+
+#: Columns added to ``tables`` since its first version, added to an older file when it is opened.
+_ADDED_COLUMNS = (("private", "INTEGER NOT NULL DEFAULT 0"), ("invite_hash", "TEXT"))
 
 
 class SQLiteStore:
@@ -111,12 +122,20 @@ class SQLiteStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
+        self._migrate()
         self._position = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM tables").fetchone()[0]
         self._queue: queue.Queue[tuple[list[tuple[str, Sequence[Any]]], asyncio.Future[None]] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._writer, name="fourcards-store", daemon=True)
         self._thread.start()
         self.commits = 0
         """Transactions committed (each may hold many entries)."""
+
+    def _migrate(self) -> None:
+        """Bring a file written by an older server up to the current schema (columns added)."""
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
+        for name, declaration in _ADDED_COLUMNS:
+            if name not in present:
+                self._db.execute(f"ALTER TABLE tables ADD COLUMN {name} {declaration}")
 
     # -- reading (at start) --------------------------------------------------------------------
     def load(self) -> list[StoredTable]:
@@ -132,10 +151,11 @@ class SQLiteStore:
                 logs.setdefault(table_id, []).append(
                     LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event)))
             result = []
-            for table_id, game, rules, seed, setup, deck, created in db.execute(
-                    "SELECT id, game, rules, seed, setup, deck, created FROM tables ORDER BY position"):
+            for table_id, game, rules, seed, setup, deck, created, private, invite_hash in db.execute(
+                    "SELECT id, game, rules, seed, setup, deck, created, private, invite_hash FROM tables "
+                    "ORDER BY position"):
                 record = TableRecord(table_id, game, json.loads(rules), int(seed), tuple(seats.get(table_id, ())),
-                                     json.loads(setup), deck, created)
+                                     json.loads(setup), deck, created, bool(private), invite_hash)
                 result.append(StoredTable(record, logs.get(table_id, [])))
             return result
         finally:
@@ -150,9 +170,10 @@ class SQLiteStore:
     async def create_table(self, table: TableRecord) -> None:
         self._position += 1
         statements: list[tuple[str, Sequence[Any]]] = [(
-            "INSERT INTO tables (id, game, rules, seed, setup, deck, created, position) VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO tables (id, game, rules, seed, setup, deck, created, position, private, invite_hash) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
             (table.id, table.game, json.dumps(table.rules), str(table.seed), json.dumps(table.setup), table.deck,
-             table.created, self._position))]
+             table.created, self._position, int(table.private), table.invite_hash))]
         for seat, record in enumerate(table.seats):
             statements.append(("INSERT INTO seats (table_id, seat, kind, name, bot, token_hash) VALUES (?,?,?,?,?,?)",
                                (table.id, seat, record.kind, record.name, record.bot, record.token_hash)))
@@ -166,6 +187,10 @@ class SQLiteStore:
         await self._write([("INSERT INTO log (table_id, idx, seat, client_id, action, event) VALUES (?,?,?,?,?,?)",
                             (table_id, entry.index, entry.seat, entry.client_id, entry.action,
                              None if entry.event is None else json.dumps(entry.event)))])
+
+    async def delete_table(self, table_id: str) -> None:
+        await self._write([(f"DELETE FROM {name} WHERE {column}=?", (table_id,))
+                           for name, column in (("log", "table_id"), ("seats", "table_id"), ("tables", "id"))])
 
     def _writer(self) -> None:
         while True:

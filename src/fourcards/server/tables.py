@@ -17,6 +17,7 @@ import hmac
 import importlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -51,6 +52,12 @@ class Client(Protocol):
 
     def replaced(self) -> None: ...
 
+    def close(self) -> None:
+        """Close the connection once what is queued is sent."""
+
+
+_SPECTATOR = -1
+"""The key of the spectators' ``state`` text among a table's per-seat texts."""
 
 _ACTION_VIEWS: dict[tuple[str, int], dict[int, str]] = {}
 """Per game (with fixed action texts) and action-space size: each action's view, encoded once."""
@@ -71,6 +78,13 @@ class Table:
         self.applied: list[dict[str, int]] = [{} for _ in self.seats]
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
+        self.spectators: set[Client] = set()
+        #: The client address that created the table (None for a table recovered from the store).
+        self.creator: str | None = None
+        #: ``time.monotonic()`` of the latest change seen (a new version, a claimed seat), for idle expiry.
+        self.last_activity = time.monotonic()
+        self.seen_version = -1
+        self._replay_text: str | None = None
 
     # -- to override --------------------------------------------------------------------------
     @property
@@ -88,6 +102,15 @@ class Table:
         raise NotImplementedError
 
     def public_status(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def spectator_message(self) -> dict[str, Any]:
+        """The ``state`` message of a spectator: the public view (no seat's hidden cards),
+        ``seat`` null and no legal actions."""
+        raise NotImplementedError
+
+    def public_records(self) -> list[dict[str, Any]]:
+        """Every public history record's view, oldest first (the replay of a finished match)."""
         raise NotImplementedError
 
     def start(self) -> None:
@@ -143,11 +166,12 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         data = {"id": self.id, "game": self.record.game, "title": title_of(self.record.game),
-                "rules": self.rules(), "seats": self.seats_view(), "created": self.record.created}
+                "rules": self.rules(), "seats": self.seats_view(), "created": self.record.created,
+                "private": self.record.private}
         data.update(self.public_status())
         return data
 
-    def welcome(self, seat: int) -> dict[str, Any]:
+    def welcome(self, seat: int | None) -> dict[str, Any]:
         return {"type": "welcome", "table": self.id, "seat": seat, "game": self.record.game,
                 "title": title_of(self.record.game), "rules": self.rules(), "seats": self.seats_view(),
                 "deck": self.deck()}
@@ -166,26 +190,92 @@ class Table:
         if self.clients.get(seat) is client:
             del self.clients[seat]
 
+    def watch(self, client: Client) -> None:
+        """Add a spectator: the welcome (``seat`` null), the public state, the end if it is over."""
+        self.spectators.add(client)
+        client.send(self.welcome(None))
+        client.send(self.spectator_text())
+        if self.terminal:
+            client.send(self.end_message())
+
+    def unwatch(self, client: Client) -> None:
+        self.spectators.discard(client)
+
     def state_text(self, seat: int) -> str:
         """``state_message(seat)`` as JSON text."""
         return dumps(self.state_message(seat))
 
+    def spectator_text(self) -> str:
+        """``spectator_message()`` as JSON text."""
+        return dumps(self.spectator_message())
+
     def broadcast(self) -> None:
         for seat, client in list(self.clients.items()):
             client.send(self.state_text(seat))
+        if self.spectators:
+            text = self.spectator_text()
+            for client in list(self.spectators):
+                client.send(text)
         if self.terminal:
             end = self.end_message()
-            for client in list(self.clients.values()):
+            for client in [*self.clients.values(), *self.spectators]:
                 client.send(end)
+
+    def invite_matches(self, invite: str | None) -> bool:
+        """Whether ``invite`` opens this table (always for a public one; compared in constant time)."""
+        if not self.record.private:
+            return True
+        if invite is None or self.record.invite_hash is None:
+            return False
+        return hmac.compare_digest(self.record.invite_hash, hash_token(invite))
+
+    def touch(self) -> None:
+        """Something happened at the table (for idle expiry)."""
+        self.last_activity = time.monotonic()
+
+    def changed_since_seen(self) -> bool:
+        """Whether the version moved since the last call (an action or event was applied);
+        if so, it counts as activity."""
+        version = self.version
+        if version != self.seen_version:
+            self.seen_version = version
+            self.touch()
+            return True
+        return False
+
+    def shut(self, code: str, reason: str) -> None:
+        """Close the table: every seat's connection and every spectator gets an ``error``
+        ``code`` and is closed; its tasks stop."""
+        message = dumps({"type": "error", "code": code, "reason": reason})
+        for client in [*self.clients.values(), *self.spectators]:
+            client.send(message)
+            client.close()
+        self.clients.clear()
+        self.spectators.clear()
+        self.close()
+
+    def replay_text(self) -> str:
+        """``GET /api/tables/{id}/replay`` of a finished table, as JSON text (built once)."""
+        if self._replay_text is None:
+            end = self.end_message()
+            self._replay_text = dumps({
+                "table": self.id, "game": self.record.game, "title": title_of(self.record.game),
+                "rules": self.rules(), "seats": self.seats_view(), "deck": self.deck(),
+                "version": self.version, "winners": end["winners"], "scores": end["scores"],
+                "returns": end["returns"], "records": self.public_records()})
+        return self._replay_text
 
     async def claim(self, seat: int, name: str, token_hash: str) -> None:
         async with self.lock:
+            if self.closed:
+                raise ProtocolError("table_expired", "the table was closed")
             record = self.seats[seat]
             if record.kind != "human" or record.token_hash is not None:
                 raise FourCardsError(f"seat {seat} is not free")
             new = SeatRecord("human", name or record.name, None, token_hash)
             await self.store.set_seat(self.id, seat, new)
             self.seats[seat] = new
+            self.touch()
 
     def _repeat(self, seat: int, message_id: str) -> int | None:
         return self.applied[seat].get(message_id)
@@ -385,6 +475,26 @@ class TurnTable(Table):
         return {"type": "end", "table": self.id, "version": self.step, "winners": list(state.winners),
                 "scores": list(state.scores), "returns": list(state.returns())}
 
+    def spectator_message(self) -> dict[str, Any]:
+        return dict(json.loads(self.spectator_text()))
+
+    def spectator_text(self) -> str:
+        """A spectator's ``state`` message as JSON, built once a version (shared by every spectator)."""
+        cached = self._texts.get(_SPECTATOR)
+        if cached is not None:
+            return cached
+        state = self.state
+        head = {"type": "state", "table": self.id, "seat": None, "version": state.step,
+                "current_player": state.current_player, "terminal": state.is_terminal,
+                "view": self.game.spectator_view(state)}
+        text = (dumps(head)[:-1] + ',"legal_actions":[],"scores":' + dumps(list(state.scores))
+                + ',"history":' + self._history_json + "}")
+        self._texts[_SPECTATOR] = text
+        return text
+
+    def public_records(self) -> list[dict[str, Any]]:
+        return [self.game.record_view(record) for record in self.state.history]
+
     def public_status(self) -> dict[str, Any]:
         state = self.state
         return {"version": self.step, "current_player": state.current_player, "terminal": state.is_terminal,
@@ -413,6 +523,8 @@ class TurnTable(Table):
     async def _apply(self, seat: int, action: int, version: int, message_id: str | None) -> None:
         """Check, apply, store (the lock is held); raises ProtocolError and changes nothing."""
         state = self.state
+        if self.closed:
+            raise ProtocolError("table_expired", "the table was closed", message_id)
         if state.is_terminal:
             raise ProtocolError("game_over", f"the match is over (version {state.step})", message_id)
         if action >= self.game.num_distinct_actions:

@@ -196,6 +196,8 @@ class ZangleGame(Game["ZangleState"]):
 
     name = "zangle"
     score_label = "points"
+    #: Nothing: every card in the view is face up (the piles' order is not in it).
+    private_view_fields = ()
 
     @classmethod
     def player_range(cls) -> tuple[int, int]:

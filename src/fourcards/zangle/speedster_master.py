@@ -76,9 +76,10 @@ def check_rules(rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return int(full["players"]), full
 
 
-def speedster_view(snapshot: Snapshot, seat: int, zangles: list[Zangle]) -> dict[str, Any]:
+def speedster_view(snapshot: Snapshot, seat: int | None, zangles: list[Zangle]) -> dict[str, Any]:
     """A seat's view: the public table (everything is face up but the piles) and
-    the Zangles this seat could call now (each ``{target, pieces, text}``)."""
+    the Zangles this seat could call now (each ``{target, pieces, text}``). A
+    spectator's (``seat`` None) is the same table with no Zangles: nothing in it is hidden."""
     return {
         "seat": seat, "round": snapshot.round, "centre": [KINDS[k] for k in snapshot.centre],
         "cards": [[KINDS[k] for k in c] for c in snapshot.cards], "piles": list(snapshot.piles),
@@ -142,7 +143,7 @@ class SpeedsterMaster(Table):
     def state_message(self, seat: int) -> dict[str, Any]:
         snapshot = self.table.snapshot()
         zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if seat in snapshot.playing else []
-        history = [self._outcome_view(o) for o in self.table.outcomes[-HISTORY_TAIL:]]
+        history = self._history(self.table.outcomes[-HISTORY_TAIL:])
         return {"type": "state", "table": self.id, "seat": seat, "version": self.version, "current_player": -1,
                 "terminal": snapshot.over, "view": speedster_view(snapshot, seat, zangles), "legal_actions": [],
                 "scores": list(snapshot.totals), "history": history}
@@ -159,6 +160,18 @@ class SpeedsterMaster(Table):
             with contextlib.suppress(ProtocolError):  # not a Zangle's notation: the text alone
                 view["zangle"] = zangle_view(self._zangle(o.detail, None))
         return view
+
+    def _history(self, outcomes: list[Any]) -> list[dict[str, Any]]:
+        return [self._outcome_view(o) for o in outcomes]
+
+    def spectator_message(self) -> dict[str, Any]:
+        snapshot = self.table.snapshot()
+        return {"type": "state", "table": self.id, "seat": None, "version": self.version, "current_player": -1,
+                "terminal": snapshot.over, "view": speedster_view(snapshot, None, []), "legal_actions": [],
+                "scores": list(snapshot.totals), "history": self._history(self.table.outcomes[-HISTORY_TAIL:])}
+
+    def public_records(self) -> list[dict[str, Any]]:
+        return self._history(list(self.table.outcomes))
 
     def _returns(self) -> list[float]:
         n = self.table.players
@@ -197,6 +210,8 @@ class SpeedsterMaster(Table):
             client.send({"type": "ack", "id": message.id, "version": self.version})
 
     async def _submit(self, seat: int, zangle_text: str | None, version: int, message_id: str | None) -> None:
+        if self.closed:
+            raise ProtocolError("table_expired", "the table was closed", message_id)
         if self.table.over:
             raise ProtocolError("game_over", "the game is over", message_id)
         if version != self.version:
