@@ -5,7 +5,7 @@ for this tree and for another checkout (before games became plug-ins).
     python benchmarks/bench_registry_overhead.py --old /tmp/old [--rounds 3] [--tables 40]
 
 Each round runs, alternating old and new (so drift on a shared machine hits
-both alike): ``benchmarks/server_load.py --think 0 --no-crash`` against a
+both alike): each tree's ``benchmarks/server_load.py --think 0 --no-crash`` against a
 server started from each tree (the server's own CPU seconds per action, read
 from /proc), and a PettingZoo AEC loop of every built-in game (agent steps a
 second, first legal action). Printed: each figure per round, then new/old
@@ -55,7 +55,9 @@ def environment(tree: Path) -> dict[str, str]:
 
 
 def server_cpu_per_action(tree: Path, tables: int) -> float:
-    done = subprocess.run([sys.executable, str(HERE / "server_load.py"), "--tables", str(tables), "--think", "0",
+    # each tree's own load script (its server's options differ), the same load
+    done = subprocess.run([sys.executable, str(tree / "benchmarks" / "server_load.py"), "--tables", str(tables),
+                           "--think", "0",
                            "--no-crash", "--timeout", "300"], env=environment(tree), text=True,
                           capture_output=True, check=True)
     match = re.search(r"server CPU while playing [\d.]+ s = ([\d.]+) ms an action", done.stdout)

@@ -50,7 +50,8 @@ melds, parse, bots, sim = _load_all()
 COMPILED: bool = melds is not None
 #: The compiled modules by their attribute name here, when they loaded (what :func:`kernels` switches back to).
 _COMPILED: dict[str, ModuleType] | None = (
-    dict(zip(("melds", "parse", "bots", "sim"), (melds, parse, bots, sim))) if COMPILED else None)  # type: ignore[arg-type]
+    {name: module for name, module in zip(("melds", "parse", "bots", "sim"), (melds, parse, bots, sim))
+     if module is not None} if COMPILED else None)
 
 if TYPE_CHECKING or melds is None or parse is None or bots is None:
     from ._reference import (

@@ -42,8 +42,9 @@ combos, parse, sim, bots, search, playouts = _load_all()
 COMPILED: bool = combos is not None
 #: The compiled modules by their attribute name here, when they loaded (what :func:`kernels` switches back to).
 _COMPILED: dict[str, ModuleType] | None = (
-    dict(zip(("combos", "parse", "sim", "bots", "search", "playouts"), (combos, parse, sim, bots, search, playouts)))
-    if COMPILED else None)  # type: ignore[arg-type]
+    {name: module for name, module in zip(("combos", "parse", "sim", "bots", "search", "playouts"),
+                                          (combos, parse, sim, bots, search, playouts)) if module is not None}
+    if COMPILED else None)
 
 if TYPE_CHECKING or combos is None or parse is None or bots is None:
     from ._reference import (

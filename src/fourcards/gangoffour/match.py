@@ -23,6 +23,7 @@ The integer action space (``num_distinct_actions``):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
@@ -60,6 +61,20 @@ _MASKS: Final[list[int]] = [int(m) for m in _kernels.COMBO_MASKS]
 _SIZES: Final[list[int]] = [m.bit_count() for m in _MASKS]
 _PAIR_LO: Final = _deck.PAIR_LO
 _ADDITIVE: Final[list[int]] = [m - ((m >> 1) & _deck.PAIR_LO) for m in _MASKS]
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _cards_of(mask: int) -> tuple[Card, ...]:
+    """The cards of a canonical mask the engine holds, lowest first: a hand or the
+    played cards change a few times a round and are read by every seat's
+    observation, so each is built once (bounded, thread-safe cache of a pure function)."""
+    return tuple(KINDS[code] for code in _deck.codes_of_mask(mask))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _texts_of(mask: int) -> tuple[str, ...]:
+    """The cards of a canonical mask as their text, lowest first (cached as :func:`_cards_of`)."""
+    return tuple(str(card) for card in _cards_of(mask))
 
 
 # -- rules ------------------------------------------------------------------------
@@ -281,10 +296,10 @@ class GangOfFour(Game["MatchState"]):
         return {
             "seat": obs.player, "current_player": obs.current_player, "round": obs.round, "phase": obs.phase,
             "direction": obs.direction, "dealer": obs.dealer,
-            "hand": [str(c) for c in obs.hand], "hand_sizes": list(obs.hand_sizes),
+            "hand": list(_texts_of(obs.hand_mask)), "hand_sizes": list(obs.hand_sizes),
             "table": None if obs.table is None else [str(c) for c in obs.table.cards],
             "table_player": obs.table_player, "passed": list(obs.passed), "announced": list(obs.announced),
-            "out": list(obs.out), "played": [str(c) for c in obs.played], "scores": list(obs.scores),
+            "out": list(obs.out), "played": list(_texts_of(obs.played_mask)), "scores": list(obs.scores),
             "exchange": exchange, "must_lead_m1": obs.must_lead_m1,
         }
 
@@ -869,7 +884,7 @@ class MatchState(State[Action]):
             phase=PHASE_NAMES[self._phase],
             current_player=self._current,
             direction=self._direction,
-            hand=mask_cards(self._hands[player]),
+            hand=_cards_of(self._hands[player]),
             hand_mask=self._hands[player],
             hand_sizes=self.hand_sizes,
             table=self.table,
@@ -877,7 +892,7 @@ class MatchState(State[Action]):
             passed=tuple(bool(self._passed >> p & 1) for p in range(n)),
             announced=tuple(bool(self._announced >> p & 1) for p in range(n)),
             out=tuple(bool(self._out >> p & 1) for p in range(n)),
-            played=mask_cards(_deck.canonical_from_sum(self._played)),
+            played=_cards_of(_deck.canonical_from_sum(self._played)),
             scores=tuple(self._totals),
             exchange=self._exchange,
             must_lead_m1=self._m1_lead and self._table < 0,

@@ -530,8 +530,11 @@ class TurnTable(Table):
         if action >= self.game.num_distinct_actions:
             raise ProtocolError("illegal_action", f"{action} is not an action of this game "
                                 f"(0..{self.game.num_distinct_actions - 1})", message_id)
+        if version != state.step:  # what apply(expected_step=) checks, leaving apply its fast path
+            raise ProtocolError("stale", f"action {action} was chosen at version {version}, but the match is "
+                                f"at version {state.step}", message_id)
         try:
-            state.apply(action, seat, expected_step=version)
+            state.apply(action, seat)
         except StaleActionError as error:
             raise ProtocolError("stale", str(error), message_id) from None
         except NotYourTurnError as error:
