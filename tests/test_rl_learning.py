@@ -350,3 +350,34 @@ def test_a_policy_file_need_not_be_a_zip_of_pickles(tmp_path: Path) -> None:
         archive.writestr("state_w.npy", buffer.getvalue())
     with pytest.raises(FourCardsError, match=str(path)):
         LearnedBot(policy=path)
+
+
+@pytest.mark.rl
+@pytest.mark.skipif(_vector is None, reason="the compiled environment is not in use")
+@pytest.mark.parametrize("kind", ["compact", "candidates"])
+def test_make_vec_takes_the_observation_kinds(kind: str) -> None:
+    envs = gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=6, opponents="greedy", observation=kind,
+                              max_candidates=16)
+    observations, _ = envs.reset(seed=3)
+    assert envs.observation_space.contains(observations)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(400):
+        masks = envs.unwrapped.action_masks()
+        assert masks.shape == (6, 16 if kind == "candidates" else 12387)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        observations, _, terminations, _, infos = envs.step(actions)
+        assert envs.observation_space.contains(observations)
+        for i in np.flatnonzero(terminations):
+            assert envs.single_observation_space.contains(infos["final_obs"][i])
+            finished += 1
+    assert finished > 0
+    if kind == "candidates":
+        assert np.array_equal(observations["candidates"], envs.unwrapped.vector.candidates)
+        empty = np.argmin(observations["count"])
+        if observations["count"][empty] < 16:
+            rows = np.zeros(6, dtype=np.int64)
+            rows[empty] = 15
+            with pytest.raises(IllegalMoveError, match=f"env {empty}"):
+                envs.step(rows)
+    envs.close()
