@@ -6,8 +6,9 @@
 Learning speed (environment steps of the learning seat a second of
 ``model.learn``, rollouts and gradient steps together) for the observations
 of :class:`fourcards.rl.gymnasium.SeatEnv` against three greedy bots, with the
-same PPO settings for each (``n_steps * n_envs = 1024`` a rollout, batch
-128, 4 epochs, ``net_arch=[64, 64]``; torch on one thread):
+same PPO settings for each (``--settings light``: ``n_steps * n_envs = 1024``
+a rollout, batch 128, 4 epochs; ``--settings sb3-defaults``: MaskablePPO's
+defaults, 2048, 64 and 10; ``net_arch=[64, 64]``; torch on one thread):
 
 - ``dict``: ``{"observation", "action_mask"}`` (the default; the policy's
   input is 217 + 12,387 wide), ``MultiInputPolicy``;
@@ -102,9 +103,13 @@ class VectorAdapter(VecEnv):  # type: ignore[misc]
         self.env.close()
 
 
-def speed(name: str, env: Any, policy: str, n_envs: int, steps: int) -> float:
-    model = MaskablePPO(policy, env, n_steps=1024 // n_envs, batch_size=128, n_epochs=4, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [64, 64]})
+SETTINGS = {"light": {"rollout": 1024, "batch_size": 128, "n_epochs": 4},
+            "sb3-defaults": {"rollout": 2048, "batch_size": 64, "n_epochs": 10}}
+
+
+def speed(name: str, env: Any, policy: str, n_envs: int, steps: int, settings: dict[str, int]) -> float:
+    model = MaskablePPO(policy, env, n_steps=settings["rollout"] // n_envs, batch_size=settings["batch_size"],
+                        n_epochs=settings["n_epochs"], seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]})
     parameters = sum(p.numel() for p in model.policy.parameters())
     started = time.perf_counter()
     model.learn(steps)
@@ -117,16 +122,23 @@ def speed(name: str, env: Any, policy: str, n_envs: int, steps: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=4096, help="env-steps a configuration (dict: a quarter)")
+    parser.add_argument("--settings", choices=sorted(SETTINGS), default="light",
+                        help="PPO settings: light (rollout 1024, batch 128, 4 epochs) or sb3-defaults "
+                             "(MaskablePPO's: rollout 2048, batch 64, 10 epochs)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    settings = SETTINGS[args.settings]
+    print(f"PPO settings {args.settings}: {settings}, net_arch [64, 64], torch threads 1", flush=True)
+    rollout = settings["rollout"]
     results = {
         "dict": speed("dict", gymnasium.make("fourcards/GangOfFour-v0", opponents="greedy"),
-                      "MultiInputPolicy", 1, max(1024, args.steps // 4)),
+                      "MultiInputPolicy", 1, max(rollout, args.steps // 4), settings),
         "compact": speed("compact", gymnasium.make("fourcards/GangOfFour-v0", observation="compact",
-                                                   opponents="greedy"), "MlpPolicy", 1, args.steps),
-        "compact x 64 in C": speed("compact x 64 in C", VectorAdapter(64), "MlpPolicy", 64, args.steps * 4),
+                                                   opponents="greedy"), "MlpPolicy", 1, args.steps, settings),
+        "compact x 64 in C": speed("compact x 64 in C", VectorAdapter(64), "MlpPolicy", 64, args.steps * 4,
+                                   settings),
         "candidates x 64 in C": speed("candidates x 64 in C", VectorAdapter(64, candidates=32), "MlpPolicy", 64,
-                                      args.steps * 4),
+                                      args.steps * 4, settings),
     }
     print()
     for name, rate in results.items():
