@@ -2,7 +2,7 @@
 
     pip install "fourcards[train]"       # torch (CPU), matplotlib
     python examples/train_gangoffour.py --updates 600 --seed 1 \\
-        --out src/fourcards/gangoffour/learned_policy.npz --curve docs/img/rl-training-curve.png
+        --out src/fourcards/gangoffour/learned_policy.npz --curve docs/images/rl-training-curve.png
 
 The policy scores candidate actions (:mod:`fourcards.rl.candidates`): each
 legal action is a row of 50 features (its cards, kind, rank, the cards it
