@@ -45,8 +45,8 @@ def test_compiled_only_bots_are_not_offered_on_the_twin() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_")}
     env["FOURCARDS_NO_EXTENSIONS"] = "1"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[0] == "('random', 'greedy') greedy"
+    assert out.splitlines()[0] == "('random', 'greedy', 'learned') learned"  # numpy only: it plays on the twin
     assert "needs the compiled kernels" in out
     if fourcards.COMPILED:
-        assert get_game("gang-of-four").available_bots == ("random", "greedy", "search")
+        assert get_game("gang-of-four").available_bots == ("random", "greedy", "learned", "search")
         assert get_game("gang-of-four").hint_bot == "search"

@@ -20,7 +20,7 @@ never breaks ``import fourcards``.
 >>> entry = get_game("gang-of-four")
 >>> game = entry.new_game(players=3)
 >>> game.num_players, entry.bot_kinds
-(3, ('random', 'greedy', 'search'))
+(3, ('random', 'greedy', 'learned', 'search'))
 >>> bot = entry.new_bot("greedy", game, seed=1)
 >>> get_game("four-pack").kind_of("best")
 'memory'
@@ -93,6 +93,12 @@ def _search(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     from .gangoffour.bots import SearchBot
 
     return SearchBot(seed=seed, **options)
+
+
+def _learned(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+    from .gangoffour.learned import _registry_bot
+
+    return _registry_bot(game, seed, options)
 
 
 def _duelo_category(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
@@ -221,7 +227,8 @@ _NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 BUILTIN: tuple[GameEntry, ...] = (
     GameEntry("gang-of-four", "Gang of Four", "fourcards.gangoffour.match:GangOfFour",
-              {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"), "search": _search},
+              {"random": _random, "greedy": _plain("fourcards.gangoffour.bots:GreedyBot"), "learned": _learned,
+               "search": _search},
               best_bot="search", compiled_bots=("search",), aliases=("gangoffour",),
               terminal="fourcards.gangoffour.terminal:GangOfFourTable",
               page_script="fourcards.server:static/games/gang-of-four.js",

@@ -29,8 +29,12 @@ class GofVector:
     seeds: npt.NDArray[np.uint64]
     final_scores: npt.NDArray[np.int32]
     match_numbers: npt.NDArray[np.int64]
+    candidates: npt.NDArray[np.float32]
+    candidate_actions: npt.NDArray[np.int32]
+    candidate_counts: npt.NDArray[np.int32]
     def __init__(
-        self, num_envs: int, seed: int, rules: dict[str, int], policies: Sequence[int], seat: int, packed: bool
+        self, num_envs: int, seed: int, rules: dict[str, int], policies: Sequence[int], seat: int, packed: bool,
+        candidates: int = 0,
     ) -> None: ...
     spin: int
     await_spin: int

@@ -11,7 +11,7 @@ checks every input before anything here runs.
 """
 
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from cpython.pythread cimport (
     PyThread_type_lock, PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock,
@@ -73,6 +73,10 @@ cdef enum:
     JOB_RESET = 1
     JOB_RESET_NEXT = 2
     MAX_PARTS = 64          # threads a batch may use (fourcards.rl.vector.MAX_THREADS)
+    CAND_F = 50             # a candidate row (fourcards.gangoffour.features.FEATURE_SIZE)
+    CAND_LEFT = 45          # its columns that depend on the hand, and the announce flag
+    CAND_OUT = 46
+    CAND_ANNOUNCE = 49
 
 #: Length of an observation (``MatchState.observation_tensor``).
 OBSERVATION_SIZE = OBS_SIZE
@@ -91,6 +95,53 @@ def _load_tables():
 
 
 _load_tables()
+
+
+# -- candidate rows (fourcards.gangoffour.features), loaded on first use -----------
+cdef const float* _cand_rows = NULL      # STATIC_ROWS: ANNOUNCE_BASE rows of CAND_F
+cdef const int32_t* _cand_sizes = NULL   # ACTION_SIZES
+_cand_arrays = None                      # keeps the two arrays alive
+
+
+def _load_candidate_tables():
+    global _cand_rows, _cand_sizes, _cand_arrays
+    if _cand_arrays is not None:
+        return
+    from fourcards.gangoffour import features
+    rows = np.ascontiguousarray(features.STATIC_ROWS, dtype=np.float32)
+    sizes = np.ascontiguousarray(features.ACTION_SIZES, dtype=np.int32)
+    if rows.shape != (ANNOUNCE_BASE, CAND_F) or sizes.shape != (ANNOUNCE_BASE,):
+        raise ImportError("the candidate tables do not match the compiled environment")
+    _cand_arrays = (rows, sizes)
+    _cand_rows = <const float*>cnp.PyArray_DATA(rows)
+    _cand_sizes = <const int32_t*>cnp.PyArray_DATA(sizes)
+
+
+cdef void _write_candidates(VecCore* v, Py_ssize_t i, const int32_t* legal, int n) noexcept nogil:
+    """Env ``i``'s candidate rows (``features.action_rows`` of the acting seat's
+    hand and legal actions, ``features.pick_rows`` when more than fit), their
+    actions and count; the rows of the last call past the new count are zeroed."""
+    cdef Py_ssize_t k = v.cand_k, j, idx
+    cdef float* rows = v.cand_data + i * k * CAND_F
+    cdef int32_t* acts = v.cand_action_data + i * k
+    cdef int old = v.cand_count_data[i], count = n if n < k else <int>k
+    cdef int a, base, left, held = fc_popcount64(v.matches[i].hands[v.matches[i].current])
+    cdef float* row
+    for j in range(count):
+        idx = j if n <= k else <Py_ssize_t>((<int64_t>j * (n - 1)) // (k - 1))
+        a = legal[idx]
+        base = a - ANNOUNCE_BASE if a >= ANNOUNCE_BASE else a
+        row = rows + j * CAND_F
+        memcpy(row, _cand_rows + <Py_ssize_t>base * CAND_F, CAND_F * sizeof(float))
+        left = held - _cand_sizes[base]
+        row[CAND_LEFT] = <float>left / <float>HAND_SIZE
+        row[CAND_OUT] = 1.0 if left == 0 and base < N_COMBOS else 0.0
+        row[CAND_ANNOUNCE] = 1.0 if a >= ANNOUNCE_BASE else 0.0
+        acts[j] = a
+    for j in range(count, old):
+        memset(rows + j * CAND_F, 0, CAND_F * sizeof(float))
+        acts[j] = -1
+    v.cand_count_data[i] = count
 
 
 cdef void _observe(const GofMatch* m, int seat, float* out) noexcept nogil:
@@ -160,6 +211,10 @@ ctypedef struct VecCore:
     uint64_t* seed_data
     int32_t* score_data
     int64_t* number_data
+    Py_ssize_t cand_k          # candidate rows an env (0: none written)
+    float* cand_data           # (n, cand_k, CAND_F)
+    int32_t* cand_action_data  # (n, cand_k), -1 past the count
+    int32_t* cand_count_data   # (n,)
 
 
 ctypedef struct Share:
@@ -261,6 +316,8 @@ cdef void _advance(VecCore* v, Py_ssize_t i, int32_t* legal) noexcept nogil:
     memset(bits, 0, v.legal_words * sizeof(uint64_t))
     for k in range(n):
         bits[legal[k] >> 6] |= (<uint64_t>1) << (legal[k] & 63)
+    if v.cand_k > 0:
+        _write_candidates(v, i, legal, n)
 
 
 cdef void _run_env(VecCore* v, const Batch* b, Py_ssize_t i, int32_t* legal) noexcept nogil:
@@ -389,14 +446,15 @@ cdef class GofVector:
     cdef readonly object observations, final_observations, final_returns, acting_seats, masks, rewards, dones, episodes, steps, match_steps, seeds, final_scores
     cdef readonly object match_numbers
     cdef object arguments           # what __cinit__ was given (for pickling)
+    cdef readonly object candidates, candidate_actions, candidate_counts
 
     def __cinit__(self, Py_ssize_t num_envs, uint64_t seed, dict rules not None, policies, int seat,
-                  bint packed):
+                  bint packed, Py_ssize_t candidates=0):
         cdef Py_ssize_t i
         cdef int p
         cdef VecCore* v = &self.core
         memset(v, 0, sizeof(VecCore))
-        self.arguments = (num_envs, seed, dict(rules), list(policies), seat, packed)
+        self.arguments = (num_envs, seed, dict(rules), list(policies), seat, packed, candidates)
         self.legal = NULL
         self.workers = NULL
         self.n_workers = 0
@@ -461,6 +519,22 @@ cdef class GofVector:
         v.seed_data = <uint64_t*>cnp.PyArray_DATA(self.seeds)
         v.score_data = <int32_t*>cnp.PyArray_DATA(self.final_scores)
         v.number_data = <int64_t*>cnp.PyArray_DATA(self.match_numbers)
+        self._init_candidates(candidates)
+
+    cdef void _init_candidates(self, Py_ssize_t k) except *:
+        """The candidate buffers (``k`` rows an env; none when ``k`` is 0)."""
+        cdef VecCore* v = &self.core
+        if k != 0 and k < 2:
+            raise ValueError(f"candidates={k} must be 0 (none) or at least 2")
+        if k:
+            _load_candidate_tables()
+        self.candidates = np.zeros((v.num_envs, k, CAND_F), dtype=np.float32)
+        self.candidate_actions = np.full((v.num_envs, k), -1, dtype=np.int32)
+        self.candidate_counts = np.zeros(v.num_envs, dtype=np.int32)
+        v.cand_k = k
+        v.cand_data = <float*>cnp.PyArray_DATA(self.candidates)
+        v.cand_action_data = <int32_t*>cnp.PyArray_DATA(self.candidate_actions)
+        v.cand_count_data = <int32_t*>cnp.PyArray_DATA(self.candidate_counts)
 
     def __dealloc__(self):
         # Live workers hold a reference to this object (their thread's target), so
@@ -474,7 +548,8 @@ cdef class GofVector:
 
     # -- pickling ----------------------------------------------------------------------
     _BUFFERS = ("observations", "final_observations", "final_returns", "acting_seats", "masks", "rewards",
-                "dones", "episodes", "steps", "match_steps", "seeds", "final_scores", "match_numbers")
+                "dones", "episodes", "steps", "match_steps", "seeds", "final_scores", "match_numbers",
+                "candidates", "candidate_actions", "candidate_counts")
 
     def __reduce__(self):
         """Pickled whole: every match, the bots' generators, the legal actions kept for

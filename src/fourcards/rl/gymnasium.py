@@ -10,10 +10,25 @@ The agent plays ``seat`` (default 0); ``opponents`` names the bots of the
 other seats (a kind of :mod:`fourcards.games` such as ``"random"``,
 ``"greedy"``, ``"search"``, or ``"best"``: the game's best bot that can play
 here; one name for all or one per other seat), seeded
-from the reset's seed. The observation is ``{"observation", "action_mask"}``
-as in :mod:`fourcards.rl.pettingzoo`; ``action_masks()`` returns the mask
+from the reset's seed. ``action_masks()`` returns the legal actions as bools
 (the convention of maskable policy libraries). The reward is 0 until the match
 ends, then the seat's ``returns()``.
+
+``observation`` chooses what the agent sees:
+
+- ``"dict"`` (the default): ``{"observation", "action_mask"}`` as in
+  :mod:`fourcards.rl.pettingzoo`;
+- ``"compact"``: the observation tensor alone, a flat ``Box`` (217 floats
+  for Gang of Four), the mask from ``action_masks()`` only, so a policy's
+  input layer is not as wide as the action space;
+- ``"candidates"``: ``{"observation", "candidates", "actions", "count"}``:
+  the legal actions as rows of features (:mod:`fourcards.rl.candidates`),
+  at most ``max_candidates`` (default 128) rows padded with zeros,
+  ``actions`` their action ids (-1 past ``count``); the action space is
+  then ``Discrete(max_candidates)``, the index of a row, and
+  ``action_masks()`` is True on the first ``count`` rows.  With more legal
+  actions than rows, ``max_candidates`` of them spread evenly from the
+  first to the last are offered (:func:`~fourcards.rl.candidates.pick_rows`).
 
 An illegal action (one the mask rules out) ends the episode with reward
 ``illegal_reward`` (default -1, below any return) and ``info["illegal_action"]``,
@@ -32,16 +47,19 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Bot, State, derive_seed
-from ..errors import FourCardsError
+from ..errors import FourCardsError, IllegalMoveError
 from ..rng import Rng
 from ._common import check_seed, make_game, observation_with_mask
+from .candidates import candidates, feature_bounds, feature_size
 from .render import render_text
 from .spaces import observation_bounds
 
 __all__ = ["SeatEnv"]
 
-Observation = dict[str, npt.NDArray[Any]]
+Observation = Any  # a dict of arrays, or one array (observation="compact")
 _DEALS_TRIED = 1000
+#: The observation kinds of ``SeatEnv(observation=...)``.
+OBSERVATIONS = ("dict", "compact", "candidates")
 
 
 class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused-ignore]
@@ -51,7 +69,11 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
 
     def __init__(self, game_name: str, *, seat: int = 0, opponents: str | Sequence[str] = "random",
                  render_mode: str | None = None, illegal_action: str = "end", illegal_reward: float = -1.0,
-                 **rules: Any) -> None:
+                 observation: str = "dict", max_candidates: int = 128, **rules: Any) -> None:
+        if observation not in OBSERVATIONS:
+            raise FourCardsError(f"observation={observation!r}: one of {', '.join(map(repr, OBSERVATIONS))}")
+        if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 2:
+            raise FourCardsError(f"max_candidates={max_candidates!r} must be an int of at least 2")
         if illegal_action not in ("end", "raise"):
             raise FourCardsError(f"illegal_action={illegal_action!r}: 'end' (the episode, with illegal_reward) "
                                  "or 'raise'")
@@ -73,15 +95,33 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         self.render_mode = render_mode
         low, high = observation_bounds(self.game)
         size, actions = self.game.observation_size, self.game.num_distinct_actions
-        self.observation_space: gymnasium.spaces.Dict = gymnasium.spaces.Dict({  # type: ignore[assignment,unused-ignore]
-            "observation": gymnasium.spaces.Box(low, high, (size,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (actions,), np.int8),
-        })
-        self.action_space = gymnasium.spaces.Discrete(actions)
+        self.observation_kind = observation
+        self.max_candidates = max_candidates
+        tensor = gymnasium.spaces.Box(low, high, (size,), np.float32)
+        self.observation_space: gymnasium.spaces.Space[Any]
+        if observation == "compact":
+            self.observation_space = tensor
+        elif observation == "candidates":
+            width = feature_size(self.game)
+            row_low, row_high = feature_bounds(self.game)
+            self.observation_space = gymnasium.spaces.Dict({
+                "observation": tensor,
+                "candidates": gymnasium.spaces.Box(row_low, row_high, (max_candidates, width), np.float32),
+                "actions": gymnasium.spaces.Box(-1, actions - 1, (max_candidates,), np.int64),
+                "count": gymnasium.spaces.Discrete(max_candidates + 1),
+            })
+        else:
+            self.observation_space = gymnasium.spaces.Dict({
+                "observation": tensor,
+                "action_mask": gymnasium.spaces.Box(0, 1, (actions,), np.int8),
+            })
+        self.action_space = gymnasium.spaces.Discrete(max_candidates if observation == "candidates" else actions)
+        self._actions = np.full(max_candidates, -1, dtype=np.int64)  # the rows' actions (candidates)
         self._seeds: Rng | None = None
         self._bots: dict[int, Bot] = {}
         self._state: State[Any] | None = None
         self._shown = 0
+        self._count = 0
 
     @property
     def match(self) -> State[Any]:
@@ -124,17 +164,31 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             raise FourCardsError("the episode is over; call reset()")
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r}")
-        if self.illegal_action == "end" and not state.can_apply(int(action), self.seat):
+        chosen = int(action)
+        if self.observation_kind == "candidates":  # a row index: its action, or an illegal one
+            chosen = int(self._actions[chosen]) if 0 <= chosen < self.max_candidates else -1
+            if chosen < 0:
+                if self.illegal_action == "raise":
+                    raise IllegalMoveError(f"row {int(action)} is not one of the {self._count} candidates")
+                chosen = self.game.num_distinct_actions  # out of range: refused below
+        if self.illegal_action == "end" and not state.can_apply(chosen, self.seat):
             self._ended = True
             return self._observe(), self.illegal_reward, True, False, {**self._info(), "illegal_action": int(action)}
-        state.apply(int(action), self.seat)
+        state.apply(chosen, self.seat)
         self._play_bots()
         reward = float(state.returns()[self.seat]) if state.is_terminal else 0.0
         return self._observe(), reward, state.is_terminal, False, self._info()
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
-        """The legal actions of the agent as a bool mask."""
-        return self._observe()["action_mask"].astype(np.bool_)
+        """The legal actions of the agent as a bool mask (with
+        ``observation="candidates"``: True on the rows that hold one)."""
+        if self.observation_kind == "candidates":
+            return self._actions >= 0
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.bool_)
+        state = self.match
+        if not state.is_terminal and state.current_player == self.seat:
+            mask[state.legal_actions()] = True
+        return mask
 
     def render(self) -> str | None:  # type: ignore[override,unused-ignore]
         """The new events and the table as text (``render_mode="ansi"``)."""
@@ -151,7 +205,19 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             state.apply(self._bots[player].choose(state.observation(player), state.legal_actions()), player)
 
     def _observe(self) -> Observation:
-        return observation_with_mask(self.match, self.seat, self.game.observation_size,
+        state = self.match
+        if self.observation_kind == "compact":
+            return state.observation_tensor(self.seat, out=np.empty(self.game.observation_size, dtype=np.float32))
+        if self.observation_kind == "candidates":
+            rows, actions = candidates(state, self.seat, self.max_candidates)
+            self._count = count = len(actions)
+            padded = np.zeros((self.max_candidates, rows.shape[1]), dtype=np.float32)
+            padded[:count] = rows
+            self._actions = np.full(self.max_candidates, -1, dtype=np.int64)
+            self._actions[:count] = actions
+            tensor = state.observation_tensor(self.seat, out=np.empty(self.game.observation_size, dtype=np.float32))
+            return {"observation": tensor, "candidates": padded, "actions": self._actions.copy(), "count": count}
+        return observation_with_mask(state, self.seat, self.game.observation_size,
                                      self.game.num_distinct_actions)
 
     def _info(self) -> dict[str, Any]:

@@ -27,6 +27,11 @@ environment: ``n`` matches stepped in C (not ``n`` copies of
   observation at the end (its mask all zeros), ``infos["final_info"]`` the
   final ``scores`` and ``match_steps``.  Matches always end: truncations are
   all False.
+- ``observation="compact"`` or ``"candidates"`` (``max_candidates=K``,
+  default 128) give the observations of ``SeatEnv`` with that option: the
+  tensors alone (``(n, 217)``, masks from ``action_masks()``), or the
+  candidate rows written in C (``candidates (n, K, 50)``, ``actions (n, K)``,
+  ``count (n,)``) with a row index as each env's action.
 - An action the mask rules out raises
   :class:`~fourcards.errors.IllegalMoveError` naming the env, and no env moves.
 - ``copy=True`` (the default, as Gymnasium's vector environments) returns
@@ -47,7 +52,7 @@ import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..errors import FourCardsError, InvalidRulesError
+from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..gangoffour.match import Rules
 from ._common import check_seed
 from .spaces import observation_bounds
@@ -71,9 +76,15 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
 
     def __init__(self, num_envs: int = 1, *, game_name: str = "gang-of-four", seat: int = 0,
                  opponents: str | Sequence[str | None] = "random", threads: int = 1, copy: bool = True,
-                 **rules: Any) -> None:
+                 observation: str = "dict", max_candidates: int = 128, **rules: Any) -> None:
         if game_name != "gang-of-four":
             raise FourCardsError(f"game_name={game_name!r}: the vectorized environment plays gang-of-four only")
+        if observation not in ("dict", "compact", "candidates"):
+            raise FourCardsError(f"observation={observation!r}: 'dict', 'compact' or 'candidates'")
+        if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 2:
+            raise FourCardsError(f"max_candidates={max_candidates!r} must be an int of at least 2")
+        self.observation_kind = observation
+        self.max_candidates = max_candidates if observation == "candidates" else 0
         if not isinstance(copy, bool):
             raise TypeError(f"copy must be a bool, not {type(copy).__name__}")
         unknown = sorted(set(rules) - {field.name for field in dataclasses.fields(Rules)})
@@ -90,11 +101,24 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
         self.copy = copy
         game = self.vector.game
         low, high = observation_bounds(game)
-        self.single_observation_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(low, high, (game.observation_size,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (self.vector.num_actions,), np.int8),
-        })
-        self.single_action_space = gymnasium.spaces.Discrete(self.vector.num_actions)
+        tensor = gymnasium.spaces.Box(low, high, (game.observation_size,), np.float32)
+        self.single_observation_space: gymnasium.spaces.Space[Any]
+        if observation == "compact":
+            self.single_observation_space = tensor
+        elif observation == "candidates":
+            k = self.max_candidates
+            self.single_observation_space = gymnasium.spaces.Dict({
+                "observation": tensor,
+                "candidates": gymnasium.spaces.Box(0.0, 2.0, (k, self.vector.candidates.shape[2]), np.float32),
+                "actions": gymnasium.spaces.Box(-1, self.vector.num_actions - 1, (k,), np.int64),
+                "count": gymnasium.spaces.Discrete(k + 1),
+            })
+        else:
+            self.single_observation_space = gymnasium.spaces.Dict({
+                "observation": tensor,
+                "action_mask": gymnasium.spaces.Box(0, 1, (self.vector.num_actions,), np.int8),
+            })
+        self.single_action_space = gymnasium.spaces.Discrete(self.max_candidates or self.vector.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._started = False
@@ -122,11 +146,25 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
         if not self._started:
             raise FourCardsError("call reset() before step()")
         vector = self.vector
+        if self.max_candidates:
+            rows = np.asarray(actions)
+            if rows.dtype.kind not in "iu" or rows.shape != (self.num_envs,):
+                raise FourCardsError(f"actions must be {self.num_envs} row indices (ints)")
+            bad = np.flatnonzero((rows < 0) | (rows >= vector.candidate_counts))
+            if bad.size:
+                raise IllegalMoveError(f"env {int(bad[0])}: row {int(rows[bad[0]])} is not one of its "
+                                       f"{int(vector.candidate_counts[bad[0]])} candidates")
+            actions = vector.candidate_actions[np.arange(self.num_envs), rows].astype(np.int64)
         vector.step(actions)
         infos: dict[str, Any] = {}
         for i in np.flatnonzero(vector.dones).tolist():
-            final = {"observation": vector.final_observations[i].copy(),
-                     "action_mask": np.zeros(vector.num_actions, dtype=np.int8)}
+            final: Any = vector.final_observations[i].copy()
+            if self.observation_kind == "dict":
+                final = {"observation": final, "action_mask": np.zeros(vector.num_actions, dtype=np.int8)}
+            elif self.observation_kind == "candidates":  # the match is over: no candidates
+                k = self.max_candidates
+                final = {"observation": final, "candidates": np.zeros_like(vector.candidates[i]),
+                         "actions": np.full(k, -1, dtype=np.int64), "count": 0}
             details = {"scores": tuple(int(s) for s in vector.final_scores[i]),
                        "match_steps": int(vector.match_steps[i])}
             infos = self._add_info(infos, {"final_obs": final, "final_info": details}, i)
@@ -134,7 +172,12 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
                 self._no_truncations.copy(), infos)
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
-        """The learning seat's legal actions in each env, as bools ``(num_envs, num_actions)``."""
+        """The learning seat's legal actions in each env, as bools ``(num_envs, num_actions)``
+        (``observation="candidates"``: ``(num_envs, K)``, True on the rows that hold one)."""
+        if self.max_candidates:
+            counts = self.vector.candidate_counts
+            rows: npt.NDArray[np.bool_] = np.arange(self.max_candidates)[None, :] < counts[:, None]
+            return rows
         masks: npt.NDArray[np.bool_] = self.vector.masks.copy()
         return masks
 
@@ -144,9 +187,17 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
 
     def _new_vector(self, num_envs: int, seed: int) -> VectorGangOfFour:
         return VectorGangOfFour(num_envs, seed, self.opponents, rules=self.rules, seat=self.seat,
-                                threads=self.threads)
+                                threads=self.threads, candidates=self.max_candidates)
 
-    def _observations(self) -> Observations:
+    def _observations(self) -> Any:
+        vector = self.vector
+        if self.observation_kind == "compact":
+            return vector.observations.copy() if self.copy else vector.observations
+        if self.observation_kind == "candidates":
+            views: dict[str, npt.NDArray[Any]] = {"observation": vector.observations, "candidates": vector.candidates,
+                                                  "actions": vector.candidate_actions.astype(np.int64),
+                                                  "count": vector.candidate_counts.astype(np.int64)}
+            return {key: value.copy() for key, value in views.items()} if self.copy else views
         observations, masks = self.vector.observations, self.vector.masks.view(np.int8)
         if self.copy:
             return {"observation": observations.copy(), "action_mask": masks.copy()}

@@ -44,10 +44,12 @@ _vector = load("fourcards.gangoffour._vector")
 #: What the compiled environment raises for an illegal step (no step is ever run without it).
 _IllegalAction: Any = _vector.IllegalAction if _vector is not None else None
 
-__all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS"]
+__all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS", "MAX_CANDIDATES"]
 
 #: The most matches one instance steps (about 13 KB each with bool masks).
 MAX_ENVS = 1 << 16
+#: The most candidate rows an env (``candidates=K``).
+MAX_CANDIDATES = 4096
 #: The most threads one step may use.
 MAX_THREADS = 64
 #: The most envs a thread takes at a time when threads share a step.
@@ -84,6 +86,14 @@ class VectorGangOfFour:
     action ``a`` is bit ``7 - a % 8`` of byte ``a // 8``, so
     ``np.unpackbits(masks, axis=1)[:, :num_actions]`` gives the bools).
 
+    ``candidates=K`` (``K >= 2``) also writes each env's legal actions as
+    candidate rows, in the same step: ``candidates`` (``float32 (n, K, 50)``,
+    the rows of :func:`fourcards.rl.candidates.candidates` for the acting
+    seat, bit for bit: ``K`` of them spread evenly when there are more),
+    ``candidate_actions`` (``int32 (n, K)``, their action ids, -1 past the
+    count) and ``candidate_counts`` (``int32 (n,)``); rows past the count
+    are zeros.  ``candidates=0`` (the default) leaves them empty.
+
     ``step(actions)`` plays each env's action for its acting seat, then the
     bots until a learning seat is to act again.  When a match ends, ``rewards[i]`` is
     ``MatchState.returns()[seat]`` (the seat's share of the win minus
@@ -112,6 +122,7 @@ class VectorGangOfFour:
         seat: int | None = None,
         packed_masks: bool = False,
         threads: int = 1,
+        candidates: int = 0,
     ) -> None:
         if _vector is None:
             raise RuntimeError("VectorGangOfFour needs the compiled kernels (fourcards.gangoffour._vector)")
@@ -131,6 +142,11 @@ class VectorGangOfFour:
         if not isinstance(packed_masks, bool):
             raise TypeError(f"packed_masks must be a bool, not {type(packed_masks).__name__}")
         self._threads = self._check_threads(threads)
+        candidates = _whole(candidates, "candidates")
+        if candidates != 0 and not 2 <= candidates <= MAX_CANDIDATES:
+            raise FourCardsError(f"candidates={candidates}: 0 (none) or 2..{MAX_CANDIDATES} rows an env")
+        #: Candidate rows an env (0: none).
+        self.max_candidates = candidates
         self.rules = rules
         self.game = GangOfFour(rules)
         self.seed = seed
@@ -145,7 +161,8 @@ class VectorGangOfFour:
         self.observation_size: int = OBSERVATION_SIZE
         self.packed_masks = packed_masks
         self._started = False
-        self._bind(_vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, self.seat, packed_masks))
+        self._bind(_vector.GofVector(n, seed, _kernels.pack_rules(rules), policies, self.seat, packed_masks,
+                                     candidates))
 
     def _bind(self, core: Any) -> None:
         """Use ``core`` (a ``GofVector``): its buffers, and a finalizer that stops its threads."""
@@ -164,6 +181,9 @@ class VectorGangOfFour:
         self.final_scores: npt.NDArray[np.int32] = _read_only(self._core.final_scores)
         self.seeds: npt.NDArray[np.uint64] = _read_only(self._core.seeds)
         self.match_numbers: npt.NDArray[np.int64] = _read_only(self._core.match_numbers)
+        self.candidates: npt.NDArray[np.float32] = _read_only(self._core.candidates)
+        self.candidate_actions: npt.NDArray[np.int32] = _read_only(self._core.candidate_actions)
+        self.candidate_counts: npt.NDArray[np.int32] = _read_only(self._core.candidate_counts)
         self._lock = threading.Lock()
         # The helper threads (started by the first call with threads > 1) stop with
         # close(), or when this object is collected, or at exit.

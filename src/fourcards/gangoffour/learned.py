@@ -1,0 +1,177 @@
+"""The learned Gang of Four bot: a small network that scores each legal action, in numpy.
+
+The registry's ``learned`` bot of Gang of Four.  Each legal action is a row
+of candidate features (:mod:`fourcards.gangoffour.features`), scored next
+to the observation tensor (217 values) by
+
+    score = w3 . relu(W2 relu(state @ state_w + row @ cand_w + b1) + b2) + b3
+
+and the bot plays the best-scoring action (the first on a tie: the same
+choice for every seed).  The weights were trained against three greedy bots
+by ``examples/train_gangoffour.py`` (docs/rl-training.md) and ship in the
+package as ``learned_policy.npz``; no torch is needed to play.
+
+>>> from fourcards.engine import play_match
+>>> from fourcards.gangoffour.bots import GreedyBot
+>>> from fourcards.gangoffour.match import GangOfFour
+>>> state = play_match(GangOfFour(target_score=20).new_match(5), [LearnedBot(), GreedyBot(), GreedyBot(), GreedyBot()])
+>>> state.is_terminal
+True
+
+A policy file is an ``.npz`` of float32 arrays ``state_w (217, H)``,
+``cand_w (50, H)``, ``b1 (H,)``, ``w2 (H, H2)``, ``b2 (H2,)``, ``w3 (H2,)``,
+``b3 (1,)`` and three header strings: ``format`` (:data:`FORMAT`),
+``version`` (:data:`FORMAT_VERSION`) and ``layout_hash`` (the
+:data:`~fourcards.gangoffour.features.LAYOUT_HASH` of the features it was
+trained on).  Anything else is refused with a :class:`FourCardsError` naming
+the file and the problem.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import FourCardsError
+from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
+from .match import OBSERVATION_SIZE, Observation
+
+__all__ = ["LearnedBot", "PolicyWeights", "load_policy", "FORMAT", "FORMAT_VERSION", "POLICY_FILE"]
+
+#: The ``format`` header of a policy file.
+FORMAT: Final = "fourcards-candidate-mlp"
+#: The ``version`` header of a policy file this module reads.
+FORMAT_VERSION: Final = "1"
+#: Candidate rows scored together (see :meth:`PolicyWeights.scores`).
+BLOCK: Final = 8
+#: The policy shipped in the package.
+POLICY_FILE: Final = "learned_policy.npz"
+
+_HEADERS = ("format", "version", "layout_hash")
+_WEIGHTS = ("state_w", "cand_w", "b1", "w2", "b2", "w3", "b3")
+
+Array = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class PolicyWeights:
+    """The arrays of a checked policy file."""
+
+    state_w: Array
+    cand_w: Array
+    b1: Array
+    w2: Array
+    b2: Array
+    w3: Array
+    b3: Array
+    source: str
+
+    def scores(self, state: Array, rows: Array) -> Array:
+        """One score a row of ``rows`` (``k x 50``) in the state ``state`` (217 values).
+
+        The rows go through in blocks of :data:`BLOCK`: products that small
+        stay on one thread in OpenBLAS, whose threads, on a busy machine, can
+        make one decision wait for tens of milliseconds."""
+        base = state @ self.state_w + self.b1
+        result: Array = np.empty(len(rows), dtype=np.float32)
+        for start in range(0, len(rows), BLOCK):
+            hidden = np.maximum(rows[start:start + BLOCK] @ self.cand_w + base, 0.0)
+            hidden2 = np.maximum(hidden @ self.w2 + self.b2, 0.0)
+            result[start:start + BLOCK] = hidden2 @ self.w3 + self.b3[0]
+        return result
+
+
+def default_policy_path() -> Path:
+    """Where the shipped policy is."""
+    return Path(str(resources.files(__package__).joinpath(POLICY_FILE)))
+
+
+def load_policy(path: str | Path | None = None) -> PolicyWeights:
+    """The policy in ``path`` (default: the shipped one), checked (cached per path)."""
+    return _load(str(default_policy_path() if path is None else Path(path)))
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> PolicyWeights:
+    def bad(problem: str) -> FourCardsError:
+        return FourCardsError(f"policy file {path}: {problem}")
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except FileNotFoundError:
+        raise bad("no such file") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
+        raise bad(f"not a readable .npz file ({type(error).__name__}: {error})") from None
+    missing = [name for name in (*_HEADERS, *_WEIGHTS) if name not in arrays]
+    if missing:
+        raise bad(f"missing {', '.join(missing)} (a policy file holds {', '.join((*_HEADERS, *_WEIGHTS))})")
+    headers = {}
+    for name in _HEADERS:
+        value = arrays[name]
+        if value.shape != () or value.dtype.kind != "U":
+            raise bad(f"header {name!r} must be a string")
+        headers[name] = str(value)
+    if headers["format"] != FORMAT:
+        raise bad(f"format {headers['format']!r} is not {FORMAT!r}")
+    if headers["version"] != FORMAT_VERSION:
+        raise bad(f"version {headers['version']!r}: this fourcards reads version {FORMAT_VERSION!r}")
+    if headers["layout_hash"] != LAYOUT_HASH:
+        raise bad(f"trained on candidate features {headers['layout_hash']!r}, but this fourcards writes "
+                  f"{LAYOUT_HASH!r} (fourcards.gangoffour.features): retrain or use a matching version")
+    weights = {}
+    for name in _WEIGHTS:
+        value = arrays[name]
+        if value.dtype.kind != "f":
+            raise bad(f"{name} has dtype {value.dtype}, not floats")
+        if not np.isfinite(value).all():
+            raise bad(f"{name} holds NaN or infinite values")
+        weights[name] = np.ascontiguousarray(value, dtype=np.float32)
+    hidden = weights["b1"].shape[0] if weights["b1"].ndim == 1 else -1
+    hidden2 = weights["b2"].shape[0] if weights["b2"].ndim == 1 else -1
+    expected = {"state_w": (OBSERVATION_SIZE, hidden), "cand_w": (FEATURE_SIZE, hidden), "b1": (hidden,),
+                "w2": (hidden, hidden2), "b2": (hidden2,), "w3": (hidden2,), "b3": (1,)}
+    for name, shape in expected.items():
+        if hidden < 1 or hidden2 < 1 or weights[name].shape != shape:
+            raise bad(f"{name} has shape {weights[name].shape}, expected {shape} "
+                      f"(b1 gives the hidden width, b2 the second)")
+    return PolicyWeights(source=path, **weights)
+
+
+class LearnedBot:
+    """Plays the action the policy scores best (``policy``: a policy file; default: the shipped one).
+
+    ``seed`` is accepted as every bot's is; the choice does not depend on it."""
+
+    def __init__(self, seed: int = 0, policy: str | Path | None = None) -> None:
+        self.seed = seed
+        self.weights = load_policy(policy)
+        self._state = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+
+    def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
+        if len(legal_actions) == 1:
+            return int(legal_actions[0])
+        if not legal_actions:
+            raise FourCardsError("no legal action to choose from")
+        state = observation_tensor(observation, out=self._state)
+        rows, actions = action_rows(observation.hand_mask, legal_actions)
+        return int(actions[int(np.argmax(self.weights.scores(state, rows)))])
+
+    def __repr__(self) -> str:
+        return f"LearnedBot(policy={self.weights.source!r})"
+
+
+def _registry_bot(game: Any, seed: int, options: dict[str, Any]) -> LearnedBot:
+    """The registry's factory: ``learned`` with the option ``policy`` (a file)."""
+    unknown = sorted(set(options) - {"policy"})
+    if unknown:
+        raise TypeError(f"the learned bot takes the option policy=FILE, got {unknown}")
+    return LearnedBot(seed, policy=options.get("policy"))
