@@ -331,7 +331,8 @@ def test_openspiel_random_sim_test_passes_at_the_default_rules() -> None:
 # -- the vectorized environment ------------------------------------------------------------------
 
 _VECTOR_BUFFERS = ("observations", "masks", "rewards", "dones", "steps", "episodes", "seeds", "match_numbers",
-                   "final_scores", "acting_seats", "final_observations", "final_returns", "match_steps")
+                   "final_scores", "acting_seats", "final_observations", "final_returns", "match_steps",
+                   "candidates", "candidate_actions", "candidate_counts")
 
 
 def _vector_actions(env: Any, step: int) -> list[int]:
@@ -345,13 +346,13 @@ def _assert_same_vector(a: Any, b: Any) -> None:
 
 
 @pytest.mark.skipif(not COMPILED, reason="the vectorized environment needs the compiled kernels")
-@pytest.mark.parametrize("packed", [False, True])
-def test_the_vector_env_pickles_whole_and_plays_on(packed: bool) -> None:
+@pytest.mark.parametrize("packed,candidates", [(False, 0), (True, 0), (False, 6)])
+def test_the_vector_env_pickles_whole_and_plays_on(packed: bool, candidates: int) -> None:
     from fourcards.gangoffour.match import Rules
     from fourcards.rl.vector import VectorGangOfFour
 
     env = VectorGangOfFour(5, seed=3, opponents=["best", "random", None], rules=Rules(players=4, target_score=15),
-                           packed_masks=packed, threads=2)
+                           packed_masks=packed, threads=2, candidates=candidates)
     unstarted = round_trip(env)
     with pytest.raises(RuntimeError, match="reset"):
         unstarted.step([0] * 5)
