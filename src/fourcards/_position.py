@@ -99,6 +99,15 @@ def parse(parser: Callable[[Any], T], value: Any, name: str) -> T:
         raise InvalidStateError(f"{name}: {error}") from None
 
 
+def deck_card_codes(deck: Any, value: Any, name: str) -> list[int]:
+    """The codes of the cards ``value`` names in ``deck`` (text, comma or space
+    separated, or a list of card ids), each a ``FourCardsError`` naming ``name`` if unknown."""
+    def read(cards: Any) -> list[int]:
+        items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+        return [deck.card(item).code for item in items]
+    return parse(read, value, name)
+
+
 def deck_holds(places: Sequence[tuple[str, Iterable[int]]], copies: Callable[[int], int],
                names: Sequence[str]) -> None:
     """Refuse a card placed more often, over every place of the position,

@@ -27,7 +27,7 @@ from ..errors import FourCardsError
 from ..games import BEST, get_game
 from .args import SEED, CommandLineError, int_in, quote
 
-__all__ = ["Table", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
+__all__ = ["Table", "DeckTable", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
            "add_session_arguments", "table_class", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser",
            "draw_view"]
 
@@ -305,6 +305,24 @@ COMMON_HELP = """\
   save FILE      save the match (continue later with --resume FILE)
   help           this text
   quit           stop (Ctrl-D and Ctrl-C too; the match is saved first when --save FILE was given)"""
+
+
+class DeckTable(Table):
+    """A table of a game played with a deck of named cards (``game.deck``): the
+    status says what to type, and the game's last record says who won."""
+
+    def __init__(self, state: Any, colour: bool = False) -> None:
+        super().__init__(state, colour)
+        self.deck: Any = state.game.deck
+
+    def ending(self) -> list[str]:
+        return []  # the game's last record says who won
+
+    def choices(self) -> list[str]:
+        return []  # the status says what to type
+
+    def automatic(self) -> int | None:
+        return None
 
 
 class Session:

@@ -523,10 +523,7 @@ def _read_position(game: Duelo, data: Mapping[str, Any]) -> dict[str, Any]:
     n = game.rules.players
 
     def card_codes(value: Any, name: str) -> list[int]:
-        def parse(cards: Any) -> list[int]:
-            items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
-            return [game.deck.card(item).code for item in items]
-        return check.parse(parse, value, name)
+        return check.deck_card_codes(game.deck, value, name)
 
     given = check.per_seat(check.required(data.get("piles"), "piles", '["A1 B1", "H4 B2"]'), "piles", n)
     piles = [card_codes(pile, f"piles[{seat}]") for seat, pile in enumerate(given)]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import Table, plural, quote
+from ..cli.session import DeckTable, plural, quote
 from ..decks import Deck, DeckCard
 from ..errors import FourCardsError
 
 __all__ = ["DueloTable"]
 
 
-class DueloTable(Table):
+class DueloTable(DeckTable):
     game = "duelo"
     commands = """\
 Call a category when it is your turn, by its number or its name:
@@ -39,18 +39,7 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
         "deck": "a deck JSON file (default: the chemical elements deck that ships with fourcards)",
     }
 
-    def __init__(self, state: Any, colour: bool = False) -> None:
-        super().__init__(state, colour)
-        self.deck: Deck = state.game.deck
-
-    def ending(self) -> list[str]:
-        return []  # the game's last record says who won
-
-    def choices(self) -> list[str]:
-        return []  # the status says what to type
-
-    def automatic(self) -> int | None:
-        return None
+    deck: Deck
 
     def intro(self) -> list[str]:
         n = self.state.game.num_players

@@ -484,10 +484,7 @@ def _read_position(game: FourPack, data: Mapping[str, Any]) -> dict[str, Any]:
     n = game.rules.players
 
     def card_codes(value: Any, name: str) -> list[int]:
-        def parse(cards: Any) -> list[int]:
-            items = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
-            return [game.deck.card(item).code for item in items]
-        return check.parse(parse, value, name)
+        return check.deck_card_codes(game.deck, value, name)
 
     def family_codes(value: Any, name: str) -> list[int]:
         def parse(letters: Any) -> list[int]:

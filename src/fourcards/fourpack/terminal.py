@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import Table, plural, quote
+from ..cli.session import DeckTable, plural, quote
 from ..decks import Deck
 from ..errors import FourCardsError
 
 __all__ = ["FourPackTable"]
 
 
-class FourPackTable(Table):
+class FourPackTable(DeckTable):
     game = "four-pack"
     commands = """\
 Ask a player for a card by player and card:
@@ -39,18 +39,7 @@ Four Pack (3 or more players), with a deck of 8 families A..H of 4 cards (A1..A4
 - A player with no cards left is out until the end; asking them is not allowed.
 - The game ends when all 8 families are down; the most families wins (ties share)."""
 
-    def __init__(self, state: Any, colour: bool = False) -> None:
-        super().__init__(state, colour)
-        self.deck: Deck = state.game.deck
-
-    def ending(self) -> list[str]:
-        return []  # the game's last record says who won
-
-    def choices(self) -> list[str]:
-        return []  # the status says what to type
-
-    def automatic(self) -> int | None:
-        return None
+    deck: Deck
 
     def family_name(self, letter: str) -> str:
         return self.deck.families["ABCDEFGH".index(letter)]
