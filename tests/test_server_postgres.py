@@ -14,16 +14,33 @@ cleanly when neither is there (or psycopg is not installed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import random
+import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fourcards.games import get_game
 from fourcards.server.pgstore import Elsewhere, LeaseLost, PostgresStore
 from fourcards.server.store import LogEntry, SeatRecord, SQLiteStore, TableRecord
 
 from .pg_cluster import ENV, Cluster, find_bin
+
+pytest.importorskip("websockets")
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from .server_helpers import (  # noqa: E402
+    GENEROUS, Seat, ServerProcess, claim, create_table, play_to_end, request,
+)
+
+# The server processes play on the compiled kernels; CI runs these in compiled mode.
+pytestmark = pytest.mark.engine
 
 _psycopg_missing = False
 try:
@@ -243,3 +260,244 @@ def test_a_closed_store_hands_its_tables_over_at_once(cluster: Cluster) -> None:
         asyncio.run(main())
     finally:
         second.close()
+
+
+# -- several server processes on one database -------------------------------------------------
+
+LEASE = "1"  # seconds: a stopped process's tables are taken over quickly
+
+
+def _servers(cluster: Cluster, tmp_path: Path, count: int = 2) -> tuple[str, list[ServerProcess]]:
+    pytest.importorskip("uvicorn")
+    url = cluster.database()
+    servers = [ServerProcess(tmp_path / "unused.db", url=url, options=(*GENEROUS, "--lease-seconds", LEASE))
+               for _ in range(count)]
+    for server in servers:
+        server.start()
+    return url, servers
+
+
+def pg_match(url: str, table: str) -> tuple[int, list[int], list[tuple[int, str | None]]]:
+    """The seed, the actions and the (seat, client id) of each entry stored for ``table``."""
+    with psycopg.connect(url) as db:
+        row = db.execute("SELECT seed FROM tables WHERE id=%s", (table,)).fetchone()
+        assert row is not None
+        rows = db.execute("SELECT action, seat, client_id FROM log WHERE table_id=%s ORDER BY idx",
+                          (table,)).fetchall()
+    return int(row[0]), [a for a, _, _ in rows], [(s, c) for _, s, c in rows]
+
+
+def lease_owner(url: str, table: str) -> str | None:
+    with psycopg.connect(url) as db:
+        row = db.execute("SELECT address FROM leases WHERE table_id=%s", (table,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+async def join_somewhere(server: ServerProcess, table: str, token: str, timeout: float = 20) -> tuple[Seat, int]:
+    """Join through ``server``, connecting again while it answers ``table_elsewhere`` (a live owner
+    elsewhere, or a lease not yet expired): the seat and how many times it was told so."""
+    deadline = time.monotonic() + timeout
+    told = 0
+    while True:
+        seat = Seat(server, table, token)
+        seat.ws = await connect(server.ws, max_size=2**24)
+        await seat.send({"type": "join", "table": table, "token": token})
+        first = await seat.recv()
+        if first["type"] == "welcome":
+            return seat, told
+        assert first["type"] == "error" and first["code"] == "table_elsewhere", first
+        assert isinstance(first["retry_after"], (int, float)) and "owner" in first
+        told += 1
+        await seat.close()
+        assert time.monotonic() < deadline, "the table was never taken over"
+        await asyncio.sleep(min(0.2, first["retry_after"]))
+
+
+async def play_some(clients: list[Seat], count: int, rng: random.Random,
+                    acked: dict[int, int]) -> None:
+    """Answer turns with random legal actions until ``count`` more acknowledgements (version -> action)."""
+    goal = len(acked) + count
+    sent: dict[str, int] = {}
+    backlog = {id(c): [m for m in c.messages if m["type"] == "state"][-1:] for c in clients}
+    pending = {asyncio.ensure_future(c.recv()): c for c in clients}
+    try:
+        while len(acked) < goal:
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                c = pending.pop(task)
+                messages = [task.result(), *backlog.pop(id(c), [])]
+                for message in messages:
+                    if message["type"] == "state" and message["legal_actions"] and not message["terminal"]:
+                        action = rng.choice(message["legal_actions"])["action"]
+                        act = {"type": "act", "id": f"p{message['version']}", "version": message["version"],
+                               "action": action}
+                        sent[act["id"]] = action
+                        await c.send(act)
+                    elif message["type"] == "ack" and message["id"] in sent:
+                        acked[message["version"]] = sent[message["id"]]
+                    elif message["type"] == "end":
+                        return
+                pending[asyncio.ensure_future(c.recv())] = c
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def check_stored(url: str, table: str, acked: dict[int, int], ends: list[dict[str, Any]]) -> None:
+    """Every acknowledged action stored at its version, none twice, and the stored match ends as told."""
+    seed, actions, ids = pg_match(url, table)
+    assert all(v <= len(actions) and actions[v - 1] == a for v, a in acked.items())
+    client_ids = [i for i in ids if i[1] is not None]
+    assert len(client_ids) == len(set(client_ids))
+    final = get_game("gang-of-four").new_game(players=4, target_score=1).replay(seed, actions)
+    assert final.is_terminal
+    for end in ends:
+        assert end["version"] == final.step and end["winners"] == list(final.winners)
+        assert end["scores"] == list(final.scores)
+
+
+def test_a_table_created_on_one_process_is_played_through_the_other_after_a_takeover(
+        cluster: Cluster, tmp_path: Path) -> None:
+    url, (first, second) = _servers(cluster, tmp_path)
+    try:
+        async def main() -> None:
+            table = create_table(first, "gang-of-four", {"players": 4, "target_score": 1})
+            tokens = [claim(first, table["id"], s) for s in range(4)]
+            # The other process lists it and answers its summary, read from the store.
+            status, listed = request("GET", second.http + "/api/tables")
+            assert status == 200 and [t["id"] for t in listed["tables"]] == [table["id"]]
+            status, summary = request("GET", f"{second.http}/api/tables/{table['id']}")
+            assert status == 200 and summary["version"] == 0 and all(s["taken"] for s in summary["seats"])
+            # Joining there: the table is held by the first process, which is named.
+            seat = Seat(second, table["id"], tokens[0])
+            seat.ws = await connect(second.ws)
+            await seat.send({"type": "join", "table": table["id"], "token": tokens[0]})
+            told = await seat.recv()
+            assert told["code"] == "table_elsewhere" and told["owner"] == first.http
+            assert 0 <= told["retry_after"] <= float(LEASE)
+            # ... and it closes the connection: the client connects again.
+            with pytest.raises(ConnectionClosed):
+                await seat.recv(5)
+            status, answer = request("POST", f"{second.http}/api/tables/{table['id']}/seats/0", {})
+            assert status == 503 and answer["error"]["code"] == "table_elsewhere"
+            clients = [Seat(first, table["id"], t) for t in tokens]
+            for c in clients:
+                await c.join()
+            acked: dict[int, int] = {}
+            await play_some(clients, 6, random.Random(1), acked)
+            for c in clients:
+                await c.close()
+            first.stop()  # a clean stop hands its leases over at once
+            moved = [await join_somewhere(second, table["id"], t, timeout=5) for t in tokens]
+            clients = [c for c, _ in moved]
+            assert lease_owner(url, table["id"]) == second.http
+            states = [await c.until("state") for c in clients]
+            assert {s["version"] for s in states} == {len(pg_match(url, table["id"])[1])}
+            ends = await asyncio.gather(*(play_to_end(c, random.Random(2)) for c in clients))
+            check_stored(url, table["id"], acked, list(ends))
+            for c in clients:
+                await c.close()
+
+        asyncio.run(main())
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_kill_9_of_the_owner_mid_match_the_other_finishes_it(cluster: Cluster, tmp_path: Path) -> None:
+    url, (first, second) = _servers(cluster, tmp_path)
+    try:
+        async def main() -> None:
+            table = create_table(first, "gang-of-four", {"players": 4, "target_score": 1})
+            tokens = [claim(first, table["id"], s) for s in range(4)]
+            clients = [Seat(first, table["id"], t) for t in tokens]
+            for c in clients:
+                await c.join()
+            acked: dict[int, int] = {}
+            await play_some(clients, 10, random.Random(3), acked)
+            first.kill9()
+            killed = time.monotonic()
+            # Nobody asks for the table: the second process's sweep takes it over by itself
+            # once the lease has expired (within a lease and a half).
+            while lease_owner(url, table["id"]) != second.http:
+                assert time.monotonic() - killed < 10, "the table was not taken over"
+                await asyncio.sleep(0.1)
+            stored = pg_match(url, table["id"])[1]
+            assert all(stored[v - 1] == a for v, a in acked.items())  # nothing acknowledged lost
+            clients = [(await join_somewhere(second, table["id"], t))[0] for t in tokens]
+            states = [await c.until("state") for c in clients]
+            assert {s["version"] for s in states} == {len(stored)}
+            # A retry of the last acknowledged action: acknowledged again, not applied twice.
+            last = max(acked)
+            state_before = states[0]["version"]
+            mover = next(c for c in clients if c.messages[0]["seat"] == _seat_of(url, table["id"], last))
+            await mover.send({"type": "act", "id": f"p{last - 1}", "version": last - 1, "action": acked[last]})
+            assert (await mover.until("ack", id=f"p{last - 1}"))["version"] == last
+            assert len(pg_match(url, table["id"])[1]) == state_before
+            ends = await asyncio.gather(*(play_to_end(c, random.Random(4)) for c in clients))
+            check_stored(url, table["id"], acked, list(ends))
+            for c in clients:
+                await c.close()
+
+        asyncio.run(main())
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _seat_of(url: str, table: str, version: int) -> int:
+    return pg_match(url, table)[2][version - 1][0]
+
+
+def test_a_paused_owner_cannot_append_once_taken_over(cluster: Cluster, tmp_path: Path) -> None:
+    """SIGSTOP the owner past its lease: the other process takes the table over and plays on;
+    woken up, the old owner's next action is refused (server_error, nothing stored), its
+    clients are told table_elsewhere, and the log holds only what the new owner acknowledged."""
+    url, (first, second) = _servers(cluster, tmp_path)
+    assert first.process is not None
+    try:
+        async def main() -> None:
+            table = create_table(first, "gang-of-four", {"players": 4, "target_score": 1})
+            tokens = [claim(first, table["id"], s) for s in range(4)]
+            old = [Seat(first, table["id"], t) for t in tokens]
+            for c in old:
+                await c.join()
+            acked: dict[int, int] = {}
+            await play_some(old, 4, random.Random(5), acked)
+            for c in old:  # every seat has read the latest state
+                if [m for m in c.messages if m["type"] == "state"][-1]["version"] != max(acked):
+                    await c.until("state", version=max(acked))
+            assert first.process is not None
+            first.process.send_signal(signal.SIGSTOP)
+            try:
+                new = [(await join_somewhere(second, table["id"], t))[0] for t in tokens]
+                await play_some(new, 3, random.Random(6), acked)
+                stored = pg_match(url, table["id"])[1]
+                # A player at the old owner sends an action on the version it was shown (it
+                # waits in the socket until the old owner runs again).
+                latest = [[m for m in c.messages if m["type"] == "state"][-1] for c in old]
+                mover, state = next((c, s) for c, s in zip(old, latest) if s["legal_actions"])
+                await mover.send({"type": "act", "id": "late", "version": state["version"],
+                                  "action": state["legal_actions"][0]["action"]})
+            finally:
+                first.process.send_signal(signal.SIGCONT)
+            codes = []
+            with contextlib.suppress(ConnectionClosed, asyncio.TimeoutError):
+                while True:
+                    message = await mover.recv(10)
+                    if message["type"] in ("error", "ack"):
+                        codes.append(message.get("code", "ack"))
+            # Refused (server_error: the append's lease check) unless the old owner's renewal
+            # found the lease lost first; either way told table_elsewhere, never acknowledged.
+            assert codes[-1] == "table_elsewhere" and set(codes) <= {"server_error", "table_elsewhere"}, codes
+            assert pg_match(url, table["id"])[1] == stored
+            assert all(stored[v - 1] == a for v, a in acked.items())
+            assert lease_owner(url, table["id"]) == second.http
+            for c in old + new:
+                await c.close()
+
+        asyncio.run(main())
+    finally:
+        first.stop()
+        second.stop()
