@@ -310,13 +310,13 @@ class GameServer:
         log.warning("table %s: the lease was taken over by another process", table.id)
 
     async def _leases_forever(self) -> None:
-        """Every half lease: store the changed summaries; take over the tables whose lease expired."""
+        """Every quarter lease: store the changed summaries; take over the tables whose lease expired."""
         while True:
             try:
                 await self.lease_sweep()
             except Exception:
                 log.exception("the lease sweep failed")
-            await asyncio.sleep(self.lease_seconds / 2)
+            await asyncio.sleep(self.lease_seconds / 4)
 
     async def lease_sweep(self) -> None:
         for table in list(self.tables.values()):

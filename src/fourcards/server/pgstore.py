@@ -333,13 +333,10 @@ class PostgresStore:
                                (table.id, seat, record.kind, record.name, record.bot, record.token_hash)))
         statements.append(("INSERT INTO leases (table_id, owner, address, epoch, expires) "
                            f"VALUES (%s,%s,%s,1,{self._interval()})", (table.id, self.instance, self.address)))
+        await self._write(None, statements)
+        # Held from the commit on (not before: a renewal meanwhile would find no lease row).
         with self._epochs_lock:
             self._epochs[table.id] = 1
-        try:
-            await self._write(None, statements)
-        except BaseException:
-            self.release(table.id)
-            raise
 
     async def set_seat(self, table_id: str, seat: int, record: SeatRecord) -> None:
         await self._write(table_id, [("UPDATE seats SET kind=%s, name=%s, bot=%s, token_hash=%s "
