@@ -344,6 +344,14 @@ async def play_some(clients: list[Seat], count: int, rng: random.Random,
         await asyncio.gather(*pending, return_exceptions=True)
 
 
+async def quiet(clients: list[Seat], pause: float = 0.5) -> None:
+    """Read every client's messages until none comes for ``pause`` seconds."""
+    for c in clients:
+        with contextlib.suppress(asyncio.TimeoutError):
+            while True:
+                await c.recv(pause)
+
+
 def check_stored(url: str, table: str, acked: dict[int, int], ends: list[dict[str, Any]]) -> None:
     """Every acknowledged action stored at its version, none twice, and the stored match ends as told."""
     seed, actions, ids = pg_match(url, table)
@@ -465,19 +473,19 @@ def test_a_paused_owner_cannot_append_once_taken_over(cluster: Cluster, tmp_path
                 await c.join()
             acked: dict[int, int] = {}
             await play_some(old, 4, random.Random(5), acked)
-            for c in old:  # every seat has read the latest state
-                if [m for m in c.messages if m["type"] == "state"][-1]["version"] != max(acked):
-                    await c.until("state", version=max(acked))
+            await quiet(old)  # every seat has read everything (the actions in flight too)
             assert first.process is not None
             first.process.send_signal(signal.SIGSTOP)
             try:
                 new = [(await join_somewhere(second, table["id"], t))[0] for t in tokens]
                 await play_some(new, 3, random.Random(6), acked)
+                await quiet(new)
                 stored = pg_match(url, table["id"])[1]
-                # A player at the old owner sends an action on the version it was shown (it
+                # A player at the old owner sends an action on the latest version it was shown (it
                 # waits in the socket until the old owner runs again).
                 latest = [[m for m in c.messages if m["type"] == "state"][-1] for c in old]
-                mover, state = next((c, s) for c, s in zip(old, latest) if s["legal_actions"])
+                top = max(s["version"] for s in latest)
+                mover, state = next((c, s) for c, s in zip(old, latest) if s["legal_actions"] and s["version"] == top)
                 await mover.send({"type": "act", "id": "late", "version": state["version"],
                                   "action": state["legal_actions"][0]["action"]})
             finally:
