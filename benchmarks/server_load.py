@@ -142,6 +142,7 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
     pending: dict[str, tuple[dict[str, Any], int, float]] = {}  # id -> (message, action, first send)
     acted: set[int] = set()
     acked = run.acked.setdefault(table, {})
+    ended = False  # the end was received (and counted)
     first = True
     while time.monotonic() < deadline:
         try:
@@ -182,9 +183,16 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
                             if acked.get(message["version"], action) != action:
                                 run.conflicts += 1
                             acked[message["version"]] = action
+                            if ended and not pending:
+                                return
                         elif kind == "end":
-                            run.ends.setdefault(table, []).append(message)
-                            return
+                            if not ended:
+                                run.ends.setdefault(table, []).append(message)
+                                ended = True
+                            if not pending:
+                                return
+                            # An action sent again after a reconnect may be the match's last one,
+                            # stored before the crash: its ack comes after this end.
                         elif kind == "error" and message["code"] == "rate_limited" and message.get("id") in pending:
                             await asyncio.sleep(0.2)
                             await ws.send(json.dumps(pending[message["id"]][0]))

@@ -35,11 +35,13 @@ GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000")
 class ServerProcess:
     """``fourcards serve`` on 127.0.0.1 and a free port, in its own process (so kill -9 is real).
 
-    ``options``: more ``serve`` options (default :data:`GENEROUS`)."""
+    ``options``: more ``serve`` options (default :data:`GENEROUS`); ``url``: a database URL
+    (PostgreSQL) to use instead of the SQLite file ``db``."""
 
     def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0,
-                 options: tuple[str, ...] = GENEROUS) -> None:
+                 options: tuple[str, ...] = GENEROUS, url: str | None = None) -> None:
         self.db = db
+        self.url = url
         self.port = port or free_port()
         self.bot_delay = bot_delay
         self.options = options
@@ -56,7 +58,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         env = dict(os.environ)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
+            [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", self.url or str(self.db),
              "--bot-delay", str(self.bot_delay), *self.options],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30

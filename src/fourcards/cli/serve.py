@@ -40,7 +40,15 @@ def add_commands(sub: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int_in(0, 65535), default=8000, help="port, 0 for any free one (default 8000)")
     parser.add_argument("--db", default="fourcards-server.db",
-                        help="SQLite file of the tables (created when missing; default fourcards-server.db)")
+                        help="SQLite file of the tables (created when missing; default fourcards-server.db), or a "
+                        "PostgreSQL URL postgresql://user@host:port/db that several server processes may share "
+                        "(the postgres extra)")
+    parser.add_argument("--lease-seconds", type=_positive, default=5.0,
+                        help="with PostgreSQL: how long a process holds a table without renewing its lease; a "
+                        "process that stops is replaced this much later (default 5)")
+    parser.add_argument("--advertise", metavar="URL", default=None,
+                        help="with PostgreSQL: this process's URL, told to clients that ask it for a table another "
+                        "process holds (default http://HOST:PORT when --host is one address)")
     parser.add_argument("--bot-delay", type=_seconds, default=0.3,
                         help="seconds a bot waits before it acts (default 0.3)")
     parser.add_argument("--max-tables", type=int_in(1, 1_000_000), default=1000,
@@ -71,11 +79,20 @@ def run(args: argparse.Namespace) -> int:
     limits = Limits(max_tables=args.max_tables, idle_seconds=args.idle_minutes * 60,
                     tables_per_client=args.tables_per_client, create_rate=args.create_rate)
     try:
-        app = create_app(args.db, bot_delay=args.bot_delay, limits=limits, allow_origins=args.allow_origin)
+        advertise = args.advertise
+        if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            advertise = f"http://{host}:{args.port}"
+        app = create_app(args.db, bot_delay=args.bot_delay, limits=limits, allow_origins=args.allow_origin,
+                         lease_seconds=args.lease_seconds, advertise=advertise)
     except ValueError as error:
         print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
         return 2
-    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {args.db})", flush=True)
+    where = args.db
+    if "://" in where:  # a database URL: not its password
+        scheme, _, rest = where.partition("://")
+        where = f"{scheme}://{rest.rpartition('@')[2]}"
+    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {where})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
                 ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
     return 0

@@ -18,7 +18,7 @@ import importlib.resources
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -33,7 +33,8 @@ from ..decks import parse_deck
 from ..errors import FourCardsError
 from ..games import GAMES, get_game
 from .protocol import Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message, parse_client_message
-from .store import SeatRecord, SQLiteStore, Store, TableRecord
+from .pgstore import Elsewhere, LeaseLost, PostgresStore, is_postgres_url
+from .store import SeatRecord, SharedStore, SQLiteStore, Store, StoredTable, TableRecord
 from .tables import (Table, dumps, event_types, hash_token, make_table, master_specs, rules_options)
 
 __all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB", "OriginPolicy"]
@@ -83,9 +84,10 @@ class Limits:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, code: str, reason: str) -> None:
+    def __init__(self, status: int, code: str, reason: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(reason)
         self.status, self.code, self.reason = status, code, reason
+        self.details = details or {}
 
 
 # -- the server ------------------------------------------------------------------------------------
@@ -102,27 +104,51 @@ class GameServer:
                                            thread_name_prefix="fourcards-bot")
         self.creations: dict[str, _TokenBucket] = {}  # client address -> its table-creation allowance
         self.sweeper: asyncio.Task[None] | None = None
+        #: Several processes share the store (PostgreSQL): tables are served under a lease (see docs/server.md).
+        self.shared = bool(getattr(store, "shared", False))
+        self.shared_store: SharedStore | None = cast(SharedStore, store) if self.shared else None
+        self.leases: asyncio.Task[None] | None = None
+        self._taking: dict[str, asyncio.Future[Table | None]] = {}  # takeovers running, by table
+        self._summaries: dict[str, str] = {}  # table -> the summary last stored for the other processes
+        self.takeovers = 0
+        """Tables this process took over from the store (at start or from a stopped process)."""
 
     # -- life --------------------------------------------------------------------------------------
     def recover(self) -> None:
-        """Load every stored table and replay its log."""
+        """Load every stored table and replay its log (a shared store: none here; the lease
+        sweep takes over the tables no live process holds)."""
+        if self.shared:
+            return
         for stored in self.store.load():
-            try:
-                table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text)
-                table.replay(stored.log)
-            except Exception:  # a table that no longer loads must not stop the others
-                log.exception("table %s could not be recovered", stored.table.id)
-                continue
-            self.tables[table.id] = table
+            table = self._rebuild(stored)
+            if table is not None:
+                self.tables[table.id] = table
+
+    def _rebuild(self, stored: StoredTable) -> Table | None:
+        """A stored table's master with its log replayed (None when it no longer loads)."""
+        try:
+            table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text)
+            table.replay(stored.log)
+        except Exception:  # a table that no longer loads must not stop the others
+            log.exception("table %s could not be recovered", stored.table.id)
+            return None
+        return table
 
     def start(self) -> None:
         for table in self.tables.values():
             table.start()
-        self.sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+        loop = asyncio.get_running_loop()
+        self.sweeper = loop.create_task(self._sweep_forever())
+        if self.shared:
+            assert self.shared_store is not None
+            self.shared_store.on_lost = self._lease_lost
+            self.leases = loop.create_task(self._leases_forever())
 
     def stop(self) -> None:
         if self.sweeper is not None:
             self.sweeper.cancel()
+        if self.leases is not None:
+            self.leases.cancel()
         for table in self.tables.values():
             table.close()
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -167,6 +193,7 @@ class GameServer:
             if self.tables.get(table.id) is not table:
                 return
             del self.tables[table.id]
+            self._summaries.pop(table.id, None)
             table.shut("table_expired", reason)
         try:
             await self.store.delete_table(table.id)
@@ -174,23 +201,153 @@ class GameServer:
             log.exception("table %s: could not be deleted from the store (it will be recovered, then expire "
                           "again)", table.id)
 
+    # -- several processes (a shared store) ----------------------------------------------------------
+    @property
+    def lease_seconds(self) -> float:
+        return self._shared().lease_seconds
+
+    def _shared(self) -> SharedStore:
+        assert self.shared_store is not None, "not a shared store"
+        return self.shared_store
+
+    async def master(self, table_id: str) -> Table | None:
+        """The table's master in this process: taken over from the store when the table has no
+        live owner (its lease expired); None when no table has this id. A table another
+        process holds raises ``ProtocolError("table_elsewhere")`` with ``owner`` and ``retry_after``."""
+        table = self.tables.get(table_id)
+        if table is not None or not self.shared:
+            return table
+        running = self._taking.get(table_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._taking[table_id] = future
+        try:
+            table = await self._take_over(table_id)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: no warning when nobody else waited
+            raise
+        else:
+            future.set_result(table)
+            return table
+        finally:
+            del self._taking[table_id]
+
+    async def _take_over(self, table_id: str) -> Table | None:
+        began = time.monotonic()
+        found = await self._shared().acquire(table_id)
+        if found is None:
+            return None
+        if isinstance(found, Elsewhere):
+            raise ProtocolError("table_elsewhere", f"another server process holds table {table_id}: connect "
+                                "again" + (f" to {found.owner}" if found.owner else ""),
+                                details={"owner": found.owner, "retry_after": round(found.retry_after, 2)})
+        table = self._rebuild(found)
+        if table is None:
+            self._shared().release(table_id)
+            return None
+        self.tables[table_id] = table
+        self.takeovers += 1
+        table.start()
+        await self._save_summary(table)
+        log.info("table %s taken over (%d entries replayed in %.3f s)", table_id, len(found.log),
+                 time.monotonic() - began)
+        return table
+
+    async def readable(self, table_id: str) -> Table | None:
+        """The table to read (a summary, a replay): this process's master, or, when another
+        process holds it, a master rebuilt from the store for this answer only (no lease taken)."""
+        table = self.tables.get(table_id)
+        if table is not None or not self.shared:
+            return table
+        stored = await self._shared().load_table(table_id)
+        return None if stored is None else self._rebuild(stored)
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """``GET /api/tables``: every public table's summary; with a shared store every process's
+        (the others' as their owners last stored them)."""
+        if not self.shared:
+            return [t.summary() for t in self.tables.values() if not t.record.private]
+        result = []
+        for table_id, stored in await self._shared().summaries():
+            table = self.tables.get(table_id)
+            if table is not None:
+                result.append(table.summary())
+            elif stored is not None:
+                result.append(stored)
+        return result
+
+    async def _save_summary(self, table: Table) -> None:
+        """Store a table's summary when it changed (what the other processes list)."""
+        if table.record.private:
+            return
+        summary = table.summary()
+        text = json.dumps(summary, sort_keys=True)
+        if self._summaries.get(table.id) == text:
+            return
+        try:
+            await self._shared().save_summary(table.id, summary)
+        except Exception:  # the lease was lost (the table is evicted), or the store is away: next time
+            return
+        self._summaries[table.id] = text
+
+    def _lease_lost(self, table_id: str) -> None:
+        """The store found this process's lease of a table taken over: stop serving it here."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            asyncio.get_running_loop().create_task(self.evict(table))
+
+    async def evict(self, table: Table) -> None:
+        """Forget a table another process took over: its clients are told ``table_elsewhere`` and closed."""
+        async with table.lock:
+            if self.tables.get(table.id) is not table:
+                return
+            del self.tables[table.id]
+            self._summaries.pop(table.id, None)
+            table.shut("table_elsewhere", f"another server process holds table {table.id} now: connect again")
+        self._shared().release(table.id)
+        log.warning("table %s: the lease was taken over by another process", table.id)
+
+    async def _leases_forever(self) -> None:
+        """Every quarter lease: store the changed summaries; take over the tables whose lease expired."""
+        while True:
+            try:
+                await self.lease_sweep()
+            except Exception:
+                log.exception("the lease sweep failed")
+            await asyncio.sleep(self.lease_seconds / 4)
+
+    async def lease_sweep(self) -> None:
+        for table in list(self.tables.values()):
+            await self._save_summary(table)
+        for table_id in await self._shared().expired(250):
+            if table_id in self.tables:
+                continue
+            try:
+                await self.master(table_id)
+            except ProtocolError:  # another process was quicker
+                continue
+
     # -- tables ------------------------------------------------------------------------------------
     def open_tables(self) -> int:
         return sum(1 for t in self.tables.values() if not t.terminal)
 
-    def table(self, table_id: str, invite: str | None = None) -> Table:
-        """The table ``table_id``, if ``invite`` opens it (a private table answers as if it did not exist)."""
-        table = self.tables.get(table_id)
+    async def table(self, table_id: str, invite: str | None = None) -> Table:
+        """The table ``table_id``'s master here (taken over if need be: :meth:`master`), if
+        ``invite`` opens it (a private table answers as if it did not exist)."""
+        table = await self.master(table_id)
         if table is None or not table.invite_matches(invite):
             raise ProtocolError("unknown_table", f"no table has the id {table_id!r}")
         return table
 
-    def visible(self, table_id: str, invite: str | None) -> Table:
-        """``table`` for the HTTP API: 404 ``unknown_table`` when it is missing or private without its invite."""
-        try:
-            return self.table(table_id, invite)
-        except ProtocolError as error:
-            raise _HTTPError(404, error.code, error.reason) from None
+    async def visible(self, table_id: str, invite: str | None) -> Table:
+        """The table to read for the HTTP API (:meth:`readable`): 404 ``unknown_table`` when it is
+        missing or private without its invite."""
+        table = await self.readable(table_id)
+        if table is None or not table.invite_matches(invite):
+            raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}")
+        return table
 
     def allow_creation(self, address: str) -> None:
         """Take one table creation from the address's allowance (429 ``rate_limited`` when it is spent)."""
@@ -252,10 +409,15 @@ class GameServer:
         await self.store.create_table(record)
         self.tables[record.id] = table
         table.start()
+        if self.shared:
+            await self._save_summary(table)
         return table, invite
 
     async def claim(self, table_id: str, seat: Any, body: Any) -> dict[str, Any]:
-        table = self.tables.get(table_id)
+        try:
+            table = await self.master(table_id)
+        except ProtocolError as error:  # another process holds it
+            raise _HTTPError(503, error.code, error.reason, error.details) from None
         if table is None:
             raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}")
         invite = body.get("invite") if isinstance(body, dict) else None
@@ -280,6 +442,9 @@ class GameServer:
             await table.claim(number, name, hash_token(token))
         except ProtocolError:  # closed meanwhile
             raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}") from None
+        except LeaseLost:  # another process took the table over meanwhile
+            raise _HTTPError(503, "table_elsewhere", f"another server process holds table {table_id} now: "
+                             "try again", {"owner": None, "retry_after": 0}) from None
         except FourCardsError:
             raise _HTTPError(409, "seat_taken", f"seat {number} is a bot's or already claimed") from None
         return {"table": table_id, "seat": number, "token": token}
@@ -497,6 +662,8 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 joined = await _handle(server, client, joined, message)
             except ProtocolError as error:
                 client.send(error_message(error))
+                if error.code == "table_elsewhere":  # the client connects again (elsewhere)
+                    client.close()
             except Exception:
                 log.exception("message failed")
                 client.send({"type": "error", "code": "server_error",
@@ -535,7 +702,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
     if isinstance(message, Join):
         # A seat's token opens a private table too (it was claimed with the invitation);
         # a private table answers a wrong token as if it did not exist.
-        found = server.tables.get(message.table)
+        found = await server.master(message.table)
         seat = None if found is None else found.seat_of(message.token)
         if found is None or (seat is None and found.record.private):
             raise ProtocolError("unknown_table", f"no table has the id {message.table!r}")
@@ -545,7 +712,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         table.attach(seat, client)
         return (table, seat)
     if isinstance(message, Watch):
-        table = server.table(message.table, message.invite)
+        table = await server.table(message.table, message.invite)
         if len(table.spectators) >= server.limits.max_spectators:
             raise ProtocolError("too_many_spectators", f"table {table.id} has {server.limits.max_spectators} "
                                 "spectators already")
@@ -568,8 +735,12 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
 
 # -- HTTP -------------------------------------------------------------------------------------------
 
-def _error(status: int, code: str, reason: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "reason": reason}}, status_code=status)
+def _error(status: int, code: str, reason: str, details: dict[str, Any] | None = None) -> JSONResponse:
+    headers = None
+    if details and isinstance(details.get("retry_after"), (int, float)):
+        headers = {"Retry-After": str(max(0, math.ceil(details["retry_after"])))}
+    return JSONResponse({"error": {"code": code, "reason": reason, **(details or {})}}, status_code=status,
+                        headers=headers)
 
 
 async def _body(request: Request, limit: int) -> Any:
@@ -697,7 +868,8 @@ async def _refuse(send: _Send, status: int, code: str, reason: str) -> None:
 def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None = None,
                static_dir: str | os.PathLike[str] | None = None, bot_delay: float = 0.3,
                max_tables: int = 1000, limits: Limits | None = None,
-               allow_origins: Iterable[str] = ()) -> Starlette:
+               allow_origins: Iterable[str] = (), lease_seconds: float = 5.0,
+               advertise: str | None = None) -> Starlette:
     """The game server as a Starlette (ASGI) application.
 
     ``db``: the SQLite file (default ``fourcards-server.db``); ``store``: any
@@ -705,7 +877,11 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     page's folder (default: the one shipped); ``bot_delay``: seconds a bot
     waits before acting; ``limits``: :class:`Limits`; ``allow_origins``: the
     origins (``https://host[:port]``) whose pages may use the server besides its
-    own host's (:class:`OriginPolicy`)."""
+    own host's (:class:`OriginPolicy`). ``db`` may be a PostgreSQL URL
+    (``postgresql://user@host:port/db``, the ``postgres`` extra): several
+    processes may then share it, each table held by one of them under a lease of
+    ``lease_seconds``; ``advertise`` is this process's URL, told to clients that
+    ask it for a table another process holds (see ``docs/server.md``)."""
     if limits is None:
         limits = Limits(max_tables=max_tables)
     policy = OriginPolicy(allow_origins)
@@ -717,7 +893,13 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        backing = store if store is not None else SQLiteStore(db if db is not None else DEFAULT_DB)
+        backing: Store
+        if store is not None:
+            backing = store
+        elif is_postgres_url(db):
+            backing = await asyncio.to_thread(PostgresStore, str(db), lease_seconds=lease_seconds, address=advertise)
+        else:
+            backing = SQLiteStore(db if db is not None else DEFAULT_DB)
         game_server = GameServer(backing, bot_delay, limits)
         game_server.recover()
         holder["server"] = game_server
@@ -745,12 +927,12 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
 
     async def tables(request: Request) -> Response:
         if request.method == "GET":
-            return JSONResponse({"tables": [t.summary() for t in server().tables.values() if not t.record.private]})
+            return JSONResponse({"tables": await server().listing()})
         address = request.client.host if request.client is not None else ""
         try:
             table, invite = await server().create_table(await _body(request, limits.max_body), address)
         except _HTTPError as error:
-            return _error(error.status, error.code, error.reason)
+            return _error(error.status, error.code, error.reason, error.details)
         answer = table.summary()
         if invite is not None:
             answer["invite"] = invite
@@ -758,16 +940,16 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
 
     async def table(request: Request) -> Response:
         try:
-            found = server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+            found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
         except _HTTPError as error:
-            return _error(error.status, error.code, error.reason)
+            return _error(error.status, error.code, error.reason, error.details)
         return JSONResponse(found.summary())
 
     async def replay(request: Request) -> Response:
         try:
-            found = server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+            found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
         except _HTTPError as error:
-            return _error(error.status, error.code, error.reason)
+            return _error(error.status, error.code, error.reason, error.details)
         if not found.terminal:
             return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
         return Response(found.replay_text(), media_type="application/json")
@@ -777,7 +959,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             body = await _body(request, 4096)
             answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body)
         except _HTTPError as error:
-            return _error(error.status, error.code, error.reason)
+            return _error(error.status, error.code, error.reason, error.details)
         return JSONResponse(answer, status_code=201)
 
     async def socket(websocket: WebSocket) -> None:

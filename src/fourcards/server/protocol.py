@@ -72,16 +72,21 @@ ERROR_CODES: Final[dict[str, str]] = {
     "too_many_spectators": "the table has as many spectators as it takes",
     "table_expired": "the table was closed: nothing happened at it for too long (this connection is closed)",
     "server_error": "the server failed to handle the message; nothing was changed",
+    "table_elsewhere": "another server process holds this table now: connect again (to 'owner' when given); "
+                       "this connection is closed",
 }
 
 
 class ProtocolError(FourCardsError):
     """A message the server refuses: ``code`` (one of :data:`ERROR_CODES`) and a reason."""
 
-    def __init__(self, code: str, reason: str, message_id: str | None = None) -> None:
+    def __init__(self, code: str, reason: str, message_id: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
         if code not in ERROR_CODES:
             raise ValueError(f"unknown error code {code!r}")
         self.code, self.reason, self.message_id = code, reason, message_id
+        #: More fields of the ``error`` message (``table_elsewhere``: ``owner``, ``retry_after``).
+        self.details = details or {}
         super().__init__(f"{code}: {reason}")
 
 
@@ -230,7 +235,7 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
 
 def error_message(error: ProtocolError) -> dict[str, Any]:
     """The ``error`` message a client gets for ``error``."""
-    message: dict[str, Any] = {"type": "error", "code": error.code, "reason": error.reason}
+    message: dict[str, Any] = {"type": "error", "code": error.code, "reason": error.reason, **error.details}
     if error.message_id is not None:
         message["id"] = error.message_id
     return message

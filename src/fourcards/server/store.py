@@ -20,12 +20,12 @@ import os
 import queue
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SQLiteStore"]
+__all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,36 @@ class Store(Protocol):
         """Forget a table, its seats and its log (an expired or dropped table; durable when it returns)."""
 
     def close(self) -> None: ...
+
+
+class SharedStore(Store, Protocol):
+    """A store several server processes share (``shared = True``; :class:`~fourcards.server.pgstore.PostgresStore`):
+    each table is held by one process at a time under a lease, and its writes are refused once
+    another process took it over."""
+
+    shared: bool
+    lease_seconds: float
+    #: Called in the event loop with a table's id when this process lost its lease.
+    on_lost: Callable[[str], None] | None
+
+    async def acquire(self, table_id: str) -> StoredTable | Any | None:
+        """Take a table over when no live process holds it: the table and its log; else an
+        ``Elsewhere`` (where it is); None when no table has this id."""
+
+    def release(self, table_id: str) -> None:
+        """Stop holding a table (it is no longer served here)."""
+
+    async def load_table(self, table_id: str) -> StoredTable | None:
+        """One table and its log, read without a lease."""
+
+    async def summaries(self) -> list[tuple[str, dict[str, Any] | None]]:
+        """Every public table's id and the summary its owner stored, in creation order."""
+
+    async def save_summary(self, table_id: str, summary: dict[str, Any]) -> None:
+        """Store a held table's summary (for the other processes' listing)."""
+
+    async def expired(self, limit: int = 100) -> list[str]:
+        """Tables no live process holds (their lease expired)."""
 
 
 _SCHEMA = """
