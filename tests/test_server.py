@@ -463,7 +463,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
                                           "four-pack", "duelo"}
     gof = next(g for g in games if g["name"] == "gang-of-four")
     assert {"name": "target_score", "type": "int", "default": 100, "low": 1} in gof["rules"]
-    assert gof["bots"] == ["random", "greedy", "search"]
+    assert gof["bots"] == ["random", "greedy", "learned", "search"]
 
 
 def test_hint_comes_from_the_best_bot(server: ServerProcess) -> None:
