@@ -893,11 +893,15 @@ def _wait_terminal(server: Server, table: str, invite: str | None = None, second
         time.sleep(0.1)
 
 
-@pytest.mark.parametrize("game", list(WATCH_SETUPS))
-def test_a_spectator_watches_a_bot_table_from_start_to_end(browser: Any, slow_server: Server, game: str) -> None:
+@pytest.mark.parametrize("variant", [*WATCH_SETUPS, "generic:four-color"])
+def test_a_spectator_watches_a_bot_table_from_start_to_end(browser: Any, slow_server: Server, variant: str) -> None:
+    # "generic:GAME": the game drawn by the generic table (as a game without a page module).
+    game = variant.removeprefix("generic:")
     rules, bots = WATCH_SETUPS[game]
     tab = Page(browser, slow_server)
     tab.page.add_init_script(SNAPSHOTS)
+    if variant != game:
+        _catalogue_without_script(tab, game)
     try:
         # The page is loaded first, so that watching starts as soon as the table exists.
         tab.open()
@@ -942,6 +946,8 @@ def test_a_spectator_watches_a_bot_table_from_start_to_end(browser: Any, slow_se
         assert cells == [str(score) for score in summary["scores"]]
         assert tab.page.get_attribute("#replay-link", "href") == f"#/replay/{table}"
         assert tab.page.evaluate("window.fourcardsSeat") is None
+        if variant != game:
+            assert tab.page.query_selector(".board .card.chip") and not tab.page.query_selector(".card.fc")
         if game == "duelo":
             tab.page.click("#replay-link")
             tab.page.wait_for_selector("#replay #replay-record")

@@ -443,9 +443,11 @@ function showTable(tableId, { watch = false, invite = null } = {}) {
           connection.closed = true;
           if (!view.watching) forgetSeat(tableId);
         }
-        if (message.code === "too_many_spectators") {
+        if (message.code === "too_many_spectators" || message.code === "table_expired") {
+          // No use trying again: too many spectators, or the table was closed for good.
           view.fatal = message;
           connection.closed = true;
+          if (message.code === "table_expired" && !view.watching) forgetSeat(tableId);
         }
         if (message.code !== "replaced") view.error = message;
         else {
