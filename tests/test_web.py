@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,7 +79,8 @@ def test_every_translation_keeps_the_placeholders() -> None:
 #: Messages that are the same word as in English in that language (checked by a person).
 SAME_AS_ENGLISH = {
     "es": {"lobby.bot", "fc.rank.general", "fc.reason.hu"},
-    "fr": {"rule.mode", "rule.mode.solitaire", "lobby.tables", "score.four-color", "score.zangle", "score.zangle-speedster",
+    "fr": {"rule.mode", "rule.mode.solitaire", "lobby.tables",
+           "score.four-color", "score.zangle", "score.zangle-speedster",
            "end.score", "gof.dragon",
            "zangle.place.centre", "zangle.centre"},
     "it": {"lobby.bot"},
@@ -794,7 +796,7 @@ def test_a_gang_of_four_move_is_chosen_by_selecting_its_cards(browser: Any, serv
 # -- spectators, private tables and replays -------------------------------------------------------
 
 #: Bot tables a spectator follows: every seat a bot (Speedster's bots react in real time).
-WATCH_SETUPS = {
+WATCH_SETUPS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "gang-of-four": ({"players": 3, "target_score": 1}, ["greedy", "greedy", "greedy"]),
     "four-color": ({"players": 2, "rounds": 1}, ["greedy", "greedy"]),
     "zangle": ({"players": 2, "rounds": 1}, ["greedy", "greedy"]),
@@ -814,7 +816,8 @@ new MutationObserver(() => {
   window.fourcardsSnapshots.push({
     version: window.fourcardsVersion ?? null,
     cards: [...document.querySelectorAll("main [data-card]")].map((e) => e.dataset.card),
-    moves: document.querySelectorAll("main #actions, main button.action, main #hint, main #hit, main .card-button").length,
+    moves: document.querySelectorAll(
+      "main #actions, main button.action, main #hint, main #hit, main .card-button").length,
     board: Boolean(board && board.childElementCount && board.textContent.trim()),
     watching: Boolean(table.querySelector("#watching")),
     mine: table.querySelectorAll(".seat.mine").length,
@@ -1001,7 +1004,7 @@ def test_a_private_table_is_shared_by_its_invitation_link(browser: Any, server: 
         link = host.page.input_value("#invite-link")
         match = re.fullmatch(re.escape(server.url) + r"/#/join/" + table + r"\?invite=([\w%-]+)", link)
         assert match, link
-        invite = urllib.request.unquote(match.group(1))
+        invite = urllib.parse.unquote(match.group(1))
         assert server.get(f"/api/tables/{table}?invite={invite}")["private"] is True
         # Not in anyone's lobby, and its plain link does not open it.
         assert table not in {t["id"] for t in server.get("/api/tables")["tables"]}
