@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +36,7 @@ import pytest
 
 import fourcards.decks
 import fourcards.server
-from fourcards.games import GAMES
+from fourcards.games import GAMES, get_game
 from fourcards.server.protocol import ERROR_CODES
 
 STATIC = Path(fourcards.server.__file__).parent / "static"
@@ -78,7 +79,8 @@ def test_every_translation_keeps_the_placeholders() -> None:
 #: Messages that are the same word as in English in that language (checked by a person).
 SAME_AS_ENGLISH = {
     "es": {"lobby.bot", "fc.rank.general", "fc.reason.hu"},
-    "fr": {"rule.mode", "rule.mode.solitaire", "score.four-color", "score.zangle", "score.zangle-speedster",
+    "fr": {"rule.mode", "rule.mode.solitaire", "lobby.tables",
+           "score.four-color", "score.zangle", "score.zangle-speedster",
            "end.score", "gof.dragon",
            "zangle.place.centre", "zangle.centre"},
     "it": {"lobby.bot"},
@@ -233,12 +235,14 @@ def _free_port() -> int:
 class Server:
     """``python -m fourcards serve`` on 127.0.0.1 and a free port."""
 
-    def __init__(self, db: Path, port: int | None = None) -> None:
+    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.02) -> None:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.db = db
+        # The per-address creation limits lifted: every table of the tests comes from 127.0.0.1.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
-             "--bot-delay", "0.02"],
+             "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:
@@ -569,9 +573,23 @@ def test_every_word_on_screen_is_in_the_chosen_language(browser: Any, server: Se
                 tab.play()
                 tab.page.wait_for_selector("#end")
                 check(tab, "the end of a match")
+                # The same table watched, and its replay at a step and at its end.
+                tab.open(f"#/watch/{table}")
+                tab.page.wait_for_selector("#watching")
+                tab.page.wait_for_selector("#end")
+                check(tab, "watching")
+                tab.open(f"#/replay/{table}")
+                tab.page.wait_for_selector("#replay-record[data-index='-1']")
+                check(tab, "the start of a replay")
+                tab.page.click("#replay-next")
+                tab.page.wait_for_selector("#replay-record[data-index='0']")
+                check(tab, "a replay")
+                tab.page.click("#replay-last")
+                tab.page.wait_for_selector("#replay-end #end")
+                check(tab, "the end of a replay")
         # The choice is kept across a reload.
         tab.page.reload()
-        tab.page.wait_for_selector(".board")
+        tab.page.wait_for_selector(".board, #replay-record")
         assert tab.page.evaluate("document.documentElement.lang") == lang
     finally:
         tab.close()
@@ -771,5 +789,306 @@ def test_a_gang_of_four_move_is_chosen_by_selecting_its_cards(browser: Any, serv
         tab.take_seat(table)
         tab.page.wait_for_selector(".board .card.gof")
         _play_a_move_by_selecting_a_card(tab)
+    finally:
+        tab.close()
+
+
+# -- spectators, private tables and replays -------------------------------------------------------
+
+#: Bot tables a spectator follows: every seat a bot (Speedster's bots react in real time).
+WATCH_SETUPS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "gang-of-four": ({"players": 3, "target_score": 1}, ["greedy", "greedy", "greedy"]),
+    "four-color": ({"players": 2, "rounds": 1}, ["greedy", "greedy"]),
+    "zangle": ({"players": 2, "rounds": 1}, ["greedy", "greedy"]),
+    "four-pack": ({"players": 3, "max_asks": 40}, ["memory", "memory", "memory"]),
+    "duelo": ({"players": 2, "hand_limit": 12}, ["category", "category"]),
+    "zangle-speedster": ({"players": 2, "rounds": 1, "bot_reaction": 0.4}, ["greedy", "greedy"]),
+}
+
+#: Records, in the page, what every redraw of a table showed (a mutation observer runs once the
+#: page's synchronous redraw is done, so each record holds one state's drawing and its version).
+SNAPSHOTS = """
+window.fourcardsSnapshots = [];
+new MutationObserver(() => {
+  const table = document.querySelector("#table");
+  if (!table) return;
+  const board = table.querySelector(".board");
+  window.fourcardsSnapshots.push({
+    version: window.fourcardsVersion ?? null,
+    cards: [...document.querySelectorAll("main [data-card]")].map((e) => e.dataset.card),
+    moves: document.querySelectorAll(
+      "main #actions, main button.action, main #hint, main #hit, main .card-button").length,
+    board: Boolean(board && board.childElementCount && board.textContent.trim()),
+    watching: Boolean(table.querySelector("#watching")),
+    mine: table.querySelectorAll(".seat.mine").length,
+    seats: table.querySelectorAll(".seat").length,
+    end: Boolean(table.querySelector("#end")),
+  });
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose bots wait 0.2 s before each move, so that a spectator follows every one."""
+    _browser_parts()
+    running = Server(tmp_path_factory.mktemp("slow") / "tables.db", bot_delay=0.2)
+    yield running
+    running.stop()
+
+
+def _stored_match(db: Path, table: str) -> tuple[int, list[int]]:
+    """The seed and the actions the server stored for ``table`` (read from its SQLite file)."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        seed = int(con.execute("SELECT seed FROM tables WHERE id=?", (table,)).fetchone()[0])
+        actions = [a for (a,) in con.execute("SELECT action FROM log WHERE table_id=? ORDER BY idx", (table,))]
+        return seed, actions
+    finally:
+        con.close()
+
+
+def _words(value: Any) -> set[str]:
+    """Every letter-and-digit run in a JSON value's strings and keys (a card's name is one)."""
+    if isinstance(value, str):
+        return set(re.findall(r"[A-Za-z0-9]+", value))
+    if isinstance(value, dict):
+        return set().union(*(_words(k) | _words(v) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_words(v) for v in value))
+    return set()
+
+
+def _hidden_cards(game: str, rules: dict[str, Any], db: Path, table: str) -> list[set[str]]:
+    """At every version of the stored match, recomputed by the engine: the cards in any seat's
+    hand (or on top of its pile) that no public record has named so far."""
+    engine = get_game(game).new_game(**rules)
+    seed, actions = _stored_match(db, table)
+    state = engine.new_match(seed)
+    hidden, public, seen = [], set(), 0
+    for version in range(len(actions) + 1):
+        history = state.history
+        public |= _words([engine.record_view(r) for r in history[seen:]])
+        seen = len(history)
+        held: set[str] = set()
+        for seat in range(engine.num_players):
+            view = state.view(seat)
+            held |= set(view.get("hand") or [])
+            if view.get("top_card"):
+                held.add(view["top_card"])
+        hidden.append(held - public)
+        if version < len(actions):
+            state.apply(actions[version])
+    assert state.is_terminal
+    return hidden
+
+
+def _wait_terminal(server: Server, table: str, invite: str | None = None, seconds: float = 120) -> dict[str, Any]:
+    query = f"?invite={invite}" if invite else ""
+    deadline = time.monotonic() + seconds
+    while True:
+        summary: dict[str, Any] = server.get(f"/api/tables/{table}{query}")
+        if summary["terminal"]:
+            return summary
+        assert time.monotonic() < deadline, "the match does not end"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("variant", [*WATCH_SETUPS, "generic:four-color"])
+def test_a_spectator_watches_a_bot_table_from_start_to_end(browser: Any, slow_server: Server, variant: str) -> None:
+    # "generic:GAME": the game drawn by the generic table (as a game without a page module).
+    game = variant.removeprefix("generic:")
+    rules, bots = WATCH_SETUPS[game]
+    tab = Page(browser, slow_server)
+    tab.page.add_init_script(SNAPSHOTS)
+    if variant != game:
+        _catalogue_without_script(tab, game)
+    try:
+        # The page is loaded first, so that watching starts as soon as the table exists.
+        tab.open()
+        tab.page.wait_for_selector("#create-form")
+        tab.page.evaluate("() => { window.fourcardsSnapshots = []; }")
+        created = slow_server.post("/api/tables", {"game": game, "rules": rules,
+                                                   "seats": [{"kind": "bot", "bot": bot} for bot in bots]})
+        table = created["id"]
+        tab.page.evaluate("table => { location.hash = `#/watch/${table}`; }", table)
+        tab.page.wait_for_selector("#end", timeout=120000)
+        summary = _wait_terminal(slow_server, table)
+        snapshots: list[dict[str, Any]] = tab.page.evaluate("window.fourcardsSnapshots")
+        drawn = [s for s in snapshots if s["version"] is not None]
+        assert drawn, snapshots
+        # Never a move to make, no seat of one's own, and the spectator is told so; the board drawn.
+        assert all(s["moves"] == 0 and s["mine"] == 0 and s["watching"] for s in snapshots), \
+            [s for s in snapshots if s["moves"] or s["mine"] or not s["watching"]][:3]
+        players = len(bots)
+        assert all(s["seats"] == players for s in drawn if s["board"])
+        # Once the game's module has loaded, every drawing has a board with something on it.
+        first_board = next(i for i, s in enumerate(drawn) if s["board"])
+        assert first_board <= 1 and all(s["board"] for s in drawn[first_board:]), drawn[:3]
+        # Live from the start to the end: every version, one after the other (Speedster's
+        # versions count resolved outcomes, several at a time).
+        versions = sorted({s["version"] for s in drawn})
+        assert versions[-1] == summary["version"] and drawn[-1]["end"]
+        if game != "zangle-speedster":
+            assert versions[0] <= 2, versions
+            assert versions == list(range(versions[0], versions[-1] + 1)), versions
+            # No card of any seat's hand that no public record has named, at any version.
+            hidden = _hidden_cards(game, rules, slow_server.db, table)
+            assert len(hidden) == summary["version"] + 1
+            leaks = [(s["version"], sorted(set(s["cards"]) & hidden[s["version"]])) for s in drawn
+                     if set(s["cards"]) & hidden[s["version"]]]
+            assert not leaks, leaks[:3]
+            if game != "zangle":  # Zangle has no hidden card
+                assert any(hidden[s["version"]] for s in drawn)
+        else:
+            assert len(versions) >= 3, versions
+        # The end: the server's scores, and the replay one click away.
+        cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+        assert tab.page.get_attribute("#replay-link", "href") == f"#/replay/{table}"
+        assert tab.page.evaluate("window.fourcardsSeat") is None
+        if variant != game:
+            assert tab.page.query_selector(".board .card.chip") and not tab.page.query_selector(".card.fc")
+        if game == "duelo":
+            tab.page.click("#replay-link")
+            tab.page.wait_for_selector("#replay #replay-record")
+    finally:
+        tab.close()
+
+
+def test_the_lobby_lists_every_table_to_watch_and_the_finished_ones_to_replay(browser: Any, server: Server) -> None:
+    finished = server.post("/api/tables", {"game": "duelo", "rules": {"players": 2, "hand_limit": 3},
+                                           "seats": [{"kind": "bot", "bot": "category"}] * 2})["id"]
+    running = server.table("four-color", {"players": 2}, ["greedy"])  # waits for its person
+    _wait_terminal(server, finished)
+    tab = Page(browser, server)
+    try:
+        tab.open()
+        tab.page.wait_for_selector(f"#tables li[data-table='{finished}']")
+        assert tab.page.get_attribute(f"li[data-table='{finished}'] a.watch", "href") == f"#/watch/{finished}"
+        assert tab.page.get_attribute(f"li[data-table='{finished}'] a.replay", "href") == f"#/replay/{finished}"
+        assert not tab.page.query_selector(f"li[data-table='{finished}'] a[href^='#/join/']")
+        assert tab.page.get_attribute(f"li[data-table='{running}'] a.watch", "href") == f"#/watch/{running}"
+        assert tab.page.query_selector(f"li[data-table='{running}'] a[href='#/join/{running}']")
+        assert not tab.page.query_selector(f"li[data-table='{running}'] a.replay")
+        # A running table has no replay yet: the page says so and offers to watch it.
+        tab.open(f"#/replay/{running}")
+        tab.page.wait_for_selector(f"text={catalog('en')['error.not_finished']}")
+        tab.page.click("#watch-link")
+        tab.page.wait_for_selector("#watching")
+        tab.page.wait_for_selector(".board")
+        assert not tab.page.query_selector("#actions, #hint")
+        # Watching a table one holds a seat of is watching too: no hand, no moves.
+        assert tab.page.evaluate("window.fourcardsSeat") is None
+    finally:
+        tab.errors = [e for e in tab.errors if "409" not in e]  # the replay asked too early
+        tab.close()
+
+
+def test_a_private_table_is_shared_by_its_invitation_link(browser: Any, server: Server) -> None:
+    host, guest, watcher = Page(browser, server), Page(browser, server), Page(browser, server)
+    english = catalog("en")
+    try:
+        host.open()
+        host.page.wait_for_selector("#create-form")
+        host.page.select_option("#game", "duelo")
+        host.page.fill("#rule-hand_limit", "4")
+        host.page.select_option("#seat-1", "human")
+        host.page.check("#private")
+        host.page.click("#create-form button[type=submit]")
+        host.page.wait_for_selector(".seat.mine")
+        table = host.page.evaluate("location.hash").split("/")[-1]
+        # The invitation link, shown to be copied.
+        link = host.page.input_value("#invite-link")
+        match = re.fullmatch(re.escape(server.url) + r"/#/join/" + table + r"\?invite=([\w%-]+)", link)
+        assert match, link
+        invite = urllib.parse.unquote(match.group(1))
+        assert server.get(f"/api/tables/{table}?invite={invite}")["private"] is True
+        # Not in anyone's lobby, and its plain link does not open it.
+        assert table not in {t["id"] for t in server.get("/api/tables")["tables"]}
+        guest.open()
+        guest.page.wait_for_selector("#tables h2")
+        guest.page.wait_for_selector("#tables ul.tables, #tables p.empty")
+        assert not guest.page.query_selector(f"#tables [data-table='{table}']")
+        guest.open(f"#/join/{table}")
+        guest.page.wait_for_selector(f"text={english['error.unknown_table']}")
+        # The invitation link takes the free seat, in another browser.
+        guest.page.goto(link)
+        guest.page.wait_for_selector(f"text={english['join.private']}")
+        guest.page.click("text=" + english["join.seat"].replace("{n}", "2"))
+        guest.page.wait_for_selector(".seat.mine")
+        assert guest.page.evaluate("window.fourcardsSeat") == 1
+        assert server.get(f"/api/tables/{table}?invite={invite}")["seats"][1]["taken"] is True
+        # A third person watches through the same link.
+        watcher.page.goto(link)
+        watcher.page.click("#watch-link")
+        watcher.page.wait_for_selector("#watching")
+        watcher.page.wait_for_selector(".board")
+        assert "invite=" in watcher.page.evaluate("location.hash")
+        # The two play the match out; the spectator sees the end and the replay (with the invitation).
+        for _ in range(200):
+            if host.page.query_selector("#end") and guest.page.query_selector("#end"):
+                break
+            for tab in (host, guest):
+                if tab.page.query_selector("#actions button.action:not([disabled])"):
+                    tab.play(moves=1)
+            host.page.wait_for_timeout(20)
+        watcher.page.wait_for_selector("#end")
+        assert not watcher.page.query_selector("#actions, #hint")
+        watcher.page.click("#replay-link")
+        watcher.page.wait_for_selector("#replay #replay-record")
+        watcher.page.click("#replay-last")
+        watcher.page.wait_for_selector("#replay-end #end")
+        summary = server.get(f"/api/tables/{table}?invite={invite}")
+        cells = watcher.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+    finally:
+        guest.errors = [e for e in guest.errors if "404" not in e]  # the plain link of a private table
+        for tab in (host, guest, watcher):
+            tab.close()
+
+
+def test_the_replay_steps_through_every_record_to_the_end(browser: Any, server: Server) -> None:
+    table = server.post("/api/tables", {"game": "gang-of-four", "rules": {"players": 3, "target_score": 1},
+                                        "seats": [{"kind": "bot", "bot": "greedy"}] * 3})["id"]
+    summary = _wait_terminal(server, table)
+    replay = server.get(f"/api/tables/{table}/replay")
+    records = replay["records"]
+    count = len(records)
+    assert count > 3
+    tab = Page(browser, server)
+    try:
+        tab.open(f"#/replay/{table}")
+        tab.page.wait_for_selector("#replay-record[data-index='-1']")
+        english = catalog("en")
+        assert tab.page.inner_text("#replay-step") == english["replay.step"].format(step=0, count=count)
+        assert tab.page.is_disabled("#replay-first") and tab.page.is_disabled("#replay-previous")
+        assert not tab.page.query_selector("#end")
+        for step in range(1, count + 1):
+            tab.page.click("#replay-next")
+            tab.page.wait_for_selector(f"#replay-record[data-index='{step - 1}']")
+            record = records[step - 1]
+            assert tab.page.get_attribute("#replay-record", "data-kind") == record["kind"]
+            assert tab.page.inner_text("#replay-step") == english["replay.step"].format(step=step, count=count)
+            line = tab.page.inner_text("#replay-record").strip()
+            assert line and line != "h.other", record
+            # Drawn from the record's fields: its cards as cards, in order.
+            shown = tab.page.eval_on_selector_all("#replay-record [data-card]", "cs => cs.map(c => c.dataset.card)")
+            expected = record.get("cards") or ([record["card"]] if record.get("card") else [])
+            assert shown == expected, (record, shown)
+            # The last step, and only it, shows the end.
+            assert bool(tab.page.query_selector("#end")) == (step == count)
+        assert tab.page.is_disabled("#replay-next") and tab.page.is_disabled("#replay-last")
+        cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
+        assert cells == [str(score) for score in summary["scores"]]
+        # The slider and the first button move too.
+        tab.page.fill("#replay-slider", str(count // 2))
+        tab.page.wait_for_selector(f"#replay-record[data-index='{count // 2 - 1}']")
+        assert not tab.page.query_selector("#end")
+        tab.page.click("#replay-first")
+        tab.page.wait_for_selector("#replay-record[data-index='-1']")
+        tab.screenshot("replay.png")
     finally:
         tab.close()

@@ -1,4 +1,4 @@
-// The server's HTTP API (docs/server.md): games, tables, seats.
+// The server's HTTP API (docs/server.md): games, tables, seats, replays.
 
 export class ApiError extends Error {
   constructor(status, code, reason) {
@@ -43,16 +43,28 @@ export function listTables() {
   return call("GET", "api/tables");
 }
 
-export function getTable(id) {
-  return call("GET", `api/tables/${encodeURIComponent(id)}`);
+/** The query of a private table's invitation (none for a public table). */
+function inviteQuery(invite) {
+  return invite ? `?invite=${encodeURIComponent(invite)}` : "";
 }
 
-/** Create a table; seats: [{kind: "human"} | {kind: "bot", bot: "greedy"}]. */
-export function createTable(game, rules, seats) {
-  return call("POST", "api/tables", { game, rules, seats });
+/** One table's summary (a private table needs its invitation). */
+export function getTable(id, invite = null) {
+  return call("GET", `api/tables/${encodeURIComponent(id)}${inviteQuery(invite)}`);
 }
 
-/** Claim a free human seat: {table, seat, token}. */
-export function claimSeat(table, seat) {
-  return call("POST", `api/tables/${encodeURIComponent(table)}/seats/${seat}`, {});
+/** A finished match: its seats, every public record in order, winners and scores. */
+export function getReplay(id, invite = null) {
+  return call("GET", `api/tables/${encodeURIComponent(id)}/replay${inviteQuery(invite)}`);
+}
+
+/** Create a table; seats: [{kind: "human"} | {kind: "bot", bot: "greedy"}]. A private table's
+ *  answer holds its invitation (``invite``), shown this once. */
+export function createTable(game, rules, seats, isPrivate = false) {
+  return call("POST", "api/tables", isPrivate ? { game, rules, seats, private: true } : { game, rules, seats });
+}
+
+/** Claim a free human seat (a private table's needs its invitation): {table, seat, token}. */
+export function claimSeat(table, seat, invite = null) {
+  return call("POST", `api/tables/${encodeURIComponent(table)}/seats/${seat}`, invite ? { invite } : {});
 }

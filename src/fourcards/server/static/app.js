@@ -1,5 +1,6 @@
-// The fourcards page: a lobby (create a table, join by link) and the table of
-// every game, over the server's HTTP API and one WebSocket per seat.
+// The fourcards page: a lobby (create a table, join by link, watch, replay) and the
+// table of every game, over the server's HTTP API and one WebSocket per seat (or
+// per spectator).
 
 import { h, clear } from "./dom.js";
 import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
@@ -8,6 +9,7 @@ import { rendererFor, generic, commonHistory } from "./games.js";
 import * as api from "./api.js";
 
 const main = () => document.getElementById("main");
+const LOBBY_TABLES = 60; // the newest tables the lobby lists
 let connection = null; // the open table's Connection, if any
 let games = []; // the server's list of games
 let gamesLoading = null;
@@ -45,9 +47,10 @@ function storedSeats() {
   }
 }
 
-export function storeSeat(table, seat, token) {
+export function storeSeat(table, seat, token, invite = null) {
   const seats = storedSeats();
-  seats[table] = { seat, token };
+  // A private table's invitation is kept with the seat, so its link can be shared again.
+  seats[table] = invite ? { seat, token, invite } : { seat, token };
   localStorage.setItem(SEATS, JSON.stringify(seats));
 }
 
@@ -63,15 +66,29 @@ function forgetSeat(table) {
 
 // -- routing ---------------------------------------------------------------------
 
+/** The page's place: `#/<kind>/<table>`, with a private table's `?invite=...` (or `&invite=`). */
+function parseHash(hash) {
+  const match = /^#\/(table|join|watch|replay)\/([\w-]+)(?:[?&](.*))?$/.exec(hash);
+  if (!match) return null;
+  return { kind: match[1], table: match[2], invite: new URLSearchParams(match[3] || "").get("invite") };
+}
+
+/** The fragment of a page of a table (with the invitation of a private one). */
+function pageLink(kind, table, invite = null) {
+  return `#/${kind}/${table}${invite ? `?invite=${encodeURIComponent(invite)}` : ""}`;
+}
+
 function route() {
   if (connection) {
     connection.close();
     connection = null;
   }
-  const match = /^#\/(table|join)\/([\w-]+)/.exec(location.hash);
-  if (match && seatOf(match[2])) showTable(match[2]);
-  else if (match) showJoin(match[2]);
-  else showLobby();
+  const where = parseHash(location.hash);
+  if (!where) showLobby();
+  else if (where.kind === "watch") showTable(where.table, { watch: true, invite: where.invite });
+  else if (where.kind === "replay") showReplay(where.table, where.invite);
+  else if (seatOf(where.table)) showTable(where.table);
+  else showJoin(where.table, where.invite);
 }
 
 function gameTitle(name) {
@@ -172,7 +189,7 @@ async function showLobby() {
     return;
   }
   clear(root);
-  const state = { game: games[0].name, values: {} };
+  const state = { game: games[0].name, values: {}, private: false };
   const createBox = h("section", { class: "panel", id: "create" });
   const draw = () => {
     const game = games.find((g) => g.name === state.game);
@@ -190,9 +207,10 @@ async function showLobby() {
       }
       submit.disabled = true;
       try {
-        const created = await api.createTable(game.name, rules, seats);
-        const claimed = await api.claimSeat(created.id, 0);
-        storeSeat(created.id, claimed.seat, claimed.token);
+        const created = await api.createTable(game.name, rules, seats, state.private);
+        const invite = created.invite || null; // a private table's: answered this once
+        const claimed = await api.claimSeat(created.id, 0, invite);
+        storeSeat(created.id, claimed.seat, claimed.token, invite);
         location.hash = `#/table/${created.id}`;
       } catch (error) {
         submit.disabled = false;
@@ -200,7 +218,9 @@ async function showLobby() {
       }
     } });
     form.addEventListener("change", (event) => {
-      if (event.target.name === "game") {
+      if (event.target.name === "private") {
+        state.private = event.target.checked;
+      } else if (event.target.name === "game") {
         state.game = event.target.value;
         state.values = {};
         draw();
@@ -231,18 +251,31 @@ async function showLobby() {
       h("fieldset", {}, h("legend", {}, t("lobby.rules")), Object.entries(spec).map(([name, rule]) => ruleInput(game, name, rule, state.values))),
       h("fieldset", {}, h("legend", {}, t("lobby.seats")),
         h("p", { class: "note" }, t("lobby.you", { n: num(1) })), seatRows),
+      h("div", { class: "field check" },
+        h("input", { id: "private", name: "private", type: "checkbox", checked: state.private, "aria-describedby": "private-note" }),
+        h("label", { for: "private" }, t("lobby.private"))),
+      h("p", { class: "note", id: "private-note" }, t("lobby.private.note")),
       submit);
     clear(createBox).append(h("h2", {}, t("lobby.new")), form);
   };
   draw();
-  const open = tables.filter((table) => !table.terminal
-    && (seatOf(table.id) || table.seats.some((s) => s.kind === "human" && !s.taken)));
+  // Every public table, newest first: join a free seat (or return to yours), watch any, replay a finished one.
+  const listed = [...tables].sort((a, b) => (b.created ?? 0) - (a.created ?? 0)).slice(0, LOBBY_TABLES);
   const tableList = h("section", { class: "panel", id: "tables" }, h("h2", {}, t("lobby.tables")),
-    open.length
-      ? h("ul", { class: "tables" }, open.map((table) => h("li", {},
-        h("span", {}, gameTitle(table.game), " · ", t("lobby.table.seats", {
-          free: num(table.seats.filter((s) => s.kind === "human" && !s.taken).length), total: num(table.seats.length) })),
-        h("a", { href: `#/join/${table.id}`, class: "button" }, seatOf(table.id) ? t("lobby.return") : t("lobby.join")))))
+    listed.length
+      ? h("ul", { class: "tables" }, listed.map((table) => {
+        const free = table.seats.filter((s) => s.kind === "human" && !s.taken).length;
+        const mine = Boolean(seatOf(table.id));
+        const status = table.terminal ? t("lobby.table.finished")
+          : free ? t("lobby.table.seats", { free: num(free), total: num(table.seats.length) }) : t("lobby.table.playing");
+        return h("li", { dataset: { table: table.id } },
+          h("span", {}, gameTitle(table.game), " · ", status),
+          h("span", { class: "links" },
+            !table.terminal && (mine || free)
+              ? h("a", { href: pageLink("join", table.id), class: "button" }, mine ? t("lobby.return") : t("lobby.join")) : null,
+            h("a", { href: pageLink("watch", table.id), class: "button watch" }, t("lobby.watch")),
+            table.terminal ? h("a", { href: pageLink("replay", table.id), class: "button replay" }, t("lobby.replay")) : null));
+      }))
       : h("p", { class: "empty" }, t("lobby.tables.none")));
   root.append(createBox, tableList);
   rerender = () => showLobby();
@@ -250,12 +283,12 @@ async function showLobby() {
 
 // -- joining by link -------------------------------------------------------------
 
-async function showJoin(tableId) {
+async function showJoin(tableId, invite = null) {
   const root = clear(main());
-  rerender = () => showJoin(tableId);
+  rerender = () => showJoin(tableId, invite);
   let info;
   try {
-    info = await api.getTable(tableId);
+    info = await api.getTable(tableId, invite);
   } catch (error) {
     root.append(banner(errorText(error)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
     return;
@@ -263,27 +296,32 @@ async function showJoin(tableId) {
   const free = info.seats.map((s, seat) => ({ ...s, seat })).filter((s) => s.kind === "human" && !s.taken);
   root.append(h("section", { class: "panel" },
     h("h2", {}, t("join.title", { game: gameTitle(info.game) })),
-    free.length
+    info.private ? h("p", { class: "note" }, t("join.private")) : null,
+    free.length && !info.terminal
       ? h("div", { class: "actions" }, free.map((s) => h("button", { type: "button", class: "primary", onclick: async (event) => {
         event.target.disabled = true;
         try {
-          const claimed = await api.claimSeat(tableId, s.seat);
-          storeSeat(tableId, claimed.seat, claimed.token);
+          const claimed = await api.claimSeat(tableId, s.seat, invite);
+          storeSeat(tableId, claimed.seat, claimed.token, invite);
           location.hash = `#/table/${tableId}`;
           if (location.hash === `#/table/${tableId}`) route();
         } catch (error) {
           root.append(banner(errorText(error)));
         }
       } }, t("join.seat", { n: num(s.seat + 1) }))))
-      : h("p", { class: "empty" }, t("join.full")),
-    h("a", { href: "#/", class: "button" }, t("lobby.back"))));
+      : h("p", { class: "empty" }, info.terminal ? t("join.over") : t("join.full")),
+    h("div", { class: "links" },
+      h("a", { href: pageLink("watch", tableId, invite), class: "button", id: "watch-link" }, t("lobby.watch")),
+      info.terminal ? h("a", { href: pageLink("replay", tableId, invite), class: "button", id: "replay-link" }, t("lobby.replay")) : null,
+      h("a", { href: "#/", class: "button" }, t("lobby.back")))));
 }
 
 // -- the table ---------------------------------------------------------------------
 
 class Connection {
-  constructor(table, seat, token, onMessage, onStatus) {
-    Object.assign(this, { table, seat, token, onMessage, onStatus });
+  /** hello: the first message of every connection (`join` with the seat's token, or `watch`). */
+  constructor(hello, onMessage, onStatus) {
+    Object.assign(this, { hello, onMessage, onStatus });
     this.closed = false;
     this.retry = 0;
     this.counter = 0;
@@ -298,7 +336,7 @@ class Connection {
     this.onStatus("connecting");
     socket.addEventListener("open", () => {
       this.retry = 0;
-      socket.send(JSON.stringify({ type: "join", table: this.table, token: this.token }));
+      socket.send(JSON.stringify(this.hello));
       this.onStatus("connected");
     });
     socket.addEventListener("message", (event) => {
@@ -342,9 +380,14 @@ class Connection {
   }
 }
 
-function showTable(tableId) {
-  const { seat, token } = seatOf(tableId);
-  const view = { table: tableId, seat, message: null, state: null, welcome: null, hint: null, status: "connecting",
+/** A table: the seat this browser holds (its stored token), or, with ``watch``, as a spectator. */
+function showTable(tableId, { watch = false, invite = null } = {}) {
+  const stored = watch ? null : seatOf(tableId);
+  const seat = stored ? stored.seat : null;
+  const hello = watch ? { type: "watch", table: tableId, ...(invite ? { invite } : {}) }
+    : { type: "join", table: tableId, token: stored.token };
+  const view = { table: tableId, seat, watching: watch, invite: watch ? invite : stored.invite || null,
+    message: null, state: null, welcome: null, hint: null, status: "connecting",
     error: null, selected: new Set(), sent: false, end: null };
   const root = clear(main());
   const board = h("div", { id: "table", class: "table" });
@@ -364,7 +407,7 @@ function showTable(tableId) {
     drawTable(board, view);
   };
   rerender = draw;
-  connection = new Connection(tableId, seat, token, (message) => {
+  connection = new Connection(hello, (message) => {
     switch (message.type) {
       case "welcome":
         view.welcome = message;
@@ -398,7 +441,13 @@ function showTable(tableId) {
           // The stored seat is no good any more (the table is gone): forget it.
           view.fatal = message;
           connection.closed = true;
-          forgetSeat(tableId);
+          if (!view.watching) forgetSeat(tableId);
+        }
+        if (message.code === "too_many_spectators" || message.code === "table_expired") {
+          // No use trying again: too many spectators, or the table was closed for good.
+          view.fatal = message;
+          connection.closed = true;
+          if (message.code === "table_expired" && !view.watching) forgetSeat(tableId);
         }
         if (message.code !== "replaced") view.error = message;
         else {
@@ -415,6 +464,17 @@ function showTable(tableId) {
     draw();
   });
   draw();
+}
+
+/** The name of a seat on the page: you, a bot, a named person, or its number. */
+function seatNamer(seats, mine) {
+  return (seat) => {
+    if (mine !== null && mine !== undefined && seat === mine) return t("seat.you");
+    const info = seats[seat];
+    if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: botName(info.bot) });
+    if (info && info.name) return t("seat.named", { n: num(seat + 1), name: info.name });
+    return t("seat.name", { n: num(seat + 1) });
+  };
 }
 
 function observationOf(state) {
@@ -446,18 +506,28 @@ function render(board, view) {
     board.append(banner(errorText(view.fatal)), h("a", { href: "#/", class: "button" }, t("lobby.back")));
     return;
   }
-  const link = new URL(`#/join/${view.table}`, api.BASE).href;
+  // A seat shares the join link, a spectator the link to watch (each with a private table's invitation).
+  const link = new URL(pageLink(view.watching ? "watch" : "join", view.table, view.invite), api.BASE).href;
   board.append(h("header", { class: "table-head" },
     h("h2", {}, gameName ? gameTitle(gameName) : t("table.loading")),
+    view.watching ? h("span", { class: "status status-watching", id: "watching-badge" }, t("watch.badge")) : null,
     h("span", { class: `status status-${view.status}`, role: "status" }, t(`status.${view.status}`)),
-    h("button", { type: "button", class: "link", onclick: async (event) => {
+    h("button", { type: "button", class: "link", id: "copy-link", onclick: async (event) => {
       try {
         await navigator.clipboard.writeText(link);
         event.target.textContent = t("table.invite.copied");
       } catch {
         event.target.textContent = link;
       }
-    } }, t("table.invite"))));
+    } }, view.watching ? t("watch.copy") : t("table.invite"))));
+  if (view.watching) {
+    board.append(h("p", { class: "banner info watching-note", id: "watching" }, t("watch.note")));
+  } else if (view.invite) {
+    // A private table: the invitation link is the only way in, so it is shown to be copied.
+    board.append(h("section", { class: "panel invite-box", id: "invite" },
+      h("label", { for: "invite-link" }, t("table.private")),
+      h("input", { id: "invite-link", type: "text", readonly: true, value: link, onfocus: (event) => event.target.select() })));
+  }
   const game = view.renderer;
   if (!state || !game) {
     board.append(h("p", { class: "loading" }, t("table.loading")));
@@ -474,13 +544,7 @@ function render(board, view) {
     seat: view.seat,
     players,
     legal,
-    seatName(seat) {
-      if (seat === view.seat) return t("seat.you");
-      const info = seats[seat];
-      if (info && info.kind === "bot") return t("seat.bot", { n: num(seat + 1), kind: botName(info.bot) });
-      if (info && info.name) return t("seat.named", { n: num(seat + 1), name: info.name });
-      return t("seat.name", { n: num(seat + 1) });
-    },
+    seatName: seatNamer(seats, view.seat),
     selectable(cardEl, name) {
       if (!usable.has(name)) return cardEl;
       const pressed = view.selected.has(name);
@@ -505,9 +569,15 @@ function render(board, view) {
   const drawAction = (a) => game.action(a, ctx) ?? generic.action(a, ctx);
 
   // The legal actions, the hint, the end.
-  const panel = h("section", { class: "panel actions-panel", "aria-label": t("table.actions") });
+  const panel = h("section", { class: "panel actions-panel", "aria-label": view.watching ? t("watch.title") : t("table.actions") });
   if (state.terminal) {
-    panel.append(drawEnd(state, view, ctx));
+    panel.append(drawEnd({ winners: state.winners || (view.end && view.end.winners) || [], scores: state.scores || [] },
+      view.seat, ctx, { table: view.table, invite: view.invite }));
+  } else if (view.watching) {
+    // A spectator has no moves: whose turn it is, when the game has turns.
+    panel.append(h("h3", {}, t("watch.title")),
+      h("p", { class: "waiting" }, typeof current === "number" && current >= 0
+        ? t("watch.turn", { seat: ctx.seatName(current) }) : t("watch.live")));
   } else if (game.realtime && game.live) {
     // A real-time table: its game draws the moves anyone may make at any moment.
     const send = (message) => {
@@ -570,17 +640,20 @@ function render(board, view) {
   board.append(drawHistory(state, game, ctx));
 }
 
-function drawEnd(state, view, ctx) {
-  const winners = state.winners || (view.end && view.end.winners) || [];
-  const scores = state.scores || [];
-  const won = winners.includes(view.seat);
+/** The end of a match: the winners and every seat's score, and links on (the replay, unless it is one). */
+function drawEnd({ winners, scores }, seat, ctx, { table = null, invite = null } = {}) {
+  const won = seat !== null && seat !== undefined && winners.includes(seat);
+  const result = won ? t("end.won")
+    : winners.length ? t("end.lost", { seats: winners.map((s) => ctx.seatName(s)).join(", ") }) : t("end.draw");
   return h("div", { class: "end", id: "end" },
     h("h3", {}, t("end.title")),
-    h("p", { class: "result" }, won ? t("end.won") : t("end.lost", { seats: winners.map((s) => ctx.seatName(s)).join(", ") })),
+    h("p", { class: "result" }, result),
     h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("end.seat")), h("th", { scope: "col" }, t("end.score")))),
-      h("tbody", {}, scores.map((score, seat) => h("tr", { class: winners.includes(seat) ? "winner" : "" },
-        h("th", { scope: "row" }, ctx.seatName(seat)), h("td", {}, num(score)))))),
-    h("a", { href: "#/", class: "button primary" }, t("end.again")));
+      h("tbody", {}, scores.map((score, s) => h("tr", { class: winners.includes(s) ? "winner" : "" },
+        h("th", { scope: "row" }, ctx.seatName(s)), h("td", {}, num(score)))))),
+    h("div", { class: "links" },
+      table ? h("a", { href: pageLink("replay", table, invite), class: "button", id: "replay-link" }, t("end.replay")) : null,
+      h("a", { href: "#/", class: "button primary" }, t("end.again"))));
 }
 
 function drawHistory(state, game, ctx) {
@@ -595,6 +668,107 @@ function drawHistory(state, game, ctx) {
 function historyLine(record, game, ctx) {
   if (!record || typeof record !== "object") return t("h.other");
   return game.history(record, ctx) || commonHistory(record, ctx) || t("h.other");
+}
+
+// -- the replay of a finished match ------------------------------------------------------
+
+/** A finished match, record by record (``GET /api/tables/<id>/replay``): step 0 is the start,
+ *  step k shows the k-th public record, the last step the end with the scores. */
+async function showReplay(tableId, invite = null) {
+  const root = clear(main());
+  rerender = () => showReplay(tableId, invite);
+  root.append(h("p", { class: "loading" }, t("lobby.loading")));
+  let replay;
+  let game;
+  try {
+    replay = await api.getReplay(tableId, invite);
+    await loadGames().catch(() => []);
+    game = await rendererFor(gameEntry(replay.game));
+  } catch (error) {
+    clear(root).append(h("section", { class: "panel" }, banner(errorText(error)), h("div", { class: "links" },
+      error && error.code === "not_finished"
+        ? h("a", { href: pageLink("watch", tableId, invite), class: "button", id: "watch-link" }, t("lobby.watch")) : null,
+      h("a", { href: "#/", class: "button" }, t("lobby.back")))));
+    return;
+  }
+  useDeck(replay.deck);
+  const records = Array.isArray(replay.records) ? replay.records : [];
+  const state = { step: 0 };
+  const draw = () => drawReplay(clear(root), tableId, replay, records, game, state);
+  rerender = draw; // a new language redraws the same step
+  draw();
+}
+
+function drawReplay(root, tableId, replay, records, game, state) {
+  const seats = replay.seats || [];
+  const stored = seatOf(tableId);
+  const mine = stored ? stored.seat : null;
+  const ctx = {
+    game: replay.game,
+    seat: mine,
+    players: seats.length || (replay.scores || []).length,
+    legal: [],
+    seatName: seatNamer(seats, mine),
+    selectable: (cardEl) => cardEl,
+  };
+  const count = records.length;
+  const button = (id, key, step) => h("button", { type: "button", id, onclick: () => go(step()) }, t(key));
+  const first = button("replay-first", "replay.first", () => 0);
+  const previous = button("replay-previous", "replay.previous", () => state.step - 1);
+  const next = button("replay-next", "replay.next", () => state.step + 1);
+  const last = button("replay-last", "replay.last", () => count);
+  const slider = h("input", { type: "range", id: "replay-slider", min: 0, max: count, step: 1, value: state.step,
+    "aria-label": t("replay.slider"), oninput: (event) => go(Number(event.target.value)) });
+  const where = h("span", { id: "replay-step", role: "status" });
+  const now = h("div", { id: "replay-now" });
+  const finish = h("div", { id: "replay-end" });
+  const earlier = h("div", {});
+
+  function go(step) {
+    state.step = Math.max(0, Math.min(count, step));
+    update();
+    if (document.activeElement && document.activeElement.disabled) slider.focus(); // the first or last step
+  }
+
+  function update() {
+    const step = state.step;
+    slider.value = String(step);
+    first.disabled = previous.disabled = step === 0;
+    next.disabled = last.disabled = step === count;
+    where.textContent = t("replay.step", { step: num(step), count: num(count) });
+    const record = step > 0 ? records[step - 1] : null;
+    clear(now).append(record
+      ? h("p", { class: "record", id: "replay-record", dataset: { index: step - 1, kind: String(record.kind ?? "") } },
+        historyLine(record, game, ctx))
+      : h("p", { class: "record empty", id: "replay-record", dataset: { index: -1 } }, t("replay.start")));
+    // The records before this one, newest first, numbered as in the match.
+    const before = records.slice(Math.max(0, step - 13), Math.max(0, step - 1)).reverse();
+    clear(earlier).append(before.length
+      ? h("ol", { reversed: true, start: step - 1 }, before.map((r) => h("li", {}, historyLine(r, game, ctx))))
+      : h("p", { class: "empty" }, t("table.history.none")));
+    clear(finish);
+    if (step === count) {
+      finish.append(h("section", { class: "panel actions-panel" },
+        drawEnd({ winners: replay.winners || [], scores: replay.scores || [] }, mine, ctx)));
+    }
+  }
+
+  root.append(
+    h("header", { class: "table-head" },
+      h("h2", {}, t("replay.title", { game: gameTitle(replay.game) })),
+      h("a", { href: "#/", class: "button" }, t("lobby.back"))),
+    h("ol", { class: "seats", "aria-label": t("table.seats") },
+      Array.from({ length: ctx.players }, (_, seat) => h("li", { class: `seat${seat === mine ? " mine" : ""}` },
+        h("strong", {}, ctx.seatName(seat))))),
+    h("section", { class: "panel replay", id: "replay", "aria-label": t("replay.controls") },
+      h("div", { class: "replay-controls", role: "group", "aria-label": t("replay.controls") },
+        first, previous, next, last),
+      h("div", { class: "replay-slider" }, slider, where),
+      h("h3", {}, t("replay.record")),
+      now),
+    finish,
+    h("details", { class: "panel history", open: true }, h("summary", {}, t("replay.earlier")), earlier));
+  update();
 }
 
 // -- start ---------------------------------------------------------------------------

@@ -97,8 +97,8 @@ export function commonHistory(r, ctx) {
   switch (r.kind) {
     case "match_end":
     case "game_end":
-      return Array.isArray(r.winners)
-        ? [t("h.game.end", { seats: r.winners.map((s) => ctx.seatName(s)).join(", ") })] : null;
+      if (!Array.isArray(r.winners)) return null;
+      return r.winners.length ? [t("h.game.end", { seats: r.winners.map((s) => ctx.seatName(s)).join(", ") })] : [t("end.draw")];
     case "round_end":
       return typeof r.round === "number" ? [t("h.round.end", { round: num(r.round) })] : null;
     default: return null;

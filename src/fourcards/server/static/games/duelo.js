@@ -2,13 +2,20 @@
 
 import { h } from "fourcards/dom.js";
 import { t, num } from "fourcards/i18n.js";
-import { elementCard, categoryName, formatValue, deck } from "fourcards/cards.js";
+import { elementCard, categoryName, formatValue, deck, cardBack } from "fourcards/cards.js";
 import { zone, list } from "fourcards/generic.js";
 
 export default {
   board(obs, ctx) {
     const parts = [];
-    parts.push(zone(t("duelo.top"), obs.top_card ? elementCard(obs.top_card, { values: true }) : h("p", { class: "empty" }, t("duelo.no.card"))));
+    // A seat's own top card (null when its pile is empty); a spectator's view has no such field.
+    if (obs.top_card !== undefined) {
+      parts.push(zone(t("duelo.top"), obs.top_card ? elementCard(obs.top_card, { values: true }) : h("p", { class: "empty" }, t("duelo.no.card"))));
+    } else {
+      // A spectator: every pile, face down.
+      parts.push(zone(t("duelo.piles"), list(obs.pile_sizes).map((count, seat) => h("figure", { class: "revealed" },
+        cardBack(count), h("figcaption", {}, ctx.seatName(seat))))));
+    }
     if (obs.table) parts.push(h("p", { class: "note" }, t("duelo.table", { count: num(obs.table) })));
     const hands = list(obs.hands).filter((x) => x && x.revealed).slice(-3).reverse();
     for (const hand of hands) {

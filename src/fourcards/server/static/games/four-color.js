@@ -23,7 +23,8 @@ export default {
       }
     });
     if (list(obs.discards).length) parts.push(zone(t("fc.discards"), list(obs.discards).map(fcCard)));
-    parts.push(zone(t("hand.yours"), list(obs.hand).map((c) => ctx.selectable(fcCard(c), fcName(c)))));
+    // A spectator's view has no hand.
+    if (Array.isArray(obs.hand)) parts.push(zone(t("hand.yours"), obs.hand.map((c) => ctx.selectable(fcCard(c), fcName(c)))));
     return parts;
   },
   seatFacts(obs, seat) {

@@ -2,7 +2,7 @@
 
 import { h } from "fourcards/dom.js";
 import { t, num } from "fourcards/i18n.js";
-import { elementCard, elementName, familyName } from "fourcards/cards.js";
+import { elementCard, elementName, familyName, cardBack } from "fourcards/cards.js";
 import { zone, list } from "fourcards/generic.js";
 
 export default {
@@ -20,8 +20,12 @@ export default {
         h("ul", { class: "asks" }, asks.map((a) => h("li", {},
           t(a.success ? "fp.ask.yes" : "fp.ask.no", { asker: ctx.seatName(a.asker), target: ctx.seatName(a.target), card: elementName(a.card) }))))));
     }
-    // One asks for cards one does not hold: the hand is not a selection.
-    parts.push(zone(t("hand.yours"), list(obs.hand).map((c) => elementCard(c))));
+    // One asks for cards one does not hold: the hand is not a selection. A spectator's view has none.
+    if (Array.isArray(obs.hand)) parts.push(zone(t("hand.yours"), obs.hand.map((c) => elementCard(c))));
+    else {
+      parts.push(zone(t("fp.hands"), list(obs.hand_sizes).map((count, seat) => h("figure", { class: "revealed" },
+        cardBack(count), h("figcaption", {}, ctx.seatName(seat))))));
+    }
     return parts;
   },
   seatFacts(obs, seat) {

@@ -18,7 +18,8 @@ export default {
       parts.push(h("p", { class: "note" }, t("gof.exchange", { loser: ctx.seatName(ex.loser), winner: ctx.seatName(ex.winner) }),
         " ", ex.given ? gofCard(ex.given) : null, ex.returned ? [" ⇄ ", gofCard(ex.returned)] : null));
     }
-    parts.push(zone(t("hand.yours"), list(obs.hand).map((c) => ctx.selectable(gofCard(c), c))));
+    // A spectator's view has no hand.
+    if (Array.isArray(obs.hand)) parts.push(zone(t("hand.yours"), obs.hand.map((c) => ctx.selectable(gofCard(c), c))));
     return parts;
   },
   seatFacts(obs, seat) {

@@ -15,7 +15,10 @@ export default {
   realtime: true,
   board(obs, ctx) {
     const parts = zangleBoard(obs, ctx);
-    if (list(obs.playing).length && !playing(obs, ctx)) parts.unshift(h("p", { class: "note" }, t("sp.watching")));
+    // A seat out of this round watches it (a spectator, with no seat, is told so by the page).
+    if (ctx.seat !== null && ctx.seat !== undefined && list(obs.playing).length && !playing(obs, ctx)) {
+      parts.unshift(h("p", { class: "note" }, t("sp.watching")));
+    }
     return parts;
   },
   seatFacts(obs, seat) {
