@@ -63,7 +63,7 @@ from .rng import MASK64, Rng
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
-    "win_shares", "unroll", "tensor_buffer", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo",
+    "win_shares", "unroll", "tensor_buffer", "spread_pick", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -97,6 +97,22 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
         raise ValueError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
     out[:] = 0.0
     return out
+
+
+def spread_pick(count: int, limit: int) -> npt.NDArray[np.intp]:
+    """Which of ``count`` sorted items fit in ``limit`` places: all of them when
+    they fit, else ``limit`` spread evenly from the first to the last
+    (``j * (count - 1) // (limit - 1)``); what candidate rows keep of many
+    legal actions (the compiled vector environment picks the same).
+
+    >>> spread_pick(3, 5).tolist(), spread_pick(10, 4).tolist()
+    ([0, 1, 2], [0, 3, 6, 9])
+    """
+    if count <= limit:
+        return np.arange(count, dtype=np.intp)
+    if limit < 2:
+        return np.zeros(limit, dtype=np.intp)
+    return (np.arange(limit, dtype=np.int64) * (count - 1) // (limit - 1)).astype(np.intp)
 
 
 def derive_seed(seed: int, stream: int) -> int:

@@ -130,7 +130,9 @@ class GameEntry:
       steps many matches in compiled code, registered as the game's
       ``make_vec`` entry point when the compiled kernels are in use;
     - ``rl_exports``: names :mod:`fourcards.rl` exposes for the game
-      (``{"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}``).
+      (``{"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}``);
+    - ``candidates``: the game's candidate-action featurizer for
+      :mod:`fourcards.rl.candidates` (``module:object``).
 
     Facts about the game itself (players, observation shape and bounds, score
     label and direction, real time, deck upload) are read from the engine
@@ -151,6 +153,7 @@ class GameEntry:
     tournament_rows: str | None = None
     vector_env: str | None = None
     rl_exports: Mapping[str, str] = field(default_factory=dict)
+    candidates: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -233,7 +236,8 @@ BUILTIN: tuple[GameEntry, ...] = (
               terminal="fourcards.gangoffour.terminal:GangOfFourTable",
               page_script="fourcards.server:static/games/gang-of-four.js",
               vector_env="fourcards.rl.gymnasium_vector:GangOfFourVectorEnv",
-              rl_exports={"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}),
+              rl_exports={"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"},
+              candidates="fourcards.gangoffour.features:CANDIDATES"),
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
               best_bot="greedy", aliases=("four-color-cards", "fourcolor"),

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from ..engine import spread_pick
 from . import _deck, _kernels
 from .match import ANNOUNCE_BASE, GIVE_BACK_BASE, HAND_SIZE, NUM_COMBOS, OBSERVATION_SIZE, PASS, Observation
 
@@ -111,16 +112,19 @@ def _static_rows() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int32]]:
 STATIC_ROWS, ACTION_SIZES = _static_rows()
 
 
-def pick_rows(count: int, limit: int) -> npt.NDArray[np.intp]:
-    """Which of ``count`` sorted legal actions fit in ``limit`` rows: all of
-    them when they fit, else ``limit`` spread evenly from the first to the
-    last (``j * (count - 1) // (limit - 1)``), so a pass (the last but the
-    announcing plays) and the highest gang stay."""
-    if count <= limit:
-        return np.arange(count, dtype=np.intp)
-    if limit < 2:
-        return np.zeros(limit, dtype=np.intp)
-    return (np.arange(limit, dtype=np.int64) * (count - 1) // (limit - 1)).astype(np.intp)
+#: Which of ``count`` sorted legal actions fit in ``limit`` rows (the pass, the last
+#: but the announcing plays, and the highest gang stay): :func:`fourcards.engine.spread_pick`.
+pick_rows = spread_pick
+
+
+def candidate_rows(state: Any, seat: int, actions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    """The rows of ``actions`` for ``seat`` of a match (``fourcards.rl.candidates``)."""
+    rows, _ = action_rows(state._hand_masks()[seat], actions)
+    return rows
+
+
+#: The game's candidate featurizer as its registry entry names it: rows, row length, bounds.
+CANDIDATES = (candidate_rows, FEATURE_SIZE, (0.0, 2.0))
 
 
 def action_rows(hand_mask: int, legal_actions: Sequence[int] | npt.NDArray[np.integer],

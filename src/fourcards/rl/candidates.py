@@ -4,23 +4,24 @@ A policy that scores actions (one row each, next to the state's features)
 sees what an action *is* (its cards, kind, rank, what it leaves in the hand)
 instead of an index into a space of thousands.
 
->>> from fourcards.games import get_game
->>> state = get_game("gang-of-four").new_game().new_match(7)
+>>> from fourcards.games import DEFAULT_GAME, get_game
+>>> state = get_game(DEFAULT_GAME).new_game().new_match(7)
 >>> features, actions = candidates(state, state.current_player)
 >>> features.shape == (len(state.legal_actions()), feature_size(state.game)), actions.tolist() == state.legal_actions()
 (True, True)
 
-- Gang of Four: :mod:`fourcards.gangoffour.features` (50 columns: the cards,
-  the kind one-hot, the rank in the kind, the highest card's value, the size,
-  the cards left, goes-out, pass, give-back and announce flags); the compiled
-  :class:`~fourcards.rl.vector.VectorGangOfFour` writes the same rows
-  (``candidates=K``).
+- A game whose registry entry names ``candidates`` (``module:object``, a
+  tuple of its rows function ``(state, seat, actions) -> rows``, the row
+  length and the rows' bounds) gets rows of its own (what a card game's row
+  holds: the action's cards, its kind and rank, what it leaves in the hand,
+  flags for passing and the like); a game's compiled vector environment may
+  write the same rows (``candidates=K``).
 - Any other game: :data:`GENERIC_SIZE` columns built from its
   ``action_view`` (the readable action's fields): each ``field=value`` leaf
   falls in one of ``GENERIC_BUCKETS`` buckets by a stable hash (CRC-32),
   a bucket holding ``c`` leaves reads ``1 - 2**-c``; the last column is the
   action's index over ``num_distinct_actions``.  Generic, not clever: a game
-  that learners play should get a featurizer of its own here.
+  that learners play should name a featurizer of its own in its entry.
 
 Rows follow ``legal_actions()`` (sorted); a seat that is not to act has no
 candidates (``k = 0``).  ``limit=K`` keeps at most ``K`` rows, spread evenly
@@ -37,7 +38,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State
+from ..engine import Game, State, spread_pick
+from ..games import GAMES, load_object
 
 __all__ = ["candidates", "feature_size", "feature_bounds", "pick_rows", "GENERIC_SIZE", "GENERIC_BUCKETS",
            "generic_rows"]
@@ -50,12 +52,9 @@ GENERIC_SIZE = GENERIC_BUCKETS + 1
 Rows = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
 
 
-def pick_rows(count: int, limit: int) -> npt.NDArray[np.intp]:
-    """Which of ``count`` sorted actions fit in ``limit`` rows: all when they
-    fit, else ``limit`` of them spread evenly, the first and the last among them."""
-    from ..gangoffour.features import pick_rows as pick
-
-    return pick(count, limit)
+#: Which of ``count`` sorted actions fit in ``limit`` rows: all when they fit, else
+#: ``limit`` of them spread evenly, the first and the last among them.
+pick_rows = spread_pick
 
 
 def _leaves(value: Any, path: str) -> list[str]:
@@ -78,29 +77,28 @@ def generic_rows(state: State[Any], actions: npt.NDArray[np.int64]) -> npt.NDArr
     return rows
 
 
-def _gang_of_four(state: State[Any], seat: int, actions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-    from ..gangoffour.features import action_rows
-
-    rows, _ = action_rows(state._hand_masks()[seat], actions)  # type: ignore[attr-defined]
-    return rows
+Featurizer = tuple[Callable[[State[Any], int, npt.NDArray[np.int64]], npt.NDArray[np.float32]], int,
+                   tuple[float, float]]
 
 
-#: Per-game featurizers: ``(state, seat, actions) -> rows``, with their row length and bounds.
-_FEATURIZERS: dict[str, tuple[Callable[[State[Any], int, npt.NDArray[np.int64]], npt.NDArray[np.float32]],
-                              int, tuple[float, float]]] = {
-    "gang-of-four": (_gang_of_four, 50, (0.0, 2.0)),
-}
+def _featurizer(game: Game[Any]) -> Featurizer | None:
+    """The game's own featurizer (its registry entry's ``candidates``), or None."""
+    for entry in GAMES.values():
+        if entry.candidates is not None and entry.game_class is type(game):
+            found: Featurizer = load_object(entry.candidates)
+            return found
+    return None
 
 
 def feature_size(game: Game[Any]) -> int:
     """The length of ``game``'s candidate rows."""
-    entry = _FEATURIZERS.get(game.name)
+    entry = _featurizer(game)
     return GENERIC_SIZE if entry is None else entry[1]
 
 
 def feature_bounds(game: Game[Any]) -> tuple[float, float]:
     """``(low, high)`` holding every value of ``game``'s candidate rows."""
-    entry = _FEATURIZERS.get(game.name)
+    entry = _featurizer(game)
     return (0.0, 1.0) if entry is None else entry[2]
 
 
@@ -114,6 +112,6 @@ def candidates(state: State[Any], seat: int, limit: int | None = None) -> Rows:
     actions = np.asarray(state.legal_actions(), dtype=np.int64)
     if limit is not None:
         actions = actions[pick_rows(len(actions), limit)]
-    entry = _FEATURIZERS.get(state.game.name)
+    entry = _featurizer(state.game)
     rows = generic_rows(state, actions) if entry is None else entry[0](state, seat, actions)
     return rows, actions

@@ -18,8 +18,8 @@ ends, then the seat's ``returns()``.
 
 - ``"dict"`` (the default): ``{"observation", "action_mask"}`` as in
   :mod:`fourcards.rl.pettingzoo`;
-- ``"compact"``: the observation tensor alone, a flat ``Box`` (217 floats
-  for Gang of Four), the mask from ``action_masks()`` only, so a policy's
+- ``"compact"``: the observation tensor alone, a flat ``Box`` of the game's
+  ``observation_size`` floats, the mask from ``action_masks()`` only, so a policy's
   input layer is not as wide as the action space;
 - ``"candidates"``: ``{"observation", "candidates", "actions", "count"}``:
   the legal actions as rows of features (:mod:`fourcards.rl.candidates`),
