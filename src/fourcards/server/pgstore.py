@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .store import LogEntry, SeatRecord, StoredTable, TableRecord, _settle_all
+from .store import LogEntry, SeatRecord, StoredTable, TableRecord, _settle_all, next_batch
 
 __all__ = ["PostgresStore", "LeaseLost", "Elsewhere", "is_postgres_url"]
 
@@ -359,19 +359,9 @@ class PostgresStore:
 
     def _writer(self) -> None:
         while True:
-            job = self._queue.get()
-            if job is None:
+            batch = next_batch(self._queue)
+            if batch is None:
                 return
-            batch = [job]
-            while len(batch) < 512:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                batch.append(more)
             self._commit(batch)
 
     def _commit(self, batch: list[_Job]) -> None:

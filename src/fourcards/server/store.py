@@ -28,6 +28,26 @@ from typing import Any, Protocol
 __all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore"]
 
 
+
+def next_batch(jobs: queue.Queue[Any], limit: int = 512) -> list[Any] | None:
+    """A writer thread's next group commit: the next job and those already waiting
+    (at most ``limit``), or None once the queue says stop (a None job, left in
+    the queue for the next look)."""
+    job = jobs.get()
+    if job is None:
+        return None
+    batch = [job]
+    while len(batch) < limit:
+        try:
+            more = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if more is None:
+            jobs.put(None)
+            break
+        batch.append(more)
+    return batch
+
 @dataclass(frozen=True)
 class SeatRecord:
     """A seat: ``kind`` ``human`` (``token_hash`` once claimed) or ``bot`` (``bot`` its kind)."""
@@ -224,19 +244,9 @@ class SQLiteStore:
 
     def _writer(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is None:
+            batch = next_batch(self._queue)
+            if batch is None:
                 return
-            batch = [item]
-            while len(batch) < 512:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                batch.append(more)
             error: BaseException | None = None
             try:
                 self._db.execute("BEGIN IMMEDIATE")
