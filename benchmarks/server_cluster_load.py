@@ -37,11 +37,8 @@ import argparse
 import asyncio
 import os
 import random
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,59 +49,19 @@ from websockets.exceptions import WebSocketException
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
-from server_load import Run, expected_length, free_port, loads, percentile, post, run_clients  # noqa: E402
+from server_load import (  # noqa: E402
+    Run, Server, expected_length, free_port, loads, percentile, post, run_clients,
+)
 
 from fourcards.games import get_game  # noqa: E402
 
 
-class Process:
+class Process(Server):
     """``fourcards serve`` on 127.0.0.1 and a free port, on the shared database."""
 
     def __init__(self, url: str, lease: float) -> None:
+        super().__init__(url, free_port(), ("--lease-seconds", str(lease)))
         self.url, self.lease = url, lease
-        self.port = free_port()
-        self.http = f"http://127.0.0.1:{self.port}"
-        self.ws = f"ws://127.0.0.1:{self.port}/ws"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", self.url,
-             "--lease-seconds", str(self.lease), "--bot-delay", "0", "--log-level", "error",
-             "--tables-per-client", "1000000", "--create-rate", "100000"], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError("the server stopped")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not start in 60 s")
-            try:
-                urllib.request.urlopen(self.http + "/api/games", timeout=2).read()
-                return
-            except OSError:
-                time.sleep(0.05)
-
-    def cpu_seconds(self) -> float:
-        assert self.process is not None
-        try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return float("nan")
-
-    def kill9(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @dataclass

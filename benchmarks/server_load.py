@@ -61,11 +61,16 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, db: Path, port: int) -> None:
-        self.db, self.port = db, port
+    """``fourcards serve`` on 127.0.0.1 and ``port`` with the store ``db`` (a SQLite file or a
+    database URL) and ``extra`` options, in its own process (so a kill -9 is real)."""
+
+    def __init__(self, db: Path | str, port: int, extra: tuple[str, ...] = ()) -> None:
+        self.db, self.port, self.extra = db, port, extra
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}/ws"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> float:
+    def start(self, timeout: float = 60.0) -> float:
         began = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable,
@@ -73,12 +78,14 @@ class Server:
              "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
              "--bot-delay", "0", "--log-level", "error",
              # every table comes from this one address: its creation limits lifted
-             "--tables-per-client", "1000000", "--create-rate", "100000"], stdout=subprocess.DEVNULL)
+             "--tables-per-client", "1000000", "--create-rate", "100000", *self.extra], stdout=subprocess.DEVNULL)
         while True:
             if self.process.poll() is not None:
                 raise RuntimeError("the server stopped")
+            if time.perf_counter() - began > timeout:
+                raise RuntimeError(f"the server did not start in {timeout:g} s")
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/games", timeout=2).read()
+                urllib.request.urlopen(self.http + "/api/games", timeout=2).read()
                 return time.perf_counter() - began
             except OSError:
                 time.sleep(0.05)
@@ -108,7 +115,11 @@ class Server:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(15)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 def post(url: str, body: Any) -> Any:
