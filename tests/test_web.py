@@ -722,9 +722,17 @@ def _catalogue_without_script(tab: Page, game: str) -> None:
 
 
 def _play_a_move_by_selecting_a_card(tab: Page) -> None:
-    """Select a card of the hand, check the moves narrow to the ones using it, and play one."""
-    tab.wait_for_turn_or_end()
-    picks = tab.page.query_selector_all(".board button.card-button")
+    """Select a card of the hand, check the moves narrow to the ones using it, and play one
+    (on a turn where no card can be played, passing first: the deal is the server's)."""
+    for _ in range(30):
+        assert tab.wait_for_turn_or_end() == "turn", "the match ended before a card could be played"
+        picks = tab.page.query_selector_all(".board button.card-button")
+        if picks:
+            break
+        version = tab.version()  # only a pass is legal: take it and wait for the next turn
+        tab.page.click("#actions button.action:not([disabled])")
+        tab.page.wait_for_function("v => window.fourcardsVersion !== v || document.querySelector('#end')",
+                                   arg=version)
     assert picks, "no card of the hand selects"
     card = picks[-1].get_attribute("data-pick")
     picks[-1].click()
