@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fourcards import IllegalMoveError, InvalidStateError, NotYourTurnError
+from fourcards import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError
 from fourcards.engine import SimultaneousDecision, derive_seed
 from fourcards.rng import Rng
 
@@ -242,3 +242,19 @@ def test_step_is_a_counter_shared_by_clones() -> None:
     clone = state.clone()
     clone.apply(clone.legal_actions()[0])
     assert (state.step, clone.step) == (5, 6)
+
+
+@pytest.mark.parametrize("bad,error", [(1.5, TypeError), (None, TypeError), (True, TypeError),
+                                       (float("nan"), TypeError), ("3", TypeError), (-1, FourCardsError)])
+def test_counts_are_checked_before_any_work(bad: object, error: type[Exception]) -> None:
+    from fourcards.engine import spread_pick
+    from fourcards.games import get_game
+
+    state = get_game("gang-of-four").new_game().new_match(1)
+    before = state.history
+    with pytest.raises(error, match="limit"):
+        state.recent_history(bad)
+    with pytest.raises(error, match="limit"):
+        spread_pick(10, bad)  # type: ignore[arg-type]
+    assert state.history == before
+    assert spread_pick(3, 2**70).tolist() == [0, 1, 2] and len(state.recent_history(2**70)) == len(before)

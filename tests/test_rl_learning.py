@@ -381,3 +381,13 @@ def test_make_vec_takes_the_observation_kinds(kind: str) -> None:
             with pytest.raises(IllegalMoveError, match=f"env {empty}"):
                 envs.step(rows)
     envs.close()
+
+
+@pytest.mark.parametrize("seat,error", [(1.5, TypeError), (None, TypeError), (True, TypeError), (-1, FourCardsError),
+                                        (2**70, FourCardsError)])
+def test_candidates_refuse_a_bad_seat_instead_of_answering(seat: object, error: type[Exception]) -> None:
+    state = GangOfFour().new_match(7)
+    with pytest.raises(error, match="seat|player"):
+        candidates(state, seat)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="limit"):
+        candidates(state, state.current_player, limit=-1)

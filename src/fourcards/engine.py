@@ -63,7 +63,8 @@ from .rng import MASK64, Rng
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
-    "win_shares", "unroll", "tensor_buffer", "spread_pick", "option", "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo",
+    "win_shares", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
+    "ENVELOPE_VERSION", "GameInfo",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -99,6 +100,19 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
     return out
 
 
+def check_count(value: Any, name: str) -> int:
+    """``value`` checked as a count: an int (numpy ints too) >= 0; TypeError for
+    another type (``bool`` and floats included), :class:`FourCardsError` below 0."""
+    if type(value) is not int:
+        if not isinstance(value, np.integer) or isinstance(value, np.bool_):
+            raise TypeError(f"{name} must be an int >= 0, not {type(value).__name__} {value!r}")
+        value = int(value)
+    if value < 0:
+        raise FourCardsError(f"{name}={value} must be at least 0")
+    count: int = value
+    return count
+
+
 def spread_pick(count: int, limit: int) -> npt.NDArray[np.intp]:
     """Which of ``count`` sorted items fit in ``limit`` places: all of them when
     they fit, else ``limit`` spread evenly from the first to the last
@@ -108,6 +122,7 @@ def spread_pick(count: int, limit: int) -> npt.NDArray[np.intp]:
     >>> spread_pick(3, 5).tolist(), spread_pick(10, 4).tolist()
     ([0, 1, 2], [0, 3, 6, 9])
     """
+    count, limit = check_count(count, "count"), check_count(limit, "limit")
     if count <= limit:
         return np.arange(count, dtype=np.intp)
     if limit < 2:
@@ -588,6 +603,11 @@ class State(ABC, Generic[A]):
         """The readable action of an in-range integer."""
 
     # -- checks --------------------------------------------------------------------
+    def check_seat(self, player: Any, name: str = "player") -> int:
+        """``player`` checked as a seat of this table: TypeError for a non-int (``bool``
+        and floats included), :class:`IllegalMoveError` off the table."""
+        return self._seat(player, name)
+
     def _seat(self, player: Any, name: str = "player") -> int:
         """``player`` checked as a seat of this table (``bool`` refused)."""
         if type(player) is not int:
@@ -716,8 +736,7 @@ class State(ABC, Generic[A]):
     def recent_history(self, limit: int) -> tuple[Any, ...]:
         """The newest ``limit`` records, oldest first, read without walking the
         whole history (what a server sends after each action)."""
-        if type(limit) is not int or limit < 0:
-            raise TypeError(f"limit must be an int >= 0, not {limit!r}")
+        limit = check_count(limit, "limit")
         items: list[Any] = []
         node = self._log
         while node is not None and len(items) < limit:

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Game, State, spread_pick
+from ..engine import Game, State, check_count, spread_pick
 from ..games import GAMES, load_object
 
 __all__ = ["candidates", "feature_size", "feature_bounds", "pick_rows", "GENERIC_SIZE", "GENERIC_BUCKETS",
@@ -107,6 +107,9 @@ def candidates(state: State[Any], seat: int, limit: int | None = None) -> Rows:
     (sorted; none when ``seat`` is not to act) and a row of features each;
     ``limit`` keeps at most that many rows (spread evenly, :func:`pick_rows`)."""
     size = feature_size(state.game)
+    seat = state.check_seat(seat)
+    if limit is not None:
+        limit = check_count(limit, "limit")
     if state.is_terminal or state.current_player != seat:
         return np.zeros((0, size), dtype=np.float32), np.zeros(0, dtype=np.int64)
     actions = np.asarray(state.legal_actions(), dtype=np.int64)
