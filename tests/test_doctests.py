@@ -29,11 +29,13 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
 # Modules that need an optional extra's packages (skipped when they are missing).
 OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
             "fourcards.rl.gymnasium_vector": ("gymnasium",), "fourcards.rl.openspiel": ("pyspiel",),
-            "fourcards.server.app": ("starlette",)}
+            "fourcards.server.app": ("starlette",),
+            "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium")}
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).
-COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector"}
+COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector",
+                 "fourcards.rl.sb3"}
 
 
 def _available(name: str) -> bool:
