@@ -34,8 +34,7 @@ OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.r
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).
-COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector",
-                 "fourcards.rl.sb3"}
+COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector"}
 
 
 def _available(name: str) -> bool:

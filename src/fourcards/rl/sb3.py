@@ -4,23 +4,20 @@
   ``Discrete`` action space whose distribution touches the legal actions
   only. Same network, same parameters (a ``state_dict`` loads into
   ``MlpPolicy`` and back), the same masked softmax; but where ``MlpPolicy``
-  computes every one of Gang of Four's 12,387 logits, normalizes them, masks
-  them and backpropagates through all of them, this policy computes the logits
-  of the legal actions (tens, in a typical turn) straight from the action
-  layer's rows.
+  computes every logit of a wide action space (12,387 for the largest game
+  here), normalizes them, masks them and backpropagates through all of them,
+  this policy computes the logits of the legal actions (a handful, in a
+  typical turn) straight from the action layer's rows.
 - :class:`VecEnvFromGymnasium`: an SB3 ``VecEnv`` over a Gymnasium vector
-  environment that resets in the same step (such as ``gymnasium.make_vec(
-  "fourcards/GangOfFour-v0", num_envs=64, observation="compact")``, which
-  steps its matches in C), with ``action_masks()`` for ``MaskablePPO``.
+  environment that resets in the same step (a game's ``make_vec`` entry
+  point, which steps its matches in C, or a ``SyncVectorEnv`` with
+  ``autoreset_mode=SAME_STEP``), with ``action_masks()`` for ``MaskablePPO``.
 
->>> import gymnasium, fourcards.rl
->>> from sb3_contrib import MaskablePPO
->>> envs = VecEnvFromGymnasium(gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=8,
-...                                               observation="compact", opponents="greedy"))
->>> model = MaskablePPO(SparseMaskablePolicy, envs, n_steps=16, batch_size=64, seed=1, device="cpu")
->>> model = model.learn(128)
->>> model.num_timesteps
-128
+Usage (the ``"MaskablePPO"`` section of ``docs/rl-training.md``)::
+
+    envs = VecEnvFromGymnasium(gymnasium.make_vec(game_id, num_envs=64, observation="compact"))
+    model = MaskablePPO(SparseMaskablePolicy, envs)
+    model.learn(1_000_000)
 """
 
 from __future__ import annotations
