@@ -10,7 +10,9 @@ run in C, 64 at a time (``gymnasium.make_vec``), and
 actions' logits (sb3-contrib's ``MlpPolicy`` computes all 12,387: same
 network, about 12x slower to learn with). The reward is the match's
 (``returns()``: the seat's share of the win minus 1/4), so the signal is
-sparse: expect slow progress over the first million steps.
+sparse: 2,000,000 steps (about 9 minutes) took the win share from 0.000 to
+0.010. It shows the speed and the API; a strong policy needs more (the
+learned bot's imitation and per-round reward: ``docs/rl-training.md``).
 
 Before and after training, the argmax policy plays ``--eval-matches``
 matches against the greedy bots; the script prints its win share each time

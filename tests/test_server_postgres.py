@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import signal
@@ -506,6 +507,32 @@ def test_a_paused_owner_cannot_append_once_taken_over(cluster: Cluster, tmp_path
                 await c.close()
 
         asyncio.run(main())
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_a_finished_tables_replay_reads_the_same_on_every_process(cluster: Cluster, tmp_path: Path) -> None:
+    url, (first, second) = _servers(cluster, tmp_path)
+    try:
+        bots = [{"kind": "bot", "bot": "greedy"}] * 4
+        table = create_table(first, "gang-of-four", {"players": 4, "target_score": 1}, bots)
+        deadline = time.monotonic() + 60
+        while not request("GET", f"{first.http}/api/tables/{table['id']}")[1]["terminal"]:
+            assert time.monotonic() < deadline, "the bots' match does not end"
+            time.sleep(0.1)
+        status, replay = request("GET", f"{second.http}/api/tables/{table['id']}/replay")
+        assert status == 200 and replay == request("GET", f"{first.http}/api/tables/{table['id']}/replay")[1]
+        seed, actions, _ = pg_match(url, table["id"])
+        engine = get_game("gang-of-four").new_game(players=4, target_score=1)
+        assert replay["version"] == len(actions) and replay["boards"] is True
+        for step in (0, len(actions) // 3, len(actions)):
+            # The other process rebuilds the finished match from the store (once) and answers the same.
+            answers = [request("GET", f"{s.http}/api/tables/{table['id']}/replay/{step}") for s in (second, first)]
+            assert answers[0] == answers[1] and answers[0][0] == 200
+            expected = json.loads(json.dumps(engine.replay(seed, actions[:step]).spectator_view()))
+            assert answers[0][1]["view"] == expected
+        assert lease_owner(url, table["id"]) in (first.http, None)  # reading took no lease
     finally:
         first.stop()
         second.stop()

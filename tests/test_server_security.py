@@ -429,6 +429,23 @@ def test_a_spectator_sees_every_state_with_no_hidden_card_and_cannot_act(
         assert (replay["winners"], replay["scores"]) == (list(final.winners), list(final.scores))
         assert replay["seats"] == request("GET", f"{server.http}/api/tables/{table['id']}")[1]["seats"]
         assert replay["version"] == len(actions) and replay["game"] == game
+        # ... and its boards: each record's step, the public table at any step, no hidden card.
+        lengths = [len(engine.replay(seed, actions[:k]).history) for k in range(len(actions) + 1)]
+        assert replay["boards"] is True
+        assert replay["record_steps"] == [min(k for k, n in enumerate(lengths) if n > i)
+                                          for i in range(len(replay["records"]))]
+        last = len(actions)
+        for step in sorted({0, 1, last - 1, last, *range(0, last, max(1, last // 40))}):
+            status, board = request("GET", f"{server.http}/api/tables/{table['id']}/replay/{step}")
+            assert status == 200 and board["type"] == "board" and board["step"] == step
+            view, hidden = truths[step]
+            assert board["view"] == view and board["terminal"] == (step == last)
+            leaked = _tokens(board) & hidden
+            assert not leaked, f"the replay's board at step {step} shows {leaked}"
+        for bad in ("-1", str(last + 1), "1.5", "abc", "%EF%BC%91", "9" * 30, "0x1", "%20" + "1"):
+            status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay/{bad}")
+            assert (status, answer["error"]["code"]) == (400, "bad_request"), bad
+            assert "step" in answer["error"]["reason"]
         for c in (*clients, watcher):
             await c.close()
 
@@ -458,6 +475,9 @@ def test_a_speedster_spectator_sees_the_public_table(server: ServerProcess) -> N
         status, replay = request("GET", f"{server.http}/api/tables/{table['id']}/replay")
         assert status == 200 and replay["records"][-1]["kind"] == "game end"
         assert replay["records"][-len(seen[-1]["history"]):] == seen[-1]["history"]
+        assert replay["boards"] is False and replay["record_steps"] is None  # a real-time table: records only
+        status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay/0")
+        assert (status, answer["error"]["code"]) == (404, "no_boards")
         for c in (person, watcher):
             await c.close()
 
@@ -481,11 +501,15 @@ def test_spectators_per_table_are_limited_and_a_running_table_has_no_replay(serv
             await w.close()
         status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay")
         assert (status, answer["error"]["code"]) == (409, "not_finished")
+        status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay/0")
+        assert (status, answer["error"]["code"]) == (409, "not_finished")
         assert request("GET", f"{server.http}/api/tables/nope/replay")[0] == 404
+        assert request("GET", f"{server.http}/api/tables/nope/replay/0")[0] == 404
         private = request("POST", f"{server.http}/api/tables", {"game": "duelo", "private": True})[1]
         assert request("GET", f"{server.http}/api/tables/{private['id']}/replay")[0] == 404
         status, answer = request("GET", f"{server.http}/api/tables/{private['id']}/replay?invite={private['invite']}")
         assert (status, answer["error"]["code"]) == (409, "not_finished")
+        assert request("GET", f"{server.http}/api/tables/{private['id']}/replay/0")[0] == 404
 
     asyncio.run(main())
 

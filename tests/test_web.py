@@ -1066,10 +1066,29 @@ def test_the_replay_steps_through_every_record_to_the_end(browser: Any, server: 
     records = replay["records"]
     count = len(records)
     assert count > 3
+    assert replay["boards"] is True and len(replay["record_steps"]) == count
+    hidden = _hidden_cards("gang-of-four", {"players": 3, "target_score": 1}, server.db, table)
+    board_cards = "cs => cs.map(c => c.dataset.card)"
+    boards_seen: set[str] = set()
     tab = Page(browser, server)
+
+    def check_board(step: int) -> None:
+        """The public table after the actions up to this step: the server's board, no hidden card."""
+        at = 0 if step == 0 else replay["record_steps"][step - 1]
+        tab.page.wait_for_selector(f"#replay-board[data-step='{at}']:not([aria-busy])")
+        drawn = tab.page.eval_on_selector_all("#replay-board [data-card]", board_cards)
+        sent = server.get(f"/api/tables/{table}/replay/{at}")
+        assert sent["step"] == at and set(drawn) <= _words(sent["view"]), (step, drawn)
+        assert not set(drawn) & hidden[at], (step, sorted(set(drawn) & hidden[at]))
+        boards_seen.add(tab.page.inner_html("#replay-board"))
+        # The seats' scores are those at that step.
+        scores = tab.page.eval_on_selector_all("ol.seats li .score", "cs => cs.map(c => c.textContent)")
+        assert len(scores) == 3 and all(str(points) in text for points, text in zip(sent["scores"], scores))
+
     try:
         tab.open(f"#/replay/{table}")
         tab.page.wait_for_selector("#replay-record[data-index='-1']")
+        check_board(0)
         english = catalog("en")
         assert tab.page.inner_text("#replay-step") == english["replay.step"].format(step=0, count=count)
         assert tab.page.is_disabled("#replay-first") and tab.page.is_disabled("#replay-previous")
@@ -1088,15 +1107,20 @@ def test_the_replay_steps_through_every_record_to_the_end(browser: Any, server: 
             assert shown == expected, (record, shown)
             # The last step, and only it, shows the end.
             assert bool(tab.page.query_selector("#end")) == (step == count)
+            check_board(step)
+        assert len(boards_seen) >= 5  # the table changes as the match goes (a pass may leave it as it was)
         assert tab.page.is_disabled("#replay-next") and tab.page.is_disabled("#replay-last")
         cells = tab.page.eval_on_selector_all("#end tbody td", "cells => cells.map(c => c.textContent)")
         assert cells == [str(score) for score in summary["scores"]]
         # The slider and the first button move too.
         tab.page.fill("#replay-slider", str(count // 2))
         tab.page.wait_for_selector(f"#replay-record[data-index='{count // 2 - 1}']")
+        check_board(count // 2)
+        tab.screenshot("replay-middle.png")
         assert not tab.page.query_selector("#end")
         tab.page.click("#replay-first")
         tab.page.wait_for_selector("#replay-record[data-index='-1']")
+        check_board(0)
         tab.screenshot("replay.png")
     finally:
         tab.close()

@@ -46,6 +46,8 @@ EVENTS = event_types
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_INT_RULE = 100_000
 MAX_DECK_CARDS = 1000
+FINISHED_ELSEWHERE_KEPT = 64
+"""Finished tables of other processes (a shared store) kept rebuilt for their replay's reads."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +102,7 @@ class GameServer:
         self.bot_delay = bot_delay
         self.limits = limits
         self.tables: dict[str, Table] = {}
+        self.finished_elsewhere: dict[str, Table] = {}  # rebuilt from a shared store, oldest first
         self.executor = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
                                            thread_name_prefix="fourcards-bot")
         self.creations: dict[str, _TokenBucket] = {}  # client address -> its table-creation allowance
@@ -258,11 +261,16 @@ class GameServer:
     async def readable(self, table_id: str) -> Table | None:
         """The table to read (a summary, a replay): this process's master, or, when another
         process holds it, a master rebuilt from the store for this answer only (no lease taken)."""
-        table = self.tables.get(table_id)
+        table = self.tables.get(table_id) or self.finished_elsewhere.get(table_id)
         if table is not None or not self.shared:
             return table
         stored = await self._shared().load_table(table_id)
-        return None if stored is None else self._rebuild(stored)
+        table = None if stored is None else self._rebuild(stored)
+        if table is not None and table.terminal:  # a finished match never changes: kept for the next reads
+            while len(self.finished_elsewhere) >= FINISHED_ELSEWHERE_KEPT:
+                del self.finished_elsewhere[next(iter(self.finished_elsewhere))]
+            self.finished_elsewhere[table_id] = table
+        return table
 
     async def listing(self) -> list[dict[str, Any]]:
         """``GET /api/tables``: every public table's summary; with a shared store every process's
@@ -954,6 +962,22 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
         return Response(found.replay_text(), media_type="application/json")
 
+    async def replay_board(request: Request) -> Response:
+        text = request.path_params["step"]
+        try:
+            found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+        except _HTTPError as error:
+            return _error(error.status, error.code, error.reason, error.details)
+        if not found.terminal:
+            return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
+        if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) > found.version:
+            return _error(400, "bad_request", f"step {text[:40]!r} must be a whole number from 0 to {found.version}, "
+                          f"the match's length")
+        board = found.board_text(int(text))
+        if board is None:
+            return _error(404, "no_boards", f"a {found.record.game} table's replay has records, not boards")
+        return Response(board, media_type="application/json")
+
     async def claim(request: Request) -> Response:
         try:
             body = await _body(request, 4096)
@@ -972,6 +996,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
         Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", table),
         Route("/api/tables/{table_id}/replay", replay),
+        Route("/api/tables/{table_id}/replay/{step}", replay_board),
         Route("/api/tables/{table_id}/seats/{seat}", claim, methods=["POST"]),
         WebSocketRoute("/ws", socket),
     ]

@@ -113,6 +113,16 @@ class Table:
         """Every public history record's view, oldest first (the replay of a finished match)."""
         raise NotImplementedError
 
+    def record_steps(self) -> list[int] | None:
+        """For each public record, the step (actions applied) after which it exists; None when
+        this kind of table has no boards to replay (then :meth:`board_text` is None too)."""
+        return None
+
+    def board_text(self, step: int) -> str | None:
+        """The public board after ``step`` actions of a finished match (``GET
+        /api/tables/{id}/replay/{step}``) as JSON text, or None when this kind of table has none."""
+        return None
+
     def start(self) -> None:
         """Begin whatever runs by itself (bots, a real-time clock)."""
 
@@ -258,11 +268,13 @@ class Table:
         """``GET /api/tables/{id}/replay`` of a finished table, as JSON text (built once)."""
         if self._replay_text is None:
             end = self.end_message()
+            steps = self.record_steps()
             self._replay_text = dumps({
                 "table": self.id, "game": self.record.game, "title": title_of(self.record.game),
                 "rules": self.rules(), "seats": self.seats_view(), "deck": self.deck(),
                 "version": self.version, "winners": end["winners"], "scores": end["scores"],
-                "returns": end["returns"], "records": self.public_records()})
+                "returns": end["returns"], "records": self.public_records(),
+                "boards": steps is not None, "record_steps": steps})
         return self._replay_text
 
     async def claim(self, seat: int, name: str, token_hash: str) -> None:
@@ -345,6 +357,62 @@ def event_types() -> frozenset[str]:
 
 # -- turn games -----------------------------------------------------------------------------------
 
+_BOARDS_KEPT = 32
+"""Boards of a replay kept encoded per table (the most recently asked for)."""
+
+_CHECKPOINTS = 16
+"""States kept per replayed match: a board is at most ``steps / 16`` actions from one."""
+
+
+@dataclass
+class _ReplayIndex:
+    """A finished match played again from its seed: the step after which each public record
+    exists, and a copy of the state every ``every`` steps, to build any step's board quickly."""
+
+    game: Game[Any]
+    actions: tuple[int, ...]
+    record_steps: tuple[int, ...]
+    every: int
+    checkpoints: list[State[Any]]
+
+    @classmethod
+    def build(cls, game: Game[Any], seed: int, setup: dict[str, Any], actions: tuple[int, ...]) -> _ReplayIndex:
+        state = game.new_match(seed, **setup)
+        every = max(32, -(-len(actions) // _CHECKPOINTS))
+        steps = [0] * len(state.history)  # the records of the deal, before any action
+        checkpoints = [state.clone()]
+        for done, action in enumerate(actions, 1):
+            first = state.apply(action)
+            steps.extend([done] * _new_records(state, first))
+            if done % every == 0:
+                checkpoints.append(state.clone())
+        return cls(game, actions, tuple(steps), every, checkpoints)
+
+    def state_at(self, step: int) -> State[Any]:
+        """The state after ``step`` actions (a new one: the caller may keep it)."""
+        base = min(step // self.every, len(self.checkpoints) - 1)
+        state = self.checkpoints[base].clone()
+        for action in self.actions[base * self.every:step]:
+            state.apply(action)
+        return state
+
+
+def _new_records(state: State[Any], first: Any) -> int:
+    """How many records the action just applied appended, ``first`` being the first of them
+    (None: none), found from the newest records without walking the whole history."""
+    if first is None:
+        return 0
+    window = 4
+    while True:
+        recent = state.recent_history(window)
+        for index in range(len(recent) - 1, -1, -1):
+            if recent[index] is first:
+                return len(recent) - index
+        if len(recent) < window:  # not found by identity (a game returning a copy): count them all
+            raise FourCardsError(f"{type(state).__name__}.apply returned a record that is not in its history")
+        window *= 4
+
+
 class TurnTable(Table):
     """A turn game on the engine contract alone (its facts, views and bots from the registry)."""
 
@@ -368,6 +436,8 @@ class TurnTable(Table):
         self._legal_version = -1
         self._fixed: dict[int, str] | None = (
             _ACTION_VIEWS.setdefault((entry.name, game.num_distinct_actions), {}) if game.fixed_action_texts else None)
+        self._index: _ReplayIndex | None = None  # a finished match's replay boards, built when first asked for
+        self._boards: dict[int, str] = {}  # step -> its board's JSON text, least recently asked first
         self._update_history()
 
     @property
@@ -494,6 +564,32 @@ class TurnTable(Table):
 
     def public_records(self) -> list[dict[str, Any]]:
         return [self.game.record_view(record) for record in self.state.history]
+
+    # -- the boards of a finished match's replay ----------------------------------------------------
+    def _replay_index(self) -> _ReplayIndex:
+        """The finished match played again once: each record's step, and checkpoints."""
+        if self._index is None:
+            self._index = _ReplayIndex.build(self.game, self.record.seed, self.record.setup, self.state.actions)
+        return self._index
+
+    def record_steps(self) -> list[int] | None:
+        return list(self._replay_index().record_steps)
+
+    def board_text(self, step: int) -> str | None:
+        if not self.terminal:
+            raise ValueError("the match is not over")
+        if not 0 <= step <= self.state.step:
+            raise ValueError(f"step {step} is not one of 0 to {self.state.step}")
+        cached = self._boards.pop(step, None)
+        if cached is None:
+            state = self._replay_index().state_at(step)
+            cached = dumps({"type": "board", "table": self.id, "step": step,
+                            "current_player": state.current_player, "terminal": state.is_terminal,
+                            "scores": list(state.scores), "view": self.game.spectator_view(state)})
+            while len(self._boards) >= _BOARDS_KEPT:
+                del self._boards[next(iter(self._boards))]  # the least recently asked for
+        self._boards[step] = cached
+        return cached
 
     def public_status(self) -> dict[str, Any]:
         state = self.state

@@ -58,6 +58,11 @@ export function getReplay(id, invite = null) {
   return call("GET", `api/tables/${encodeURIComponent(id)}/replay${inviteQuery(invite)}`);
 }
 
+/** The public board of a finished match after ``step`` actions: {step, view, current_player, scores}. */
+export function getReplayBoard(id, step, invite = null) {
+  return call("GET", `api/tables/${encodeURIComponent(id)}/replay/${Number(step)}${inviteQuery(invite)}`);
+}
+
 /** Create a table; seats: [{kind: "human"} | {kind: "bot", bot: "greedy"}]. A private table's
  *  answer holds its invitation (``invite``), shown this once. */
 export function createTable(game, rules, seats, isPrivate = false) {

@@ -2,7 +2,7 @@
 // table of every game, over the server's HTTP API and one WebSocket per seat (or
 // per spectator).
 
-import { h, clear } from "./dom.js";
+import { h, clear, append } from "./dom.js";
 import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from "./i18n.js";
 import { loadCardData, useDeck } from "./cards.js";
 import { rendererFor, generic, commonHistory } from "./games.js";
@@ -693,7 +693,7 @@ async function showReplay(tableId, invite = null) {
   }
   useDeck(replay.deck);
   const records = Array.isArray(replay.records) ? replay.records : [];
-  const state = { step: 0 };
+  const state = { step: 0, boards: new Map(), invite }; // boards: step -> the board's answer (or its promise)
   const draw = () => drawReplay(clear(root), tableId, replay, records, game, state);
   rerender = draw; // a new language redraws the same step
   draw();
@@ -723,6 +723,45 @@ function drawReplay(root, tableId, replay, records, game, state) {
   const now = h("div", { id: "replay-now" });
   const finish = h("div", { id: "replay-end" });
   const earlier = h("div", {});
+  const seatList = h("ol", { class: "seats", "aria-label": t("table.seats") });
+  const board = h("div", { class: "board", id: "replay-board", dataset: { step: -1 }, "aria-live": "polite" });
+  const recordSteps = Array.isArray(replay.record_steps) ? replay.record_steps : [];
+
+  // Each seat, with its score and facts at the step on the board (none yet: names only).
+  function drawSeats(shown) {
+    const obs = shown ? shown.view || {} : null;
+    const current = shown ? shown.current_player : null;
+    clear(seatList).append(...Array.from({ length: ctx.players }, (_, seat) => h("li", {
+      class: `seat${seat === mine ? " mine" : ""}${seat === current ? " current" : ""}`,
+      "aria-current": seat === current ? "true" : null },
+    h("strong", {}, ctx.seatName(seat)),
+    obs ? h("span", { class: "score" }, scoreText(replay.game, (shown.scores || [])[seat] ?? 0)) : null,
+    obs ? game.seatFacts(obs, seat, ctx).map((fact) => h("span", { class: "fact" }, fact)) : null)));
+  }
+
+  // The public table after the actions up to this step (the server plays the match again to it).
+  function showBoard(step) {
+    if (!replay.boards) return;
+    const boardStep = step === 0 ? 0 : recordSteps[step - 1] ?? replay.version;
+    let answer = state.boards.get(boardStep);
+    if (!answer) {
+      answer = api.getReplayBoard(tableId, boardStep, state.invite);
+      state.boards.set(boardStep, answer);
+      answer.catch(() => state.boards.delete(boardStep)); // asked again next time
+    }
+    board.setAttribute("aria-busy", "true");
+    answer.then((shown) => {
+      if (state.step !== step) return; // another step was chosen meanwhile
+      board.removeAttribute("aria-busy");
+      board.dataset.step = String(boardStep);
+      append(clear(board), game.board(shown.view || {}, ctx));
+      drawSeats(shown);
+    }, (error) => {
+      if (state.step !== step) return;
+      board.removeAttribute("aria-busy");
+      clear(board).append(banner(errorText(error)));
+    });
+  }
 
   function go(step) {
     state.step = Math.max(0, Math.min(count, step));
@@ -746,6 +785,7 @@ function drawReplay(root, tableId, replay, records, game, state) {
     clear(earlier).append(before.length
       ? h("ol", { reversed: true, start: step - 1 }, before.map((r) => h("li", {}, historyLine(r, game, ctx))))
       : h("p", { class: "empty" }, t("table.history.none")));
+    showBoard(step);
     clear(finish);
     if (step === count) {
       finish.append(h("section", { class: "panel actions-panel" },
@@ -757,9 +797,8 @@ function drawReplay(root, tableId, replay, records, game, state) {
     h("header", { class: "table-head" },
       h("h2", {}, t("replay.title", { game: gameTitle(replay.game) })),
       h("a", { href: "#/", class: "button" }, t("lobby.back"))),
-    h("ol", { class: "seats", "aria-label": t("table.seats") },
-      Array.from({ length: ctx.players }, (_, seat) => h("li", { class: `seat${seat === mine ? " mine" : ""}` },
-        h("strong", {}, ctx.seatName(seat))))),
+    seatList,
+    replay.boards ? h("section", { class: "panel replay-table", "aria-label": t("replay.board") }, board) : null,
     h("section", { class: "panel replay", id: "replay", "aria-label": t("replay.controls") },
       h("div", { class: "replay-controls", role: "group", "aria-label": t("replay.controls") },
         first, previous, next, last),
@@ -768,6 +807,7 @@ function drawReplay(root, tableId, replay, records, game, state) {
       now),
     finish,
     h("details", { class: "panel history", open: true }, h("summary", {}, t("replay.earlier")), earlier));
+  drawSeats(null);
   update();
 }
 

@@ -24,6 +24,11 @@ export function svg(tag, attrs, ...children) {
   return fill(document.createElementNS(SVG_NS, tag), attrs, children);
 }
 
+/** Append children as ``h`` does (nested arrays flattened, null and false left out). */
+export function append(el, ...children) {
+  return fill(el, null, children);
+}
+
 export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
   return el;
