@@ -77,8 +77,9 @@ class Server:
              *(["-m", "cProfile", "-o", os.environ["SERVER_PROFILE"]] if os.environ.get("SERVER_PROFILE") else []),
              "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
              "--bot-delay", "0", "--log-level", "error",
-             # every table comes from this one address: its creation limits lifted
-             "--tables-per-client", "1000000", "--create-rate", "100000", *self.extra], stdout=subprocess.DEVNULL)
+             # every table and seat comes from this one address: its creation and claim limits lifted
+             "--tables-per-client", "1000000", "--create-rate", "100000", "--claim-rate", "100000", *self.extra],
+            stdout=subprocess.DEVNULL)
         while True:
             if self.process.poll() is not None:
                 raise RuntimeError("the server stopped")

@@ -29,7 +29,7 @@ def free_port() -> int:
 
 #: The per-client creation limits lifted: the tests create many tables from one address
 #: (``tests/test_server_security.py`` checks the limits with their defaults).
-GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000")
+GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000")
 
 
 class ServerProcess:

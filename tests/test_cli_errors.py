@@ -61,6 +61,8 @@ BAD_FLAGS = [
     (["serve", "--bot-delay", "nan"], "--bot-delay"),
     (["serve", "--bot-delay", "-1"], "--bot-delay"),
     (["serve", "--max-tables", "0"], "--max-tables"),
+    (["serve", "--claim-rate", "0"], "--claim-rate"),
+    (["serve", "--claim-rate", "nan"], "--claim-rate"),
     (["serve", "--log-level", "loud"], "--log-level"),
     (["hand", "--seat", "4"], "--seat"),
     (["hand", "--seat", "-1"], "--seat"),

@@ -177,6 +177,14 @@ def test_a_row_that_allows_nothing_gets_sb3_contribs_answer() -> None:
         assert torch.allclose(one, other, atol=1e-5)
 
 
+def test_masks_of_the_wrong_shape_are_refused_by_name(positions: Any) -> None:
+    observations, masks, actions = positions
+    _, sparse = _twins(*SPACES, seed=3)
+    for bad in (masks[:, :-1], masks[:-1], masks.reshape(-1)[:100]):
+        with pytest.raises(FourCardsError, match=r"action masks of shape .*expected \d+ rows of 12387"):
+            _evaluate(sparse, observations, actions, bad)
+
+
 def test_the_policy_needs_a_discrete_action_space() -> None:
     box = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
     with pytest.raises(FourCardsError, match="Discrete action space"):

@@ -251,6 +251,25 @@ def test_table_creation_is_limited_per_client_address(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_seat_claims_are_limited_per_client_address(tmp_path: Path) -> None:
+    # Bursts of 20 claims, refilled at 0.5 a second here: the 21st claim in a row is refused.
+    options = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "0.5")
+    server = ServerProcess(tmp_path / "claims.db", options=options).start()
+    try:
+        tables = [request("POST", server.http + "/api/tables", {"game": "duelo", "rules": {"players": 2}})[1]["id"]
+                  for _ in range(11)]
+        answers = [request("POST", f"{server.http}/api/tables/{t}/seats/{seat}", {}) for t in tables for seat in (0, 1)]
+        codes = [status if status == 201 else answer["error"]["code"] for status, answer in answers]
+        assert codes[:20] == [201] * 20 and codes[20:] == ["rate_limited"] * 2, codes
+        assert answers[20][0] == 429 and "seat claims" in answers[20][1]["error"]["reason"]
+        # A refused claim took nothing: the seat is still free, and claimable once the allowance refills.
+        assert not request("GET", f"{server.http}/api/tables/{tables[10]}")[1]["seats"][0]["taken"]
+        time.sleep(2.2)
+        assert request("POST", f"{server.http}/api/tables/{tables[10]}/seats/0", {})[0] == 201
+    finally:
+        server.stop()
+
+
 # -- idle tables expire ------------------------------------------------------------------------------
 
 def test_an_idle_table_expires_and_its_clients_are_told(tmp_path: Path) -> None:

@@ -242,7 +242,8 @@ class Server:
         # The per-address creation limits lifted: every table of the tests comes from 127.0.0.1.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
-             "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000"],
+             "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000",
+             "--claim-rate", "100000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:

@@ -62,6 +62,8 @@ def add_commands(sub: Any) -> None:
                         help="open tables one client address may create (default 20)")
     parser.add_argument("--create-rate", type=_positive, default=1.0,
                         help="tables a second one client address may create, bursts of 10 (default 1)")
+    parser.add_argument("--claim-rate", type=_positive, default=2.0,
+                        help="seat claims a second one client address may make, bursts of 20 (default 2)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                         help="uvicorn's log level (default warning)")
 
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     from ..server.app import Limits
 
     limits = Limits(max_tables=args.max_tables, idle_seconds=args.idle_minutes * 60,
-                    tables_per_client=args.tables_per_client, create_rate=args.create_rate)
+                    tables_per_client=args.tables_per_client, create_rate=args.create_rate,
+                    claim_rate=args.claim_rate)
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:

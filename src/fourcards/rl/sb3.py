@@ -44,6 +44,11 @@ HUGE_NEG = -1e8
 def _legal_pairs(masks: th.Tensor | npt.NDArray[Any], batch: int, width: int,
                  device: th.device) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
     """``masks`` as bools ``(batch, width)``, and the row and column of each True, row by row."""
+    size = masks.numel() if isinstance(masks, th.Tensor) else np.size(masks)
+    if size != batch * width:
+        shape = tuple(masks.shape) if hasattr(masks, "shape") else type(masks).__name__
+        raise FourCardsError(f"action masks of shape {shape}: expected {batch} rows of {width} (one per "
+                             f"sample, one column per action)")
     if device.type == "cpu":  # numpy finds the Trues of a wide mask several times faster than torch here
         array = masks.detach().numpy() if isinstance(masks, th.Tensor) else np.asarray(masks)
         allowed = array.reshape(batch, width)

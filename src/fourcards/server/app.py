@@ -72,6 +72,10 @@ class Limits:
     """Table creations a second one client address may ask for on average..."""
     create_burst: float = 10.0
     """... and at once."""
+    claim_rate: float = 2.0
+    """Seat claims a second one client address may ask for on average (every attempt counts)..."""
+    claim_burst: float = 20.0
+    """... and at once."""
     idle_seconds: float = 3600.0
     """An unfinished table where nothing happened for this long is closed and forgotten."""
     max_finished: int = 1000
@@ -83,6 +87,16 @@ class Limits:
     def sweep_every(self) -> float:
         """Seconds between two checks for idle tables (a quarter of the idle time, at most a minute)."""
         return min(60.0, max(0.05, self.idle_seconds / 4))
+
+
+def _take(buckets: dict[str, _TokenBucket], address: str, rate: float, burst: float, what: str) -> None:
+    """Take one from ``address``'s allowance in ``buckets`` (429 ``rate_limited`` when it is spent)."""
+    bucket = buckets.get(address)
+    if bucket is None:
+        bucket = buckets[address] = _TokenBucket(rate, burst)
+    if not bucket.take():
+        raise _HTTPError(429, "rate_limited", f"at most {rate:g} {what} a second from one address (bursts of "
+                         f"{burst:g}): try again in a moment")
 
 
 class _HTTPError(Exception):
@@ -106,6 +120,7 @@ class GameServer:
         self.executor = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
                                            thread_name_prefix="fourcards-bot")
         self.creations: dict[str, _TokenBucket] = {}  # client address -> its table-creation allowance
+        self.claims: dict[str, _TokenBucket] = {}  # client address -> its seat-claim allowance
         self.sweeper: asyncio.Task[None] | None = None
         #: Several processes share the store (PostgreSQL): tables are served under a lease (see docs/server.md).
         self.shared = bool(getattr(store, "shared", False))
@@ -187,8 +202,9 @@ class GameServer:
             for table in finished[:len(finished) - self.limits.max_finished]:
                 await self.drop(table, f"table {table.id} is over and was removed (the server keeps the latest "
                                 f"{self.limits.max_finished} finished tables)")
-        for address in [a for a, bucket in self.creations.items() if bucket.full()]:
-            del self.creations[address]
+        for buckets in (self.creations, self.claims):
+            for address in [a for a, bucket in buckets.items() if bucket.full()]:
+                del buckets[address]
 
     async def drop(self, table: Table, reason: str) -> None:
         """Close a table (its clients told ``table_expired``) and forget it, here and in the store."""
@@ -359,12 +375,11 @@ class GameServer:
 
     def allow_creation(self, address: str) -> None:
         """Take one table creation from the address's allowance (429 ``rate_limited`` when it is spent)."""
-        bucket = self.creations.get(address)
-        if bucket is None:
-            bucket = self.creations[address] = _TokenBucket(self.limits.create_rate, self.limits.create_burst)
-        if not bucket.take():
-            raise _HTTPError(429, "rate_limited", f"at most {self.limits.create_rate:g} new tables a second from one "
-                             f"address (bursts of {self.limits.create_burst:g}): try again in a moment")
+        _take(self.creations, address, self.limits.create_rate, self.limits.create_burst, "new tables")
+
+    def allow_claim(self, address: str) -> None:
+        """Take one seat claim from the address's allowance (429 ``rate_limited`` when it is spent)."""
+        _take(self.claims, address, self.limits.claim_rate, self.limits.claim_burst, "seat claims")
 
     async def create_table(self, body: Any, address: str = "") -> tuple[Table, str | None]:
         """A new table from a ``POST /api/tables`` body, and its invitation (a private table's)."""
@@ -421,7 +436,8 @@ class GameServer:
             await self._save_summary(table)
         return table, invite
 
-    async def claim(self, table_id: str, seat: Any, body: Any) -> dict[str, Any]:
+    async def claim(self, table_id: str, seat: Any, body: Any, address: str = "") -> dict[str, Any]:
+        self.allow_claim(address)
         try:
             table = await self.master(table_id)
         except ProtocolError as error:  # another process holds it
@@ -981,7 +997,8 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     async def claim(request: Request) -> Response:
         try:
             body = await _body(request, 4096)
-            answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body)
+            address = request.client.host if request.client is not None else ""
+            answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body, address)
         except _HTTPError as error:
             return _error(error.status, error.code, error.reason, error.details)
         return JSONResponse(answer, status_code=201)
