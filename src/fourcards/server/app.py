@@ -969,29 +969,33 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             return _error(error.status, error.code, error.reason, error.details)
         return JSONResponse(found.summary())
 
+    async def finished(request: Request) -> Table:
+        """The finished table a replay request names (404 when unknown, or private without its
+        invitation; 409 ``not_finished`` while it is played)."""
+        found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+        if not found.terminal:
+            raise _HTTPError(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
+        return found
+
     async def replay(request: Request) -> Response:
         try:
-            found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+            found = await finished(request)
         except _HTTPError as error:
             return _error(error.status, error.code, error.reason, error.details)
-        if not found.terminal:
-            return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
         return Response(found.replay_text(), media_type="application/json")
 
     async def replay_board(request: Request) -> Response:
         text = request.path_params["step"]
         try:
-            found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
+            found = await finished(request)
+            if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) > found.version:
+                raise _HTTPError(400, "bad_request", f"step {text[:40]!r} must be a whole number from 0 to "
+                                 f"{found.version}, the match's length")
+            board = found.board_text(int(text))
+            if board is None:
+                raise _HTTPError(404, "no_boards", f"a {found.record.game} table's replay has records, not boards")
         except _HTTPError as error:
             return _error(error.status, error.code, error.reason, error.details)
-        if not found.terminal:
-            return _error(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
-        if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) > found.version:
-            return _error(400, "bad_request", f"step {text[:40]!r} must be a whole number from 0 to {found.version}, "
-                          f"the match's length")
-        board = found.board_text(int(text))
-        if board is None:
-            return _error(404, "no_boards", f"a {found.record.game} table's replay has records, not boards")
         return Response(board, media_type="application/json")
 
     async def claim(request: Request) -> Response:
