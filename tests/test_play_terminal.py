@@ -35,8 +35,12 @@ class Terminal:
 
         def controlling_terminal() -> None:
             import fcntl
+            import signal
             import termios
 
+            # Ctrl-C must reach the program as a person's would: a runner that started these tests
+            # in the background (bash ignores SIGINT there) must not pass that on.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
