@@ -4,6 +4,7 @@ VecEnv adapter feeds MaskablePPO from the C environment."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,18 @@ def positions() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 SPACES = (gymnasium.spaces.Box(0.0, 2.0, (217,), np.float32), gymnasium.spaces.Discrete(12387))
 
 
-@pytest.mark.parametrize("mask_kind", ["numpy bools", "float tensor (the rollout buffer's)"])
+@pytest.mark.parametrize("mask_kind", ["numpy bools", "float tensor (the rollout buffer's)", "read-only view"])
 def test_evaluate_actions_equals_mlp_policy(positions: Any, mask_kind: str) -> None:
     observations, masks, actions = positions
     dense, sparse = _twins(*SPACES, seed=5)
-    given: Any = masks if mask_kind == "numpy bools" else torch.as_tensor(masks, dtype=torch.float32)
-    values_d, log_d, entropy_d = _evaluate(dense, observations, actions, given)
-    values_s, log_s, entropy_s = _evaluate(sparse, observations, actions, given)
+    given: Any = torch.as_tensor(masks, dtype=torch.float32) if mask_kind.startswith("float") else masks.copy()
+    if mask_kind == "read-only view":
+        given.flags.writeable = False
+    values_d, log_d, entropy_d = _evaluate(dense, observations, actions, masks if mask_kind == "read-only view"
+                                           else given)  # sb3-contrib itself warns about a read-only array
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning from torch either
+        values_s, log_s, entropy_s = _evaluate(sparse, observations, actions, given)
     assert torch.equal(values_d, values_s)
     assert torch.allclose(log_d, log_s, atol=1e-5), (log_d - log_s).abs().max()
     assert torch.allclose(entropy_d, entropy_s, atol=1e-5), (entropy_d - entropy_s).abs().max()

@@ -54,6 +54,8 @@ def _legal_pairs(masks: th.Tensor | npt.NDArray[Any], batch: int, width: int,
         allowed = array.reshape(batch, width)
         if allowed.dtype != np.bool_:
             allowed = allowed.astype(np.bool_)
+        elif not allowed.flags.writeable:  # a read-only view (an environment's buffer): torch wants its own
+            allowed = allowed.copy()
         flat = th.from_numpy(np.flatnonzero(allowed))
         return th.from_numpy(allowed), flat // width, flat % width
     tensor = th.as_tensor(masks, device=device).reshape(batch, width)
