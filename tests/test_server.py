@@ -530,3 +530,29 @@ def test_state_text_built_once_a_version_equals_the_message_and_follows_every_ch
 
     asyncio.run(play())
     assert table.state == game.replay(5, table.state.actions)
+
+
+def test_a_tables_board_takes_an_int_step_of_a_finished_match() -> None:
+    import random as _random
+
+    from fourcards.server.store import LogEntry, SeatRecord, TableRecord
+    from fourcards.server.tables import make_table
+
+    game = get_game("duelo").new_game(players=2)
+    state, rng, entries = game.new_match(4), _random.Random(4), []
+    while not state.is_terminal:
+        seat, action = state.current_player, rng.choice(state.legal_actions())
+        entries.append(LogEntry(state.step, seat, None, action))
+        state.apply(action)
+    record = TableRecord("t", "duelo", {"players": 2}, 4, (SeatRecord("human"), SeatRecord("human")))
+    table = make_table(record, None, None, 0.0, lambda text: None)  # type: ignore[arg-type]
+    running = make_table(record, None, None, 0.0, lambda text: None)  # type: ignore[arg-type]
+    table.replay(entries)
+    expected = json.loads(json.dumps(game.replay(4, state.actions[:3]).spectator_view()))
+    assert json.loads(table.board_text(3) or "")["view"] == expected
+    for bad, error in ((1.0, TypeError), (True, TypeError), (None, TypeError), ("2", TypeError), (-1, ValueError),
+                       (len(entries) + 1, ValueError), (2**70, ValueError)):
+        with pytest.raises(error, match="step"):
+            table.board_text(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not over"):
+        running.board_text(0)

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.engine
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
+from fourcards.errors import FourCardsError  # noqa: E402
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -249,6 +250,20 @@ def test_table_creation_is_limited_per_client_address(tmp_path: Path) -> None:
         assert request("POST", url, {"game": "duelo"})[1]["error"]["code"] == "too_many_tables"
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("field,value,error", [
+    ("claim_rate", float("nan"), FourCardsError), ("claim_rate", -1.0, FourCardsError),
+    ("create_burst", 0, FourCardsError), ("idle_seconds", float("inf"), FourCardsError),
+    ("max_tables", 0, FourCardsError), ("max_tables", 1.5, TypeError), ("max_body", True, TypeError),
+    ("rate", None, TypeError), ("max_spectators", "50", TypeError), ("max_finished", -1, FourCardsError),
+])
+def test_limits_are_checked_when_made(field: str, value: Any, error: type[Exception]) -> None:
+    from fourcards.server.app import Limits
+
+    with pytest.raises(error, match=f"Limits.{field}"):
+        Limits(**{field: value})
+    assert Limits(max_finished=0, max_tables=2**70).max_tables == 2**70  # no upper bound is needed
 
 
 def test_seat_claims_are_limited_per_client_address(tmp_path: Path) -> None:

@@ -83,6 +83,22 @@ class Limits:
     max_spectators: int = 50
     """Spectators of one table."""
 
+    def __post_init__(self) -> None:
+        # Checked once here, so that no bucket, sweep or queue ever runs on a nonsense limit.
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.type == "int":
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError(f"Limits.{field.name} must be an int, not {type(value).__name__}")
+                if value < (0 if field.name == "max_finished" else 1):
+                    raise FourCardsError(f"Limits.{field.name}={value!r}: at least "
+                                         f"{0 if field.name == 'max_finished' else 1}")
+            else:
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise TypeError(f"Limits.{field.name} must be a number, not {type(value).__name__}")
+                if not (math.isfinite(value) and value > 0):
+                    raise FourCardsError(f"Limits.{field.name}={value!r}: a finite number above 0")
+
     @property
     def sweep_every(self) -> float:
         """Seconds between two checks for idle tables (a quarter of the idle time, at most a minute)."""

@@ -576,6 +576,8 @@ class TurnTable(Table):
         return list(self._replay_index().record_steps)
 
     def board_text(self, step: int) -> str | None:
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise TypeError(f"step must be an int, not {type(step).__name__}")
         if not self.terminal:
             raise ValueError("the match is not over")
         if not 0 <= step <= self.state.step:
