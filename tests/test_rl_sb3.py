@@ -149,6 +149,23 @@ def test_predict_equals_mlp_policy_with_and_without_masks(positions: Any) -> Non
     assert int(single) == int(chosen_s[0])
 
 
+def test_threads_predicting_at_once_get_their_own_answers(positions: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    observations, masks, _ = positions
+    _, sparse = _twins(*SPACES, seed=9)
+    halves = [(observations[:20], masks[:20]), (observations[20:], masks[20:])]
+    alone = [sparse.predict(obs, deterministic=True, action_masks=m)[0] for obs, m in halves]
+
+    def ask(half: int) -> bool:
+        obs, m = halves[half]
+        return all(np.array_equal(sparse.predict(obs, deterministic=True, action_masks=m)[0], alone[half])
+                   for _ in range(150))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(ask, [0, 1, 0, 1]))
+
+
 def test_draws_follow_the_masked_softmax() -> None:
     distribution = SparseMaskableCategoricalDistribution(7)
     layer: Any = distribution.proba_distribution_net(3)

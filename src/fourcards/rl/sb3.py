@@ -216,6 +216,8 @@ class SparseMaskablePolicy(MaskableActorCriticPolicy):  # type: ignore[misc,unus
     ``MlpPolicy`` (``net_arch``, ``activation_fn``, ...) applies. The
     network and its parameters are ``MlpPolicy``'s, so a ``state_dict``
     moves between the two. A ``Discrete`` action space is required.
+    Each call builds its own distribution, so several threads may call
+    ``predict`` on one policy at once (a server's bots, say).
     """
 
     def __init__(self, observation_space: gymnasium.spaces.Space[Any], action_space: gymnasium.spaces.Space[Any],
@@ -238,10 +240,11 @@ class SparseMaskablePolicy(MaskableActorCriticPolicy):  # type: ignore[misc,unus
         super()._build(lr_schedule)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> SparseMaskableCategoricalDistribution:
-        distribution = self.action_dist
-        assert isinstance(distribution, SparseMaskableCategoricalDistribution)
+        # A new distribution each call (sb3-contrib rebinds one shared object): threads predicting
+        # with the same policy at once never see each other's latents or masks.
         assert isinstance(self.action_net, nn.Linear)
-        return distribution.from_latent(latent_pi, self.action_net)
+        fresh = SparseMaskableCategoricalDistribution(self.action_net.out_features)
+        return fresh.from_latent(latent_pi, self.action_net)
 
 
 class VecEnvFromGymnasium(VecEnv):  # type: ignore[misc,unused-ignore]
