@@ -42,7 +42,7 @@ python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "setuptools>=77" "Cython>=3.1" "numpy>=2" wheel
 # setup.py compiles with -O1 -g -fsanitize=address,undefined when FOURCARDS_SANITIZE=1
 (cd "$WORK/src" && FOURCARDS_SANITIZE=1 python -m pip install --quiet --no-build-isolation -e ".[test]")
-for module in _native \
+for module in _cyutility _native \
         gangoffour/_combos gangoffour/_parse gangoffour/_sim gangoffour/_bots gangoffour/_search \
         gangoffour/_playouts gangoffour/_vector \
         fourcolor/_melds fourcolor/_parse fourcolor/_bots fourcolor/_sim \

@@ -25,6 +25,7 @@ __all__ = ["COMPILED", "EXTENSIONS", "load", "native", "using"]
 
 #: Every compiled module the package ships.
 EXTENSIONS = (
+    "fourcards._cyutility",  # Cython's utility code, shared by the others (setup.py)
     "fourcards._native",
     "fourcards.gangoffour._combos", "fourcards.gangoffour._parse", "fourcards.gangoffour._sim",
     "fourcards.gangoffour._bots", "fourcards.gangoffour._search", "fourcards.gangoffour._playouts",
