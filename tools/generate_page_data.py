@@ -63,7 +63,6 @@ def elements_deck() -> str:
 
 
 def build() -> dict[Path, str]:
-    sys.path.insert(0, str(ROOT / "src"))
     return {DATA / "zangle-shapes.json": zangle_shapes(), DATA / "elements.json": elements_deck()}
 
 

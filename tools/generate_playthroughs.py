@@ -8,15 +8,13 @@ suite replays the recorded actions and compares the text.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+from fourcards.gangoffour.bots import GreedyBot, RandomBot
+from fourcards.gangoffour.match import GangOfFour, Rules
+from fourcards.gangoffour.playthrough import record
 
-from fourcards.gangoffour.bots import GreedyBot, RandomBot  # noqa: E402
-from fourcards.gangoffour.match import GangOfFour, Rules  # noqa: E402
-from fourcards.gangoffour.playthrough import record  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 MATCHES = {
     "gof_4p.txt": (Rules(players=4, target_score=30), 2026, "GRRG"),

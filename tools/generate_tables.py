@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
-os.environ["FOURCARDS_NO_EXTENSIONS"] = "1"
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+os.environ["FOURCARDS_NO_EXTENSIONS"] = "1"  # the tables come from the twin, written straight from the rules
+from fourcards.gangoffour import _reference  # noqa: E402  (installed: this script never imports the tree's src/)
 
-from fourcards.gangoffour import _reference  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TABLES = {
     ROOT / "src" / "fourcards" / "gangoffour" / "combos.bin": _reference.table_masks,

@@ -16,7 +16,6 @@ TARGET = ROOT / "src" / "fourcards" / "zangle" / "tilings.json"
 
 
 def build() -> str:
-    sys.path.insert(0, str(ROOT / "src"))
     if not TARGET.exists():
         TARGET.write_text("{}")
     from fourcards.zangle.tiling import all_tilings
