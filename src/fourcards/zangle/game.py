@@ -23,9 +23,11 @@ Engine decisions beyond the rules file:
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import product
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
@@ -42,7 +44,7 @@ from .cards import (
 )
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
-           "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle"]
+           "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle", "ActionTables", "action_tables"]
 
 NK: Final = len(KINDS)
 
@@ -101,6 +103,42 @@ def zangle_actions(z_max: int) -> list[Zangle]:
                             if len(all_pieces) >= 2 and len({place} | {p for _, p in all_pieces}) == 2:
                                 result.append(Zangle(target, place, tuple(sorted(all_pieces))))
     return result
+
+
+@dataclass(frozen=True)
+class ActionTables:
+    """The action numbering of a deck with at most ``z_max`` Z cards a place,
+    built once a process and shared by every game of that deck, read-only:
+    ``actions`` (the Zangles in action order), ``index`` (Zangle -> action) and
+    ``row_index`` (the fast path's row, ``zangle_rows``, as bytes -> action)."""
+
+    actions: tuple[Zangle, ...]
+    index: Mapping[Zangle, int]
+    row_index: Mapping[bytes, int]
+
+
+_TABLES: dict[int, ActionTables] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def action_tables(z_max: int) -> ActionTables:
+    """The shared :class:`ActionTables` for ``z_max`` (0..15), built on first use
+    (under a lock: threads that ask at once get the same tables).
+
+    >>> action_tables(4) is action_tables(4)
+    True
+    """
+    tables = _TABLES.get(z_max)
+    if tables is None:
+        with _TABLES_LOCK:
+            tables = _TABLES.get(z_max)
+            if tables is None:
+                actions = tuple(zangle_actions(z_max))
+                rows = zangle_rows(actions)
+                tables = ActionTables(actions, MappingProxyType({z: i for i, z in enumerate(actions)}),
+                                      MappingProxyType({bytes(row): i for i, row in enumerate(rows)}))
+                _TABLES[z_max] = tables
+    return tables
 
 
 _PART = re.compile(r"\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$", re.IGNORECASE)
@@ -252,11 +290,10 @@ class ZangleGame(Game["ZangleState"]):
         if "deck" in options and isinstance(options["deck"], dict):
             options["deck"] = tuple(sorted(options["deck"].items()))
         super().__init__(rules, **options)
-        z_max = min(15, self.rules.deck_cards().count(0))
-        self.actions = zangle_actions(z_max)
-        self.index = {z: i for i, z in enumerate(self.actions)}
-        # The same index by the fast path's rows (``zangle_rows``), as bytes.
-        self.row_index = {bytes(row): i for i, row in enumerate(zangle_rows(self.actions))}
+        tables = action_tables(min(15, self.rules.deck_cards().count(0)))
+        self.actions = tables.actions
+        self.index = tables.index
+        self.row_index = tables.row_index
 
     @property
     def num_distinct_actions(self) -> int:
