@@ -86,3 +86,11 @@ def test_a_tournament_builds_one_game_for_its_rule_set_and_gives_it_to_every_bot
     assert len(given) == 18 and all(game is built[0] for game in given)
     assert built[0].num_players == 3  # the bots play the tournament's rules, not the defaults
 
+
+
+def test_a_zangle_game_pickles_as_its_rules_and_finds_the_shared_tables_again() -> None:
+    import pickle
+
+    game = ZangleGame(players=2, rounds=2)
+    again = pickle.loads(pickle.dumps(game))
+    assert again.rules == game.rules and again.actions is game.actions

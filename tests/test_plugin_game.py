@@ -370,3 +370,16 @@ def test_gymnasium_check_env(installed: GameEntry) -> None:
         observation, reward, terminated, truncated, _ = table.step(action)
         done = terminated or truncated
     assert reward in (-0.5, 0.0, 0.5)
+
+
+def test_its_information_sets_are_sampled(installed: GameEntry) -> None:
+    """A plug-in samples what a seat cannot see with the same tools (``fourcards.sampling``)."""
+    state = installed.new_game(players=3).new_match(5)
+    state.apply(state.legal_actions()[0])
+    moved = 0
+    for seat in range(3):
+        for k in range(5):
+            sample = state.resample(seat, k)
+            assert sample.view(seat) == state.view(seat) and sample._hands[seat] == state._hands[seat]
+            moved += sample._hands != state._hands
+    assert moved > 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import product
@@ -37,6 +38,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler
 from . import _kernels
 from .cards import (
     CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, kind_code, split_cards,
@@ -294,6 +296,10 @@ class ZangleGame(Game["ZangleState"]):
         self.actions = tables.actions
         self.index = tables.index
         self.row_index = tables.row_index
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its rules: the shared tables are found again on load."""
+        return type(self), (self.rules,)
 
     @property
     def num_distinct_actions(self) -> int:
@@ -639,6 +645,26 @@ class ZangleState(State[Zangle]):
         return {"round": self._round, "current_player": self._current, "totals": list(self._totals),
                 "centre": list(self.centre), "winners": list(self._winners)}
 
+    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+        """Every face-down card is hidden from every seat, its owner's included (no
+        peeking): the draw piles of the seats and of the centre (top last), and
+        the cards out of play of a position.  Nothing a seat sees narrows them."""
+        n = self._n
+        seen = self._centre + self._centre_pile + [k for c in self._cards for k in c]
+        seen += [k for pile in self._piles for k in pile] + [k for pile in self._zangle_piles for k in pile]
+        left = Counter(self.game.rules.deck_cards())
+        left.subtract(seen)
+        out = sorted(left.elements())
+        piles = [*self._piles, self._centre_pile, out]
+        deal = DealSampler([len(p) for p in piles], [k for p in piles for k in p])
+
+        def write(state: ZangleState, cards: list[list[int]], rng: Rng) -> None:
+            state._piles = cards[:n]
+            state._centre_pile = cards[n]
+            state._rng = Rng(rng.next_u64())
+
+        return deal, write
+
     def _observation(self, player: int) -> ZangleObservation:
         legal = tuple(self.legal_actions()) if player == self._current else ()
         return ZangleObservation(
@@ -651,15 +677,14 @@ class ZangleState(State[Zangle]):
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
-        """Counts by kind (11): centre, own face-up, own pile (no order: hidden);
-        then face-up counts of seats 0..7 relative to the observer (8 x 11);
-        pile sizes / 10 (8); totals / 50 (8); centre pile / 120; round / rounds; bonus."""
+        """Counts by kind (11): centre, own face-up, then 11 zeros (no peeking: a
+        seat's own pile is face down, only its size is known); then face-up counts
+        of seats 0..7 relative to the observer (8 x 11); pile sizes / 10 (8);
+        totals / 50 (8); centre pile / 120; round / rounds; bonus."""
         for k in self._centre:
             out[k] += 1
         for k in self._cards[player]:
             out[NK + k] += 1
-        for k in self._piles[player]:
-            out[2 * NK + k] += 1
         n = self._n
         for p in range(n):
             slot = (p - player) % n
