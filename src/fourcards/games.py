@@ -132,7 +132,10 @@ class GameEntry:
     - ``rl_exports``: names :mod:`fourcards.rl` exposes for the game
       (``{"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}``);
     - ``candidates``: the game's candidate-action featurizer for
-      :mod:`fourcards.rl.candidates` (``module:object``).
+      :mod:`fourcards.rl.candidates` (``module:object``);
+    - ``openspiel``: a module whose import registers the game's own OpenSpiel
+      game under :func:`fourcards.rl.openspiel_games.spiel_name` (otherwise
+      :mod:`fourcards.rl.openspiel_games` registers a generic one).
 
     Facts about the game itself (players, observation shape and bounds, score
     label and direction, real time, deck upload) are read from the engine
@@ -154,6 +157,7 @@ class GameEntry:
     vector_env: str | None = None
     rl_exports: Mapping[str, str] = field(default_factory=dict)
     candidates: str | None = None
+    openspiel: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -237,7 +241,7 @@ BUILTIN: tuple[GameEntry, ...] = (
               page_script="fourcards.server:static/games/gang-of-four.js",
               vector_env="fourcards.rl.gymnasium_vector:GangOfFourVectorEnv",
               rl_exports={"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"},
-              candidates="fourcards.gangoffour.features:CANDIDATES"),
+              candidates="fourcards.gangoffour.features:CANDIDATES", openspiel="fourcards.rl.openspiel"),
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
               best_bot="greedy", aliases=("four-color-cards", "fourcolor"),
