@@ -221,6 +221,9 @@ class FourColorObservation:
     totals: tuple[int, ...]
     rules: Rules
     legal_actions: tuple[int, ...] = field(default=())
+    #: The public records of the round in play, oldest first (every discard, turn-up,
+    #: claim and revealed answer: what a player at the table remembers).
+    round_history: tuple[Record, ...] = field(default=(), repr=False)
 
 
 OBSERVATION_SIZE: Final = 28 + 4 * 28 + 28 + 28 + 3 + 4 + 4 + 4 + 1 + 4 + 1
@@ -819,7 +822,7 @@ class FourColorState(State[Action]):
 
         return deal, write
 
-    def _observation(self, player: int) -> FourColorObservation:
+    def _observation(self, player: int, history: bool = True) -> FourColorObservation:
         return FourColorObservation(
             player=player, current_player=self._current, phase=PHASES[self._phase], round=self._round,
             hand=tuple(self._hands[player]), exposed=tuple(tuple(e) for e in self._exposed),
@@ -827,6 +830,7 @@ class FourColorState(State[Action]):
             offer=self._offer, answered=0 if self._decision is None else self._decision.answered,
             totals=tuple(self._totals), rules=self.game.rules,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+            round_history=tuple(self._round_records()) if history else (),
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
@@ -835,7 +839,7 @@ class FourColorState(State[Action]):
         the card on offer (28, one-hot); its source (discard, turned, laid);
         who offered it (4); the player to act (4); hand sizes / 21 (4);
         stock / 112; totals / 100 (4); round / rounds."""
-        obs = self._observation(player)
+        obs = self._observation(player, history=False)
         n = self._n
         out[:28] = obs.hand
         for p in range(n):

@@ -117,6 +117,9 @@ class ActionTables:
     actions: tuple[Zangle, ...]
     index: Mapping[Zangle, int]
     row_index: Mapping[bytes, int]
+    #: Per action, its place in the rule-based player's order of preference (0 first:
+    #: the most own cards, then the most cards; :class:`~fourcards.zangle.bots.GreedyBot`).
+    greedy_rank: tuple[int, ...] = ()
 
 
 _TABLES: dict[int, ActionTables] = {}
@@ -137,8 +140,14 @@ def action_tables(z_max: int) -> ActionTables:
             if tables is None:
                 actions = tuple(zangle_actions(z_max))
                 rows = zangle_rows(actions)
+                order = sorted(range(len(actions)), key=lambda i: (
+                    -actions[i].own_cards, -actions[i].cards, actions[i].target, actions[i].target_place,
+                    actions[i].pieces))
+                rank = [0] * len(actions)
+                for place, i in enumerate(order):
+                    rank[i] = place
                 tables = ActionTables(actions, MappingProxyType({z: i for i, z in enumerate(actions)}),
-                                      MappingProxyType({bytes(row): i for i, row in enumerate(rows)}))
+                                      MappingProxyType({bytes(row): i for i, row in enumerate(rows)}), tuple(rank))
                 _TABLES[z_max] = tables
     return tables
 
@@ -223,6 +232,8 @@ class ZangleObservation:
     bonus: bool
     legal_actions: tuple[int, ...] = field(default=())
     legal_zangles: tuple[Zangle, ...] = field(default=())
+    #: The cards of this round's Zangles, by kind (public: every Zangle is made in the open).
+    made: tuple[str, ...] = field(default=())
 
 
 class ZangleGame(Game["ZangleState"]):
@@ -296,6 +307,7 @@ class ZangleGame(Game["ZangleState"]):
         self.actions = tables.actions
         self.index = tables.index
         self.row_index = tables.row_index
+        self.greedy_rank = tables.greedy_rank
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its rules: the shared tables are found again on load."""
@@ -674,6 +686,7 @@ class ZangleState(State[Zangle]):
             bonus=self._bonus,
             legal_actions=legal,
             legal_zangles=tuple(self.game.actions[a] for a in legal),
+            made=tuple(KINDS[k] for k in sorted(k for pile in self._zangle_piles for k in pile)),
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
