@@ -210,8 +210,8 @@ class SearchBot:
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
-                 time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300, mixing: int = 20,
-                 weight: float = 5.0) -> None:
+                 time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
+                 mixing: int = 10, weight: float = 2.0) -> None:
         budget = check_budget(iterations, time_per_move, exploration)
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
