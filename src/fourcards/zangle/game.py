@@ -77,11 +77,14 @@ class Rules(GameRules):
         return deck_cards(dict(self.deck) if self.deck else None)
 
 
+_NIBBLE: Final = tuple(1 << (4 * k) for k in range(NK))
+
+
 def _packed(cards: list[int]) -> int | None:
     """Card codes as packed counts (4 bits a kind), or None past 15 of a kind."""
-    packed = 0
-    for code in cards:
-        packed += 1 << (4 * code)
+    packed = sum(map(_NIBBLE.__getitem__, cards))
+    if len(cards) <= 15:  # no kind can pass 15
+        return packed
     counts = [(packed >> (4 * k)) & 15 for k in range(NK)]
     if sum(counts) != len(cards):  # a kind overflowed its 4 bits
         return None
@@ -482,8 +485,10 @@ class ZangleState(State[Zangle]):
         return [row.tobytes() for row in _kernels.zangle_find_packed(centre, own)]
 
     def _has_zangle(self, seat: int) -> bool:
-        rows = self._available_rows(seat)
-        return bool(rows) if rows is not None else bool(self._available(seat))
+        centre, own = _packed(self._centre), _packed(self._cards[seat])
+        if centre is None or own is None:
+            return bool(self._available(seat))
+        return len(_kernels.zangle_find_packed(centre, own)) > 0
 
     def _begin_turn(self) -> None:
         """Deal the automatic hit to a player with no Zangle; end their turn if still none."""

@@ -72,16 +72,26 @@ def state_of(game: ZangleGame, observation: ZangleObservation) -> ZangleState:
     return state
 
 
-def playout(world: ZangleState, me: int, scale: float = 8.0) -> float:
-    """Play the round of ``world`` out with the rule-based choice in every seat; the
-    seat's score in [0, 1]: its total against the best other seat's (``scale``
-    points move it by a half), or at the end of the game its share of the win
-    (solitaire: its score, 0 to 2 * ``scale`` points)."""
-    rank = world.game.greedy_rank
+def playout(world: ZangleState, me: int, scale: float = 8.0, horizon: int = 1000) -> float:
+    """Play the round of ``world`` on with the rule-based choice in every seat, to its
+    end or for ``horizon`` Zangles; the seat's score in [0, 1]: its total against the
+    best other seat's (``scale`` points move it by a half; before the round's end,
+    the cards each seat holds count as its points), or at the end of the game its
+    share of the win (solitaire: its score, 0 to 2 * ``scale`` points)."""
+    game = world.game
+    rank, row_index = game.greedy_rank, game.row_index
     start = world._round
-    while not world._over and world._round == start:
-        world._apply(min(world._legal_actions(), key=rank.__getitem__))
+    for _ in range(horizon):
+        if world._over or world._round != start:
+            break
+        rows = world._available_rows(world._current)
+        if rows is None:
+            world._apply(min(world._legal_actions(), key=rank.__getitem__))
+            continue
+        world._apply(min((row_index[key] for key in rows if key in row_index), key=rank.__getitem__))
     totals = world._totals
+    if not world._over and world._round == start:
+        totals = [t + len(c) + len(p) for t, c, p in zip(totals, world._cards, world._piles)]
     if len(totals) == 1:
         return max(0.0, min(1.0, 1.0 - totals[0] / (2 * scale)))
     if world._over:
@@ -96,16 +106,19 @@ class SearchBot:
     ``iterations`` playouts a decision (repeatable), else ``time_per_move``
     seconds; ``paired`` every Zangle on the same deals with the weaker half set
     aside as rounds double (else UCB1 with ``exploration``); ``scale`` the points
-    that move a playout's score by a half. One bot may be shared by threads."""
+    that move a playout's score by a half; ``horizon`` the Zangles a playout plays
+    at most (then the cards held count). One bot may be shared by threads."""
 
     def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
-                 exploration: float = 0.5, scale: float = 8.0, paired: bool = True) -> None:
+                 exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
         if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
         if type(paired) is not bool:
             raise TypeError(f"paired must be a bool, not {type(paired).__name__}")
-        self.game, self.scale, self.paired = game, float(scale), paired
+        if type(horizon) is not int or not 1 <= horizon <= 100_000:
+            raise FourCardsError(f"horizon={horizon!r} must be an int 1..100000")
+        self.game, self.scale, self.paired, self.horizon = game, float(scale), paired, horizon
         self.rng = Rng(seed)
         self._lock = threading.Lock()
         self.last_statistics: list[tuple[int, int, float]] = []
@@ -124,7 +137,7 @@ class SearchBot:
             me = observation.player
             information = state_of(self.game, observation).information_set(me)
             search = (PairedSearch if self.paired else RootSearch)(
-                information.sample, legal, lambda world, rng: playout(world, me, self.scale), self.rng,
+                information.sample, legal, lambda world, rng: playout(world, me, self.scale, self.horizon), self.rng,
                 self.exploration)
             search.run(self.iterations, self.time_per_move)
             self.last_statistics = search.statistics()
