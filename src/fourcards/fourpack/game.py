@@ -406,7 +406,7 @@ class FourPackState(State[Ask]):
     def _down_masks(self) -> tuple[int, ...]:
         return tuple(self._down)
 
-    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+    def _information_set(self, player: int, askers_hold: bool | None = None) -> tuple[DealSampler, Any]:
         """Hidden from a seat: where the cards nobody has seen change hands are
         (never handed over, not in a family laid down, not its own), among the
         other seats (and out of play, in a position). Cards only move in the open,
@@ -414,7 +414,9 @@ class FourPackState(State[Ask]):
         seen narrows them: a seat asked for a card that lacked it, a seat that asked
         for a card (one does not ask for a card one holds), and the families: no
         seat ever held a whole family without laying it down, and with
-        ``must_hold_family`` an asker held a card of the family asked for."""
+        ``must_hold_family`` an asker held a card of the family asked for
+        (``askers_hold``: assume so whatever the rules, as a search may of players
+        who ask only for families they hold)."""
         n = self._n
         others = [p for p in range(n) if p != player]
         place = {seat: i for i, seat in enumerate(others)}
@@ -436,7 +438,8 @@ class FourPackState(State[Ask]):
                 for seat in (ask.asker, ask.target):
                     if seat in place:
                         forbidden[code] |= 1 << place[seat]
-        cap, need = self._family_facts(player, asks, known)
+        must_hold = self.game.rules.must_hold_family if askers_hold is None else askers_hold
+        cap, need = self._family_facts(player, asks, known, must_hold)
         for code in hidden:
             for seat, i in place.items():
                 if cap[seat][code // 4] <= 0:
@@ -471,7 +474,8 @@ class FourPackState(State[Ask]):
 
         return deal, write
 
-    def _family_facts(self, player: int, asks: Sequence[Asked], known: int) -> tuple[list[list[int]], list[list[int]]]:
+    def _family_facts(self, player: int, asks: Sequence[Asked], known: int,
+                      must_hold: bool) -> tuple[list[list[int]], list[list[int]]]:
         """Per seat and family: how many of its unseen cards the seat may hold (3
         less the most cards of the family it was seen holding at once) and how
         many it must (1 where, with ``must_hold_family``, it asked for a card of
@@ -502,7 +506,6 @@ class FourPackState(State[Ask]):
                 counts[where[code]][code // 4] += 1
         most = [row[:] for row in counts]
         need = [[0] * 8 for _ in range(n)]
-        must_hold = self.game.rules.must_hold_family
         for record in self.history:
             if isinstance(record, Asked):
                 f = record.card.code // 4

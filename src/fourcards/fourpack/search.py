@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..decks import FAMILIES
-from ..engine import State
+from ..engine import InformationSet, State
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import PairedSearch, RootSearch, check_budget
@@ -159,14 +159,17 @@ class SearchBot:
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
-                 exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = True) -> None:
+                 exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = False,
+                 askers_hold: bool = True) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
         if type(limit) is not int or not 1 <= limit <= 100_000:
             raise FourCardsError(f"limit={limit!r} must be an int 1..100000")
         if type(probes) is not int or not 1 <= probes <= 10_000:
             raise FourCardsError(f"probes={probes!r} must be an int 1..10000")
-        if type(paired) is not bool:
-            raise TypeError(f"paired must be a bool, not {type(paired).__name__}")
+        for name, flag in (("paired", paired), ("askers_hold", askers_hold)):
+            if type(flag) is not bool:
+                raise TypeError(f"{name} must be a bool, not {type(flag).__name__}")
+        self.askers_hold = askers_hold
         self.game, self.limit, self.probes, self.paired = game, limit, probes, paired
         self.rng = Rng(seed)
         self._lock = threading.Lock()
@@ -183,7 +186,8 @@ class SearchBot:
                 return legal[0]
             me = observation.player
             hand = observation.hand_mask
-            information = state_of(self.game, observation).information_set(me)
+            surrogate = state_of(self.game, observation)
+            information = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=self.askers_hold))
             # Asks worth a playout: cards of families it holds, from a seat that may hold
             # them in some deal of the information set (an ask that fails everywhere only
             # passes the turn: kept when nothing else is left).
