@@ -13,6 +13,8 @@ from fourcards._backend import EXTENSIONS
 from fourcards.games import GAMES as REGISTRY
 
 PACKAGE = Path(fourcards.__file__).parent
+#: The package's sources as the repository and the sdist hold them (the wheel has no .pyx or .pxd).
+SOURCE = Path(__file__).resolve().parent.parent / "src" / "fourcards"
 GAMES = ("gangoffour", "fourcolor", "zangle", "fourpack", "duelo")
 #: Modules that list every game and may import any of them.
 EVERY_GAME = ("fourcards.games", "fourcards.benchmarks", "fourcards.server", "fourcards.rl")
@@ -106,11 +108,12 @@ def test_each_compiled_game_keeps_its_kernels_beside_its_twin() -> None:
     for name in EXTENSIONS:
         *folders, module = name.split(".")[1:]
         folder = PACKAGE.joinpath(*folders)
-        assert ((folder / f"{module}.pyx").exists() or list(folder.glob(f"{module}.*.so"))
-                or list(folder.glob(f"{module}.*.pyd"))), name
+        assert list(folder.glob(f"{module}.*.so")) or list(folder.glob(f"{module}.*.pyd")), name
         assert (folder / f"{module}.pyi").exists(), name
+        if name != "fourcards._cyutility":  # Cython's own code, generated at build time
+            assert SOURCE.joinpath(*folders, f"{module}.pyx").exists(), name
     for game in ("gangoffour", "fourcolor"):
-        assert (PACKAGE / game / f"_{'gof' if game == 'gangoffour' else 'fc'}.pxd").exists()  # the shared header
+        assert (SOURCE / game / f"_{'gof' if game == 'gangoffour' else 'fc'}.pxd").exists()  # the shared header
     for game in ("gangoffour", "fourcolor"):
         assert (PACKAGE / game / "_kernels.py").exists() and (PACKAGE / game / "_reference.py").exists()
 
@@ -192,3 +195,19 @@ def test_names_in_finds_a_game_in_code_strings_and_comments(tmp_path: Path) -> N
     assert hits == ["zangle", "duelo", "gang of four"]
     assert names_in(module) == []
 
+
+
+def test_tests_and_tools_never_import_the_source_tree() -> None:
+    """Against an installed wheel, the tests and tools must import the installed package:
+    nothing puts the repository's ``src/`` on ``sys.path`` or ``PYTHONPATH`` (the generators
+    once did, and the suite then failed against a wheel for want of the compiled core)."""
+    root = SOURCE.parent.parent
+    offenders = []
+    for folder in ("tests", "tools"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".py", ".sh") or "corpus" in path.parts:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if ("sys.path" in line or "PYTHONPATH" in line) and re.search(r"""["'/]src\b""", line):
+                    offenders.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert offenders == []
