@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -251,6 +252,28 @@ def load_deck(path: str | Path | None = None) -> Deck:
     return load_deck_bytes(raw, source)
 
 
+#: How deep a deck file's JSON may nest (a deck needs 4 levels): deeper is refused before
+#: parsing, the same on every Python (3.13 parses what 3.12 found too deep).
+MAX_DEPTH = 32
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, strings skipped (stops past MAX_DEPTH)."""
+    depth = deepest = 0
+    for token in _BRACKETS.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        elif mark in "]}":
+            depth -= 1
+    return deepest
+
+
 def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
     """Validate a deck file's content (UTF-8 JSON); :class:`DeckError` for anything else."""
     if not isinstance(raw, (bytes, bytearray)):
@@ -259,6 +282,8 @@ def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
         text = bytes(raw).decode("utf-8")
     except UnicodeDecodeError as error:
         raise DeckError(source, [f"not UTF-8 text: {error}"]) from None
+    if _nesting(text) > MAX_DEPTH:
+        raise DeckError(source, [f"not a deck: JSON nested too deeply (more than {MAX_DEPTH} levels)"])
     try:
         data = json.loads(text)
     except RecursionError:
