@@ -7,12 +7,14 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from fourcards.cli import main
 from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
+from fourcards.games import get_game
 
 pytestmark = pytest.mark.engine
 
@@ -200,3 +202,21 @@ def test_console_script_help() -> None:
                          check=True).stdout
     for command in ("demo", "hand", "play", "simulate", "tournament", "bench"):
         assert command in out
+
+
+def test_tournament_takes_a_policy_file_for_the_learned_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``learned:policy=FILE``: an option's value may be text (a file name, spaces and all); two
+    learned bots with other policies are reported apart; a missing file is refused by name."""
+    from importlib import resources
+
+    if "learned" not in get_game("gang-of-four").available_bots:
+        pytest.skip("the learned bot is not available here")
+    policy = tmp_path / "my policy.npz"
+    policy.write_bytes(resources.files("fourcards.gangoffour").joinpath("learned_policy.npz").read_bytes())
+    assert main(["tournament", "--bots", f"learned:policy={policy},learned,greedy,greedy", "--deals", "1",
+                 "--workers", "1", "--no-progress"]) == 0
+    table = capsys.readouterr().out
+    assert f"| learned:policy={policy} | 4 |" in table and "| learned | 4 |" in table
+    assert main(["tournament", "--bots", f"learned:policy={tmp_path / 'none.npz'},greedy", "--deals", "1",
+                 "--no-progress"]) == 2
+    assert "none.npz" in capsys.readouterr().err

@@ -151,6 +151,7 @@ ALLOWED: dict[str, str] = {
     "rl/vector.py": "the vectorized environment steps one game's matches in C (its entry's rl_exports)",
     "rl/gymnasium_vector.py": "that vectorized environment behind Gymnasium's make_vec (its entry's vector_env)",
     "rl/openspiel.py": "one game as an OpenSpiel Python game (its chance node, resampling and C playouts)",
+    "rl/train.py": "trains that game's learned policy (shipped with its bot) over its vectorized environment",
 }
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "StaleActionError",
     "InvalidStateError",
     "InvalidRulesError",
+    "MissingExtraError",
 ]
 
 
@@ -54,3 +55,27 @@ class InvalidStateError(FourCardsError):
 
 class InvalidRulesError(FourCardsError):
     """A rules object with an impossible setting (5 players, a negative target, ...)."""
+
+
+class MissingExtraError(ModuleNotFoundError, FourCardsError):
+    """A part of fourcards used without the optional dependencies it needs: names
+    the extra to install (``pip install "fourcards[rl]"``).  Also an
+    :class:`ImportError` (``except ImportError`` keeps working) and a
+    :class:`FourCardsError`.
+
+    >>> error = MissingExtraError.of("gymnasium", "rl", "fourcards.rl.gymnasium")
+    >>> print(error)
+    fourcards.rl.gymnasium needs gymnasium, which is not installed: pip install "fourcards[rl]"
+    >>> isinstance(error, ImportError), error.extra, error.name
+    (True, 'rl', 'gymnasium')
+    """
+
+    extra: str
+
+    @classmethod
+    def of(cls, module: str, extra: str, needed_by: str) -> MissingExtraError:
+        """The error for ``needed_by`` missing ``module``, which the extra ``extra`` installs."""
+        error = cls(f'{needed_by} needs {module}, which is not installed: pip install "fourcards[{extra}]"',
+                    name=module)
+        error.extra = extra
+        return error

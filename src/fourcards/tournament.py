@@ -275,17 +275,21 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
 
 
 def _option_value(text: str) -> Any:
+    """An option's value: a number, ``true``/``false``, or else the text itself (a file name,
+    ``learned:policy=my_policy.npz``)."""
     for kind in (int, float):
         try:
             value = kind(text)
         except ValueError:
             continue
         if isinstance(value, float) and not math.isfinite(value):
-            break
+            raise FourCardsError(f"{text!r} is not a finite number")
         return value
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
-    raise FourCardsError(f"{text!r} is not a number (an option's value is a number, true or false)")
+    if not text or not text.isprintable():
+        raise FourCardsError(f"{text!r} is not a value (a number, true, false or printable text)")
+    return text
 
 
 def parse_entrant(text: str) -> Entrant:
@@ -305,6 +309,17 @@ def parse_entrant(text: str) -> Entrant:
         except FourCardsError as error:
             raise FourCardsError(f"{key.strip()}={value.strip()} in {text!r}: {error}") from None
     return Entrant.of(kind, **options)
+
+
+def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:
+    """Entrants of one kind with other options are reported apart: each is labelled
+    with its options (``learned:policy=mine.npz`` beside ``learned``)."""
+    options_of: dict[str, set[tuple[tuple[str, Any], ...]]] = {}
+    for entrant in entrants:
+        options_of.setdefault(entrant.kind, set()).add(entrant.options)
+    return [replace(entrant, label=entrant.label or (
+        entrant.kind + ":" + ";".join(f"{key}={value}" for key, value in entrant.options)))
+            if len(options_of[entrant.kind]) > 1 and entrant.options else entrant for entrant in entrants]
 
 
 def check_entrant(entrant: Entrant, game: str) -> None:
@@ -376,7 +391,7 @@ def run_command(args: Any) -> int:
     if args.target_score is not None and not _has_rule(args.game, "target_score"):
         raise CommandLineError(f"--target-score is no rule of {get_game(args.game).title}")
     try:
-        entrants = [parse_entrant(t) for t in args.bots.split(",") if t.strip()]
+        entrants = distinct_labels([parse_entrant(t) for t in args.bots.split(",") if t.strip()])
         for entrant in entrants:
             check_entrant(entrant, args.game)
         rules: dict[str, Any] = {"players": len(entrants)}

@@ -8,7 +8,7 @@ to the observation tensor (217 values) by
 
 and the bot plays the best-scoring action (the first on a tie: the same
 choice for every seed).  The weights were trained against three greedy bots
-by ``examples/train_gangoffour.py`` (docs/rl-training.md) and ship in the
+by ``python -m fourcards.rl.train`` (:mod:`fourcards.rl.train`, docs/rl-training.md) and ship in the
 package as ``learned_policy.npz``; no torch is needed to play.
 
 >>> from fourcards.engine import play_match
