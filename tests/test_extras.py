@@ -62,4 +62,5 @@ def test_importing_the_rl_package_needs_no_framework() -> None:
 def test_the_error_is_in_the_family() -> None:
     error = MissingExtraError.of("psycopg", "postgres", "fourcards.server.pgstore")
     assert isinstance(error, ModuleNotFoundError) and isinstance(error, FourCardsError)
-    assert str(error) == 'fourcards.server.pgstore needs psycopg, which is not installed: pip install "fourcards[postgres]"'
+    assert str(error) == ('fourcards.server.pgstore needs psycopg, which is not installed: '
+                          'pip install "fourcards[postgres]"')

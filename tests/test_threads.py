@@ -58,7 +58,7 @@ def test_the_gil_stays_off_after_importing_every_compiled_module() -> None:
 def play(game: Game[Any], bots: list[Bot], seed: int, limit: int = 400) -> tuple[Any, ...]:
     """A match's actions and scores (bounded: a long game stops at ``limit`` actions)."""
     state = game.new_match(seed)
-    actions = []
+    actions: list[int] = []
     while not state.is_terminal and len(actions) < limit:
         player = state.current_player
         action = bots[player].choose(state.observation(player), state.legal_actions())
