@@ -48,18 +48,26 @@ Play:
 - Nobody claims a discard: the next player turns up the stock's top card.
   Nobody claims a turned-up card: it is laid down, and only the next player may
   still claim it.
-- Generals are never discarded; a General you turn up is melded at once.
+- Generals are never discarded; a General you turn up is melded at once (alone,
+  or in a command set). A player holding the other three of a turned-up General
+  may claim it as a quad (a kong, out of turn order), its revealer too.
+- A player who must discard but holds only Generals ends the round as a hu.
 - The stock runs out: the round ends, nobody scores.
-Winning: a hu splits every card into melds; its points (plus 1 for each card you
-own of the lucky card turned up afterwards) reach the threshold (10): you receive
+Winning: a hu splits every card into melds; the winner shows them, then the
+next stock card is the lucky card: 1 point for each card the winner owns of its
+rank (any colour). Points reaching the threshold (10): you receive
 points - 10 + 1 from everyone. Under it, a false win: you pay 11 to everyone.
 The highest total after the last round wins."""
     option_help = {
         "players": "players, 2 to 4 (default: 4)",
         "rounds": "rounds a game (default: 3)",
         "threshold": "points a hu needs, or it is a false win (default: 10)",
-        "lucky_rank_only": "the lucky card counts every card of its rank, not only of its rank and colour "
-                           "(default: off)",
+        "lucky_rank_only": "the lucky card counts every card of its rank, the seed's 'tipo' (default: on); "
+                           "off: only of its rank and colour",
+        "same_colour_soldiers": "Soldiers of one colour form triples and quads (default: on); off: only "
+                                "three and four soldiers of different colours",
+        "only_generals": "a player who must discard but holds only Generals: 'hu' wins the round with them "
+                         "(default), 'no_winner' ends it with nobody scoring",
     }
 
     def __init__(self, state: Any, colour: bool = False) -> None:
@@ -116,14 +124,37 @@ The highest total after the last round wins."""
                 false = points < self.state.game.rules.threshold
                 outcome = (f"{self.who(record.winner)} {'call' if record.winner == self.you else 'calls'} hu with "
                            f"{record.points} points + {record.lucky} lucky" + (" - a false win" if false else ""))
-            return [self.paint(f"== Round {record.round} over ({record.reason}): {outcome}", "1"),
-                    f"   totals: {totals}"]
+            lines = [self.paint(f"== Round {record.round} over ({record.reason}): {outcome}", "1")]
+            if record.winner >= 0:
+                lines += self.shown_hand(record)
+            return lines + [f"   totals: {totals}"]
         if isinstance(record, GameEnd):
             names = " and ".join(self.who(w) for w in record.winners)
             verb = "win" if len(record.winners) > 1 or record.winners == (self.you,) else "wins"
             totals = ", ".join(f"{self.who(p)} {t}" for p, t in enumerate(record.totals))
             return ["", self.paint(f"Game over: {names} {verb} (totals: {totals})", "1")]
         return []
+
+    def shown_hand(self, record: Any) -> list[str]:
+        """The hand a winner shows ("e mostrare la sua mano"): the melds that scored,
+        the winning card and the lucky card."""
+        who = self.verb(record.winner, "show")
+        won = f" (won with {self.card_name(record.card.code)})" if record.card is not None else ""
+        lines = [f"   {who} the hand{won}:"]
+        for meld in record.melds:
+            state = "exposed" if meld.exposed else "concealed"
+            kind = meld.kind.name.lower().replace("_", " ").replace("command", "command set").replace(
+                "field", "field set")
+            lines.append(f"     {self.cards(c.code for c in meld.cards):<24} {kind}, {state}: "
+                         f"{plural(meld.points, 'point')}")
+        if record.lucky_card is None:
+            lines.append("   No lucky card: the stock is empty.")
+        else:
+            match = "rank" if self.state.game.rules.lucky_rank_only else "rank and colour"
+            lines.append(f"   Lucky card {self.card_name(record.lucky_card.code)}: "
+                         f"+{plural(record.lucky, 'point')} (one for each card of its {match} "
+                         f"{'you own' if record.winner == self.you else 'the winner owns'})")
+        return lines
 
     def hand_codes(self, counts: Any) -> list[int]:
         return [k for k in range(28) for _ in range(counts[k])]
@@ -142,10 +173,11 @@ The highest total after the last round wins."""
         threshold = obs.rules.threshold
         hand = self.hand_codes(obs.hand)
         text = f"Points: {on_table} exposed | a hu needs {threshold}"
-        split = best_split(list(obs.hand), exposed) if hand else None
+        soldiers = obs.rules.same_colour_soldiers
+        split = best_split(list(obs.hand), exposed, same_colour_soldiers=soldiers) if hand else None
         if split is not None and obs.phase == "claim":
             return text + f" | your hand is complete: {split.points} points"
-        waiting = waits(list(obs.hand), exposed) if obs.phase == "claim" else {}
+        waiting = waits(list(obs.hand), exposed, same_colour_soldiers=soldiers) if obs.phase == "claim" else {}
         if waiting:
             shown = ", ".join(f"{self.card(c.code)} {p}" for c, p in sorted(waiting.items())[:8])
             return text + f" | you wait for: {shown}"
@@ -197,7 +229,8 @@ The highest total after the last round wins."""
         assert obs.offer is not None
         exposed = [Meld.parse([self.names[k] for k in m], exposed=True) for m in obs.exposed[self.you]]
         split = best_split(list(obs.hand), exposed, incoming=self.names[obs.offer.card],
-                           incoming_from_discard=obs.offer.player != self.you)
+                           incoming_from_discard=obs.offer.player != self.you or obs.offer.source != "turned",
+                           same_colour_soldiers=obs.rules.same_colour_soldiers)
         threshold = obs.rules.threshold
         if split is None:
             return "your hand does not split into melds with that card"
