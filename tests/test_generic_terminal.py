@@ -77,7 +77,7 @@ def test_the_generic_table_plays_a_whole_match_of_every_game(game: str) -> None:
     entry = get_game(game)
     state = entry.new_game(**SMALL_RULES[game]).new_match(11)
     table = Table(state)
-    assert type(table) is Table and table.game == entry.name
+    assert type(table) is Table and table.game == state.game.name and table.title == entry.title
     kind = _quick_bot(game)
     bots, adviser = make_bots(game, state, kind, 11)
     person = Typist(table, kind)
@@ -102,11 +102,12 @@ def test_the_generic_table_answers_bad_input_and_the_shared_commands(tmp_path: P
     saved = tmp_path / "m.json"
     lines = ["help", "hint", "rules", "hand", "0", "6", "call nothing", "dance", "x" * 300, f"save {saved}", "quit"]
     out = io.StringIO()
-    Session(table, bots, adviser, stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out).run()
+    Session(table, bots, adviser, stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out,
+            adviser_name="category").run()
     text = out.getvalue()
     assert "take choice 3 of the list" in text and "what the category bot would do" in text
     assert re.search(r"hint: call \w+  \(choice \d\)", text)
-    assert "! '0' is not a choice: type 1..5, or an action's text" in text
+    assert "! '0' is not a choice: type 1..5 ('list' shows them), or an action's text" in text
     assert "! '6' is not a choice: type 1..5" in text
     assert "! 'call nothing' is not an action of Duelo ('nothing' is not a category of" in text  # the engine's reason
     assert "! 'dance' is not an action of Duelo (" in text and "type a choice's number (1..5)" in text

@@ -16,9 +16,8 @@ from .. import COMPILED, __version__
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
 from ..games import DEFAULT_GAME, GAMES, get_game
-from .args import SEED, CommandLineError, int_in, quote
+from ..terminal import SEED, CommandLineError, colour_enabled, int_in, quote
 from .play import new_table
-from .render import colour_enabled
 from .session import table_class
 
 __all__ = ["demo_lines", "add_top_level_arguments", "add_commands", "run"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import Confirm, Table, plural, quote
+from ..terminal import Confirm, Table, plural, quote
 from ..errors import FourCardsError
 
 __all__ = ["FourColorTable"]

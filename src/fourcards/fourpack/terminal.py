@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import DeckTable, plural, quote
+from ..terminal import DeckTable, plural, quote
 from ..decks import Deck
 from ..errors import FourCardsError
 

@@ -1,7 +1,9 @@
-"""What every command's arguments share: checked number types, one-line errors, a progress bar.
+"""What every command's arguments share: checked number types, one-line errors,
+a progress bar, the executor a ``--backend`` names.
 
-It imports nothing else of the command line, so that library modules with a
-command of their own (``python -m fourcards.tournament``) may use it.
+It imports nothing of the command line, so that the games (their own commands)
+and library modules with a command of their own (``python -m
+fourcards.tournament``) may use it.
 """
 
 from __future__ import annotations
@@ -9,12 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..errors import FourCardsError
 
-__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "quote"]
+__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "quote", "executor_for"]
 
 
 class CommandLineError(FourCardsError):
@@ -59,17 +63,50 @@ SEED = int_in(0, 2**64 - 1)
 
 
 class ProgressBar:
-    """A one-line text progress bar on a stream (stderr): ``[####....] 40/100 matches (12/s)``."""
+    """Progress on a stream (stderr). In a terminal, one line redrawn in place:
+    ``[####....] 40/100 matches (12/s)``; anywhere else (a log, a pipe) no
+    carriage returns: one plain line at each tenth of the way and at the end."""
 
     def __init__(self, stream: Any = None, width: int = 30, unit: str = "matches") -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.width, self.unit, self.start = width, unit, time.perf_counter()
+        try:
+            self.live = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.live = False
+        self.shown = -1  # the last tenth written (not live)
 
     def __call__(self, done: int, total: int) -> None:
         filled = self.width * done // max(total, 1)
         rate = done / max(time.perf_counter() - self.start, 1e-9)
         shown = f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} ({shown}/s)")
-        if done >= total:
-            self.stream.write("\n")
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} ({shown}/s)"
+        if self.live:
+            self.stream.write("\r" + line + ("\n" if done >= total else ""))
+        else:
+            tenth = 10 * done // max(total, 1)
+            if tenth == self.shown and done < total:
+                return
+            self.shown = 10 if done >= total else tenth
+            self.stream.write(line + "\n")
         self.stream.flush()
+
+
+@contextmanager
+def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
+    """A process pool (``local``) or a Dask cluster's executor (``dask``)."""
+    if backend == "dask":
+        if not scheduler:
+            raise CommandLineError("--backend dask needs --scheduler ADDRESS")
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise CommandLineError('the dask backend needs: pip install "fourcards[distributed]"') from None
+        with Client(scheduler) as client:
+            yield client.get_executor()
+        return
+    if workers <= 1:
+        yield None
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        yield pool

@@ -1,35 +1,34 @@
-"""The terminal session every ``fourcards play`` game shares.
+"""The terminal tables every game draws itself with, and the session around them.
 
 :class:`Table` draws any game from the engine contract alone (the records'
-text, the seat's view, the legal actions numbered; a number or an action's
-text is accepted); a game may name a subclass drawing it better in its
-registry entry (``terminal``). :class:`Session` does the rest the same way
-for every game: bots' turns (one at a time with ``--pause``), the prompt with
-line editing and history (readline where it exists), ``help``, ``rules``,
-``hint`` (from the game's best bot), ``hand``, ``save FILE``, ``quit``, and
-saving on quit, Ctrl-D and Ctrl-C when ``--save FILE`` was given.
+text, the seat's view, the legal actions numbered; a choice's number or an
+action's text is accepted); a game draws itself better with a subclass (its
+``terminal.py``, named by its registry entry). :class:`Session` does the rest
+the same way for every game: bots' turns (one at a time with ``pause``), the
+prompt with line editing and history (readline where it exists), ``help``,
+``rules``, ``hint`` (from an adviser bot), ``list``, ``hand``, ``save FILE``,
+``quit``, and saving on quit, Ctrl-D and Ctrl-C when a save path is given.
+
+This module sits below the games: it knows the engine contract, never the
+registry or a game (``fourcards.cli`` opens tables and seats bots from the
+registry).
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import re
-import secrets
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..engine import Bot, derive_seed
+from ..engine import Bot
 from ..errors import FourCardsError
-from ..games import BEST, get_game
-from .args import SEED, CommandLineError, int_in, quote
+from .args import quote
 
-__all__ = ["Table", "DeckTable", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
-           "add_session_arguments", "table_class", "open_match", "resume_conflicts", "in_player_words", "make_bots", "make_adviser",
-           "draw_view"]
+__all__ = ["Table", "DeckTable", "Session", "Confirm", "plural", "in_player_words", "draw_view", "MAX_LINE"]
 
 #: The longest line a person's input may be; longer lines are refused without echoing them whole.
 MAX_LINE = 200
@@ -110,17 +109,15 @@ class Table:
 
     def __init__(self, state: Any, colour: bool = False, you: int = 0) -> None:
         self.state, self.colour, self.you = state, colour, you
-        if not self.game:
-            self.game = get_game(state.game.name).name
         game = state.game
+        if not self.game:
+            self.game = game.name
+        #: The game's title for people (whoever opens the table may set the registry's).
+        self.title: str = type(game).title or game.name.replace("-", " ").title()
         if not self.short_rules:
             self.short_rules = _first_paragraph(type(game).__doc__) or f"{self.title}: see 'rules'."
         if not self.rules:
             self.rules = _rules_text(type(game))
-
-    @property
-    def title(self) -> str:
-        return get_game(self.game).title
 
     def who(self, seat: int) -> str:
         return "You" if seat == self.you else f"P{seat}"
@@ -162,18 +159,34 @@ class Table:
         return draw_view(self.state.view(self.you), self.state.game.num_players)
 
     def legal_texts(self) -> list[tuple[int, str]]:
-        """The legal actions and their texts, in the order :meth:`choices` numbers them."""
+        """The legal actions and their texts, in the order choice numbers name them (1, 2, ...)."""
         state = self.state
         return [(code, str(state.action_to_string(code))) for code in state.legal_actions()]
 
-    def choices(self) -> list[str]:
-        """What the person may do now (after :meth:`status` before each turn)."""
+    def choice_lines(self, limit: int | None = None) -> list[str]:
+        """The legal actions numbered (``limit``: at most that many, then how many more)."""
         legal = self.legal_texts()
         lines = [f"Your choices ({len(legal)}):"]
-        lines += [f"  {i}. {text}" for i, (_, text) in enumerate(legal[:self.max_choices], 1)]
-        if len(legal) > self.max_choices:
-            lines.append(f"  ... and {len(legal) - self.max_choices} more (type an action's text, or 'hint')")
+        lines += [f"  {i}. {text}" for i, (_, text) in enumerate(legal[:limit], 1)]
+        if limit is not None and len(legal) > limit:
+            lines.append(f"  ... and {len(legal) - limit} more ('list' shows them all; or type an action's text)")
         return lines
+
+    def choices(self) -> list[str]:
+        """What the person may do now (after :meth:`status` before each turn)."""
+        return self.choice_lines(self.max_choices)
+
+    def choice(self, text: str) -> int | None:
+        """The action a choice's number names (None: ``text`` is no number); a number
+        outside the list is refused. Every game's :meth:`act` takes these first."""
+        text = text.strip()
+        if not text.isdecimal():
+            return None
+        legal = self.legal_texts()
+        if not 1 <= int(text) <= len(legal):
+            raise FourCardsError(f"{quote(text)} is not a choice: type 1..{len(legal)} ('list' shows them), "
+                                 "or an action's text")
+        return legal[int(text) - 1][0]
 
     def act(self, line: str) -> None:
         """Turn the person's line into an action and apply it (raise :class:`FourCardsError` if it is none).
@@ -181,12 +194,11 @@ class Table:
         A number picks from :meth:`choices`; anything else is an action's text
         (:meth:`~fourcards.engine.State.action_to_int`)."""
         text = line.strip()
-        legal = self.legal_texts()
-        if text.isdecimal():
-            if not 1 <= int(text) <= len(legal):
-                raise FourCardsError(f"{quote(text)} is not a choice: type 1..{len(legal)}, or an action's text")
-            self.state.apply(legal[int(text) - 1][0], self.you)
+        code = self.choice(text)
+        if code is not None:
+            self.state.apply(code, self.you)
             return
+        legal = self.legal_texts()
         for code, shown in legal:  # the text as listed, whatever its case and spacing
             if " ".join(shown.lower().split()) == " ".join(text.lower().split()):
                 self.state.apply(code, self.you)
@@ -204,9 +216,13 @@ class Table:
         legal = self.state.legal_actions()
         return legal[0] if len(legal) == 1 else None
 
+    def action_text(self, action: int) -> str:
+        """How the person would type ``action`` (default: the action's text)."""
+        return str(self.state.action_to_string(action))
+
     def typed(self, action: int) -> str:
-        """What the person would type for ``action`` (the ``hint``)."""
-        text = str(self.state.action_to_string(action))
+        """What the person would type for ``action`` (the ``hint``): its text and its choice number."""
+        text = self.action_text(action)
         numbers = [code for code, _ in self.legal_texts()]
         return f"{text}  (choice {numbers.index(action) + 1})" if action in numbers else text
 
@@ -299,6 +315,8 @@ def draw_view(view: dict[str, Any], seats: int, width: int = 160) -> list[str]:
 
 
 COMMON_HELP = """\
+  3              choice 3 of your choices (every game)
+  list           every choice, numbered
   hint           what the {bot} bot would do
   hand           show the table and your hand again
   rules          the rules in full
@@ -335,7 +353,7 @@ class Session:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         if adviser_name is None:
-            adviser_name = get_game(table.game).hint_bot
+            adviser_name = "best"
         self.save_path, self.pause, self.adviser_name = save_path, pause, adviser_name
         self.seen = 0
         self.interactive = (self.stdin is sys.stdin and self.stdout is sys.stdout and _isatty(self.stdin))
@@ -452,6 +470,10 @@ class Session:
                 for line in self.table.status() + self.table.choices():
                     self.say(line)
                 continue
+            if word in ("list", "choices"):
+                for line in self.table.choice_lines():
+                    self.say(line)
+                continue
             if word == "hint":
                 self.hint()
                 continue
@@ -519,112 +541,3 @@ def _enable_line_editing() -> None:
         readline.parse_and_bind("set enable-bracketed-paste off")
     except Exception:  # pragma: no cover - libedit ignores unknown settings
         pass
-
-
-# -- the command line every game's play shares ----------------------------------------------------
-
-def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_opponents: str | None = None) -> None:
-    """``--seed``, ``--opponents``, ``--resume``, ``--save``, ``--colour`` and ``--pause``."""
-    entry = get_game(game)
-    default = default_opponents or table_class(game).default_bot or entry.hint_bot
-    parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
-    parser.add_argument("--opponents", choices=(*entry.bot_kinds, BEST), default=default,
-                        help=f"the bots you play against: {', '.join(entry.bot_kinds)}, or {BEST} "
-                             f"({entry.best_bot}, or {entry.hint_bot} where it cannot run) (default: {default})")
-    parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
-    parser.add_argument("--save", metavar="FILE",
-                        help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
-    parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
-                        help="colours: auto (a terminal and NO_COLOR unset), always or never (default: auto)")
-    parser.add_argument("--pause", action="store_true",
-                        help="wait for Enter after each bot's move (default: the bots move at once)")
-
-
-def resume_conflicts(args: argparse.Namespace, rule_flags: Sequence[str]) -> None:
-    """``--resume`` takes the rules and the seed from the file: refuse flags it would ignore."""
-    if not args.resume:
-        return
-    given = [flag for flag in ("seed", *rule_flags) if getattr(args, flag.replace("-", "_"), None) not in (None, False)]
-    if given:
-        flags = ", ".join("--" + flag for flag in given)
-        raise CommandLineError(f"--resume takes the rules and seed from the saved match; drop {flags}")
-
-
-def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, Any]], Any],
-               rules: dict[str, Any]) -> Any:
-    """A new match (``rules``, ``--seed``) or the one saved in ``--resume FILE``; ``build(rules)``
-    makes the game.  A file that is unreadable, broken or of another game is a
-    :class:`CommandLineError`."""
-    if not args.resume:
-        seed = args.seed if args.seed is not None else secrets.randbits(32)
-        try:
-            return build(rules).new_match(seed)
-        except (FourCardsError, TypeError) as error:
-            raise CommandLineError(str(error)) from None
-    path = args.resume
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandLineError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise CommandLineError(f"{path} is not a saved match (not JSON)") from None
-    if not isinstance(data, dict) or data.get("format") != "fourcards-match" or not isinstance(data.get("rules"), dict):
-        raise CommandLineError(f"{path} is not a saved fourcards match")
-    try:
-        saved = get_game(str(data.get("game")))
-    except FourCardsError:
-        raise CommandLineError(f"{path} is a match of an unknown game {quote(str(data.get('game')))}") from None
-    if saved.name != game:
-        raise CommandLineError(f"{path} is a saved {saved.title} match, not {get_game(game).title}; "
-                               f"continue it with: fourcards play {saved.name} --resume {path}")
-    try:
-        return build(dict(data["rules"])).from_json(text)
-    except (FourCardsError, TypeError, ValueError, KeyError) as error:
-        raise CommandLineError(f"{path} does not load as a saved {get_game(game).title} match: {error}") from None
-
-
-def table_class(game: str) -> type[Table]:
-    """The table that draws ``game`` in the terminal: its registry entry's
-    ``terminal`` override, or the generic :class:`Table`."""
-    from ..games import load_object
-
-    entry = get_game(game)
-    if entry.terminal is None:
-        return Table
-    cls = load_object(entry.terminal)
-    if not (isinstance(cls, type) and issubclass(cls, Table)):
-        raise FourCardsError(f"game {entry.name!r}: its terminal {entry.terminal!r} is not a "
-                             "fourcards.cli.session.Table subclass")
-    return cls
-
-
-def make_bots(game: str, state: Any, kind: str, seed: int) -> tuple[dict[int, Bot], Bot]:
-    """The opponents (every seat but 0) and the adviser for ``hint`` (:func:`make_adviser`);
-    the table's :attr:`Table.bot_options` go to the opponents."""
-    entry = get_game(game)
-    try:
-        kind = entry.kind_of(kind)
-    except FourCardsError as error:
-        raise CommandLineError(f"--opponents {kind}: {error}") from None
-    options = dict(table_class(game).bot_options.get(kind, {}))
-    try:
-        bots = {p: entry.new_bot(kind, state.game, derive_seed(seed, p), **options)
-                for p in range(1, state.game.num_players)}
-    except (RuntimeError, FourCardsError) as error:
-        raise CommandLineError(f"--opponents {kind}: {error}") from None
-    return bots, make_adviser(game, state, seed)[0]
-
-
-def make_adviser(game: str, state: Any, seed: int) -> tuple[Bot, str]:
-    """The bot behind ``hint`` and its kind: the game's best bot that can run here
-    (:attr:`~fourcards.games.GameEntry.hint_bot`), with the table's :attr:`Table.hint_options`."""
-    entry = get_game(game)
-    kind = entry.hint_bot
-    options = dict(table_class(game).hint_options.get(kind, {}))
-    try:
-        return entry.new_bot(kind, state.game, derive_seed(seed, 99), **options), kind
-    except (RuntimeError, FourCardsError):
-        fallback = next((k for k in entry.available_bots if k not in ("random", kind)), "random")
-        return entry.new_bot(fallback, state.game, derive_seed(seed, 99)), fallback

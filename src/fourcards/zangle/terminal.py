@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli.session import CommandLineError, Table, plural, quote
+from ..terminal import CommandLineError, Table, plural, quote
 from ..errors import FourCardsError
 
 __all__ = ["ZangleTable"]
