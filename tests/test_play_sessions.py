@@ -166,8 +166,8 @@ def test_four_color_names_its_cards(monkeypatch: pytest.MonkeyPatch, capsys: pyt
 def test_zangle_offers_pass_and_hint(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _, text = play(["zangle", "--seed", "3"], ["pass", "hint", "99", "quit"], monkeypatch, capsys)
     assert "! you have a Zangle, so you make one" in text
-    assert re.search(r"hint: \d+  \(\w+\((centre|own)\) = ", text)
-    assert "! '99': choose a Zangle by its number (0..4)" in text
+    assert re.search(r"hint: \w+\((centre|own)\) = .*  \(choice \d+\)", text)
+    assert "! '99' is not a choice: type 1..5 ('list' shows them)" in text
     assert "pass" in text.split("in short:")[0] if "in short:" in text else True
 
 
@@ -205,3 +205,20 @@ def test_save_command_reports_a_bad_path(tmp_path: Path, monkeypatch: pytest.Mon
     _, text = play(["duelo", "--seed", "2"], [f"save {tmp_path}/missing/dir/x.json", "save", "quit"],
                    monkeypatch, capsys)
     assert "! could not save to" in text and "! save where?" in text
+
+
+@pytest.mark.parametrize("game", list(TABLES))
+def test_every_game_takes_the_choice_number_its_hint_and_list_give(
+        game: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md: "any game: a number from the list of your choices (3)". The hint's
+    "(choice N)" and the numbers 'list' prints are taken as typed, in every game."""
+    _, text = play([game, "--seed", "4"], ["hint", "list", "quit"], monkeypatch, capsys)
+    hint = re.search(r"hint: (.*)  \(choice (\d+)\)", text)
+    assert hint is not None, text[-2000:]
+    listed = re.search(rf"^  {hint.group(2)}\. (.*)$", text.split("hint: ")[1], re.M)
+    assert listed is not None, "the hint's number is not in the list"
+    _, text = play([game, "--seed", "4"], [hint.group(2), "quit"], monkeypatch, capsys)
+    assert "> !" not in text, text[text.index("> !") - 200:text.index("> !") + 200]
+    _, by_text = play([game, "--seed", "4"], [hint.group(1), "quit"], monkeypatch, capsys)
+    assert "> !" not in by_text
+    assert text.split("\n> ")[1] == by_text.split("\n> ")[1]  # the same move, by number or by text

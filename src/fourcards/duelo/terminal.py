@@ -92,28 +92,26 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
         card = self.deck.card(obs.top_card)
         lines.append(f"Your top card: {self.card_text(obs.top_card)}")
         for k, category in enumerate(self.deck.categories):
-            lines.append(f"  {k}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
+            lines.append(f"  {k + 1}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
                          + ("" if category.higher_wins else "  (lower wins)"))
         return lines
 
     def act(self, line: str) -> None:
         from . import Choose
 
-        text = line.strip().lower()
         categories = self.deck.categories
-        if text.isdecimal():
-            if int(text) >= len(categories):
-                raise FourCardsError(f"{quote(line)} is not a category: 0..{len(categories) - 1} or a name")
-            self.state.apply(int(text), self.you)
+        code = self.choice(line)
+        if code is not None:
+            self.state.apply(code, self.you)
             return
+        text = line.strip().lower().removeprefix("call ").strip()
         by_name = {c.name.lower(): c.id for c in categories} | {c.id: c.id for c in categories}
         key = text.replace("_", " ")
         chosen = by_name.get(key) or by_name.get(text.replace(" ", "_"))
         if chosen is None:
             names = ", ".join(c.name.lower() for c in categories)
-            raise FourCardsError(f"{quote(line)} is not a category: {names} (or 0..{len(categories) - 1})")
+            raise FourCardsError(f"{quote(line)} is not a category: {names} (or 1..{len(categories)})")
         self.state.apply(Choose(chosen), self.you)
 
-    def typed(self, action: int) -> str:
-        category = self.deck.categories[action]
-        return f"{action}  ({category.name})"
+    def action_text(self, action: int) -> str:
+        return self.deck.categories[action].name.lower()

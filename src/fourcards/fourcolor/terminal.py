@@ -18,8 +18,9 @@ class FourColorTable(Table):
     commands = """\
 When you discard:
   RC             discard that card (colour R G Y W + rank G A E C H N S)
+  3              discard choice 3 of the list
 When a card is on offer:
-  2              take option 2 (a claim: pong, kong or chi)
+  2              take choice 2 (a claim: pong, kong or chi)
   pass           let it go
   hu             win with it (asks first when it would be a false win)"""
     short_rules = """\
@@ -202,13 +203,15 @@ The highest total after the last round wins."""
         obs = self.state.observation(self.you)
         legal = self.state.legal_actions()
         if obs.phase == "discard":
-            return ["Discard a card (Generals are never discarded), e.g. " + self.names[legal[0]]]
+            shown = "  ".join(f"{i}.{self.card(code)}" for i, code in enumerate(legal, 1))
+            return ["Discard a card (Generals are never discarded): its name (e.g. "
+                    f"{self.names[legal[0]]}) or its number:", f"  {shown}"]
         assert obs.offer is not None
         source = {"discard": "discarded", "turned": "turned up", "laid": "laid down"}.get(obs.offer.source,
                                                                                        obs.offer.source)
         by = self.who(obs.offer.player).replace("You", "you")
-        lines = [f"On offer: {self.card_name(obs.offer.card)}, {source} by {by}. Your options:"]
-        for i, action in enumerate(legal):
+        lines = [f"On offer: {self.card_name(obs.offer.card)}, {source} by {by}. Your choices:"]
+        for i, action in enumerate(legal, 1):
             text = "pass" if action == PASS else "hu" if action == HU else \
                 "claim " + self.cards(MELDS[action - CLAIM_BASE])
             lines.append(f"  {i}. {text}")
@@ -244,35 +247,31 @@ The highest total after the last round wins."""
 
         legal = self.state.legal_actions()
         word = line.strip().lower()
+        code = self.choice(word)
         if self.state.phase == "discard":
-            text = line.strip().upper().removeprefix("DISCARD").strip()
-            code = self.code_of.get(text)
+            if code is None:
+                text = line.strip().upper().removeprefix("DISCARD").strip()
+                code = self.code_of.get(text)
             if code is None:
                 raise FourCardsError(f"{quote(line)} is not a card: a colour R G Y W and a rank G A E C H N S, "
-                                     "e.g. RC")
+                                     f"e.g. RC, or a choice's number (1..{len(legal)})")
             self.state.apply(code, self.you)
             return
         if word == "pass":
             self.state.apply(PASS, self.you)
-        elif word == "hu" or (word.isdecimal() and int(word) < len(legal) and legal[int(word)] == HU):
+        elif word == "hu" or code == HU:
             if HU not in legal:
                 raise FourCardsError("you cannot call hu: that card does not complete your hand")
             why = self.false_win()
             if why is not None:
                 raise Confirm(f"A hu now: {why}. Call hu anyway?", lambda: self.state.apply(HU, self.you))
             self.state.apply(HU, self.you)
-        elif word.isdecimal() and int(word) < len(legal):
-            self.state.apply(legal[int(word)], self.you)
+        elif code is not None:
+            self.state.apply(code, self.you)
         else:
-            raise FourCardsError(f"{quote(line)}: answer with an option's number (0..{len(legal) - 1}), "
-                                 "'pass' or 'hu'")
+            super().act(line)  # an action's text: "claim RC RC RC"
 
-    def typed(self, action: int) -> str:
-        from .game import CLAIM_BASE, HU, PASS
+    def action_text(self, action: int) -> str:
+        from .game import PASS
 
-        if action < PASS:
-            return self.names[action]
-        if action in (PASS, HU):
-            return "pass" if action == PASS else "hu"
-        index = self.state.legal_actions().index(action)
-        return f"{index}  ({self.state.action_to_string(action)})" if action >= CLAIM_BASE else str(index)
+        return self.names[action] if action < PASS else super().action_text(action)

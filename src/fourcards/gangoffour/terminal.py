@@ -23,6 +23,7 @@ __all__ = ["GangOfFourTable", "Session", "HELP", "COMMANDS", "SHORT_RULES", "RUL
 
 COMMANDS = """\
 Type the cards to play, e.g.  G3 Y4 R5 G6 Y7   (case does not matter)
+  17             play choice 17 ('list' shows your choices, numbered)
   pass           pass (not when you lead)
   give CARD      during the exchange, give a card back to the loser (e.g. give G2)
   CARDS !        play and announce your last card (only with --manual-last-card)"""
@@ -138,11 +139,17 @@ class GangOfFourTable(Table):
         if obs.must_lead_m1:
             lines.append("You hold M1: your lead must contain M1 (five cards at most).")
         lines.append(f"Your hand: {paint(format_cards(obs.hand), self.colour)}")
+        count = len(self.state.legal_actions())
+        lines.append(f"Type the cards, or a choice's number ('list' shows your {plural(count, 'choice')}).")
         return lines
 
     def act(self, line: str) -> None:
         text = line.strip()
         word = text.lower()
+        code = self.choice(text)
+        if code is not None:
+            self.state.apply(code, self.you)
+            return
         if word == "pass":
             self.state.apply(PASS, self.you)
             return
@@ -178,7 +185,8 @@ class GangOfFourTable(Table):
                                      f"in the deck, not {words.count(word)}")
         return words
 
-    def typed(self, action: int) -> str:
+    def action_text(self, action: int) -> str:
+        """The cards of a play as typed (``G3 G3``), or ``pass``."""
         return str(self.state.action_to_string(action))
 
 

@@ -149,7 +149,7 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
     def choices(self) -> list[str]:
         obs = self.state.observation(self.you)
         lines = [f"Your Zangles ({len(obs.legal_zangles)}):"]
-        lines += [f"  {i}. {zangle}" for i, zangle in enumerate(obs.legal_zangles)]
+        lines += [f"  {i}. {zangle}" for i, zangle in enumerate(obs.legal_zangles, 1)]
         return lines
 
     def act(self, line: str) -> None:
@@ -162,10 +162,9 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
                 return
             raise FourCardsError("you have a Zangle, so you make one: a turn without a Zangle (and its hit) "
                                  "only comes when you have none. Type 'hint' for a suggestion")
-        if not word.isdecimal() or int(word) >= len(legal):
-            raise FourCardsError(f"{quote(line)}: choose a Zangle by its number (0..{len(legal) - 1})")
-        self.state.apply(legal[int(word)], self.you)
-
-    def typed(self, action: int) -> str:
-        legal = self.state.legal_actions()
-        return f"{legal.index(action)}  ({self.state.action_to_string(action)})"
+        try:
+            super().act(line)  # a Zangle's number, or its text as the list writes it
+        except FourCardsError as error:
+            if word.isdecimal():
+                raise
+            raise FourCardsError(f"{quote(line)}: choose a Zangle by its number (1..{len(legal)})") from error
