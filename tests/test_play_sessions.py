@@ -222,3 +222,19 @@ def test_every_game_takes_the_choice_number_its_hint_and_list_give(
     _, by_text = play([game, "--seed", "4"], [hint.group(1), "quit"], monkeypatch, capsys)
     assert "> !" not in by_text
     assert text.split("\n> ")[1] == by_text.split("\n> ")[1]  # the same move, by number or by text
+
+
+def test_every_command_takes_its_game_by_position_or_by_game(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``fourcards play --game zangle`` and ``fourcards demo zangle`` are what a new user types."""
+    _, by_position = play(["zangle", "--seed", "3"], ["quit"], monkeypatch, capsys)
+    _, by_flag = play(["--game", "zangle", "--seed", "3"], ["quit"], monkeypatch, capsys)
+    _, by_equals = play(["--seed", "3", "--game=zangle"], ["quit"], monkeypatch, capsys)
+    assert by_position == by_flag == by_equals and "Zangle, seed 3" in by_flag
+    assert main(["demo", "zangle", "--seed", "2", "--colour", "never"]) == 0
+    positional = capsys.readouterr().out
+    assert main(["demo", "--game", "zangle", "--seed", "2", "--colour", "never"]) == 0
+    assert capsys.readouterr().out == positional and "Zangle" in positional
+    assert main(["tournament", "four-pack", "--bots", "memory,random,random", "--deals", "1", "--workers", "1",
+                 "--no-progress"]) == 0
+    assert "families" in capsys.readouterr().out

@@ -296,7 +296,8 @@ def add_arguments(parser: Any) -> None:
                              "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
                              f"Kinds by game: {kinds}; best in every game: its best bot (required)")
     parser.add_argument("--game", type=game_name, default=DEFAULT_GAME, metavar="GAME",
-                        help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
+                        help=f"the game: {', '.join(GAMES)}; fourcards tournament also takes it by position "
+                             f"(default: {DEFAULT_GAME})")
     parser.add_argument("--deals", type=int_in(1), default=100,
                         help="deals, each played once a rotation of the seats (default: 100)")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the deals (default: 0)")

@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     for add, _run in game_commands().values():
         add(sub)
     games = sub.add_parser("play", help="play against bots in the terminal",
-                           description="Play a game against bots in the terminal.")
+                           description="Play a game against bots in the terminal: fourcards play GAME "
+                                       "(or: fourcards play --game GAME).")
     choices = games.add_subparsers(dest="game", metavar="GAME", required=True)
     for name, entry in GAMES.items():
         aliases = [alias for alias in entry.aliases if alias not in GAMES]
@@ -81,12 +82,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _is_game(word: str) -> bool:
+    from ..games import get_game
+    from ..errors import FourCardsError
+
+    try:
+        get_game(word)
+    except FourCardsError:
+        return False
+    return True
+
+
+def game_argument(argv: Sequence[str]) -> list[str]:
+    """Every command takes its game both ways: ``play`` by position or ``--game``
+    (``fourcards play --game zangle``), ``demo`` and ``tournament`` by ``--game`` or
+    position (``fourcards demo zangle``); the arguments in the form the parser reads.
+
+    >>> game_argument(["play", "--game", "zangle", "--seed", "3"])
+    ['play', 'zangle', '--seed', '3']
+    >>> game_argument(["demo", "zangle"])
+    ['demo', '--game', 'zangle']
+    """
+    args = list(argv)
+    if not args:
+        return args
+    if args[0] == "play":
+        for i, word in enumerate(args[1:], 1):
+            if word == "--game" and i + 1 < len(args):
+                return ["play", args[i + 1], *args[1:i], *args[i + 2:]]
+            if word.startswith("--game="):
+                return ["play", word.partition("=")[2], *args[1:i], *args[i + 1:]]
+        return args
+    if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-") and _is_game(args[1]):
+        return [args[0], "--game", args[1], *args[2:]]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from . import demo, play, simulate
     from .args import CommandLineError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(game_argument(sys.argv[1:] if argv is None else argv))
     try:
         if args.command == "play":
             return play.run(args)

@@ -29,10 +29,20 @@ def add_commands(sub: Any) -> None:
     bench.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on stderr)")
 
 
+BENCH_PREAMBLE = """\
+How to read these tables: each row times one call (the best of a batch, then the median of
+interleaved rounds) and divides it by the call floor measured in the same run: a compiled
+function doing nothing with the same arguments. Figures vary with the machine and its load
+(ratios less than times). The status column says whether this run met the target the
+project sets on a quiet machine: "not met here" on a busy or shared machine is no failure,
+and nothing here exits with an error once it has measured."""
+
+
 def run_bench(args: argparse.Namespace) -> int:
     from ..benchmarks import DEFAULT_BENCHMARKS, run_benchmark
 
     chosen = list(dict.fromkeys(args.only or DEFAULT_BENCHMARKS))
+    print(BENCH_PREAMBLE, flush=True)
     for done, name in enumerate(chosen):
         if not args.no_progress:  # a step counter: the benchmarks print their tables in between
             sys.stderr.write(f"[{done + 1}/{len(chosen)}] {name} ({'#' * done}{'.' * (len(chosen) - done)})\n")
