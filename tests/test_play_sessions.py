@@ -238,3 +238,29 @@ def test_every_command_takes_its_game_by_position_or_by_game(monkeypatch: pytest
     assert main(["tournament", "four-pack", "--bots", "memory,random,random", "--deals", "1", "--workers", "1",
                  "--no-progress"]) == 0
     assert "families" in capsys.readouterr().out
+
+
+def test_zangle_shows_everyones_face_up_cards_and_piles_and_only_the_bonus_rounds_players() -> None:
+    """Seed 002: the players turn up their cards "boca arriba frente a ti": everyone sees
+    them and how many cards each pile holds. A bonus round is played by "todos los jugadores
+    con la misma puntuación más baja": its end names only them."""
+    from fourcards.zangle import ZangleGame
+
+    state = ZangleGame(players=3).new_match(4)
+    table = ZangleTable(state)
+    status = "\n".join(table.status())
+    for seat in (1, 2):
+        cards = " ".join(state.face_up[seat])
+        assert f"P{seat}: {cards} | pile {len(state._piles[seat])}" in status
+    state = ZangleGame(players=3, rounds=1).from_position(centre="2", cards=["", "", "1 1"], current=2, seed=5,
+                                                          totals=[5, 0, 0])
+    state.apply("2(centre) = 1(own) + 1(own)")
+    assert state._bonus and state._seats == [1, 2]
+    bots = [get_game("zangle").new_bot("greedy", state.game, p) for p in range(3)]
+    while not state.is_terminal:
+        p = state.current_player
+        state.apply(bots[p].choose(state.observation(p), state.legal_actions()), p)
+    table = ZangleTable(state)
+    lines = [line for record in state.history for line in table.show(record)]
+    bonus = next(line for line in lines if "Bonus round over" in line)
+    assert "You" not in bonus and "P1 " in bonus and "P2 " in bonus, bonus

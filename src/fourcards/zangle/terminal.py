@@ -123,10 +123,14 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
         elif isinstance(record, TurnEnded) and not record.zangle:
             lines.append(f"   {self.who(record.player)}: no Zangle, the turn passes")
         elif isinstance(record, RoundEnd):
-            points = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.points))
+            seats = record.seats or tuple(range(len(record.points)))
             totals = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.totals))
-            lines += [self.paint(f"== {'Bonus round' if record.bonus else f'Round {record.round}'} over: "
-                                 f"points {points}", "1"), f"   totals: {totals}"]
+            if record.bonus:  # only the tied players played it: the first out of cards wins
+                left = ", ".join(f"{self.who(p)} {record.points[p]}" for p in seats)
+                lines += [self.paint(f"== Bonus round over: cards left {left}", "1")]
+            else:
+                points = ", ".join(f"{self.who(p)} {record.points[p]}" for p in seats)
+                lines += [self.paint(f"== Round {record.round} over: points {points}", "1"), f"   totals: {totals}"]
             self.next_header = self.round_title(record.round + 1, record.bonus)
         elif isinstance(record, GameEnd):
             names = " and ".join(self.who(w) for w in record.winners)
@@ -141,6 +145,10 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
         lines += ["  " + row for row in self.drawing(obs.centre)]
         lines.append("Your cards:")
         lines += ["  " + row for row in self.drawing(obs.cards[self.you])]
+        for p in range(len(obs.cards)):  # everyone sees the others' face-up cards and pile sizes
+            if p != self.you:
+                shown = " ".join(self.shape(c) for c in obs.cards[p]) or "none"
+                lines.append(f"{self.who(p)}: {shown} | pile {obs.piles[p]}")
         totals = "  ".join(f"{self.who(p)}:{n}" for p, n in enumerate(obs.totals))
         lines.append(f"Your pile {obs.piles[self.you]} | centre pile {obs.centre_pile} | hits {obs.hits[self.you]} "
                      f"| totals {totals}")
