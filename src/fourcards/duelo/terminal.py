@@ -34,7 +34,7 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
 - A player with no cards is out. The game ends when one player holds every card;
   a game that reaches the hand limit is a draw, ranked by cards held."""
     option_help = {
-        "players": "players, 2 to 8 (default: 2)",
+        "players": "players, 2 to 32: every player is dealt at least one of the 32 cards (default: 2)",
         "hand_limit": "hands at most; then a draw, ranked by cards held (default: 10000)",
         "deck": "a deck JSON file (default: the chemical elements deck that ships with fourcards)",
     }

@@ -22,7 +22,7 @@ Ask any other player for a card you lack. If they hold it, it is yours and you
 ask again; if not, the turn passes to the player you asked. Four cards of a
 family (A1..A4) are laid down at once. The most families down wins."""
     option_help = {
-        "players": "players, 3 to 8 (default: 4)",
+        "players": "players, 3 to 32: every player is dealt at least one of the 32 cards (default: 4)",
         "must_hold_family": "ask only for cards of a family you hold (default: any card)",
         "max_asks": "asks at most; then the families laid down decide (default: 10000)",
         "deck": "a deck JSON file (default: the chemical elements deck that ships with fourcards)",
