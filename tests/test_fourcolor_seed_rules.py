@@ -190,7 +190,8 @@ def test_soldiers_of_one_colour_form_triples_and_quads_unless_the_option_says_ot
     assert not is_complete(hand, same_colour_soldiers=False)
     assert best_split("RS GS YS WS RS GS YS", same_colour_soldiers=False).points == 5 + 3  # type: ignore[union-attr]
     five = "RS RS GS YS WS"
-    assert "RS" in {str(c) for c in waits(five)} and "RS" not in {str(c) for c in waits(five, same_colour_soldiers=False)}
+    strict = {str(c) for c in waits(five, same_colour_soldiers=False)}
+    assert "RS" in {str(c) for c in waits(five)} and "RS" not in strict
     assert {str(c) for c in waits(five, same_colour_soldiers=False)} == {"GS", "YS", "WS"}
     # in the game: no pong of Soldiers, no hu that needs one
     s = position(["RS WA", "RS RS GS YS WS"], stock="YC YC", same_colour_soldiers=False)

@@ -264,14 +264,14 @@ def _signature_with_rules(cls: type) -> inspect.Signature:
     """A game class's signature as ``help()`` and completion show it: its own
     parameters (``rules``, a deck...) and, keyword-only, every field of its
     ``rules_type`` with its type and default (``players: int = 4, ...``)."""
-    rules_type: Any = getattr(cls, "rules_type")
+    rules_type: Any = cls.rules_type  # type: ignore[attr-defined]
     own = [p for p in inspect.signature(cls.__init__).parameters.values()  # type: ignore[misc]
            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "self"]
     try:
         hints = typing.get_type_hints(rules_type)
     except Exception:  # an annotation that does not resolve: shown as written
         hints = {}
-    own = [p.replace(annotation=typing.Optional[rules_type]) if p.name == "rules" else p for p in own]
+    own = [p.replace(annotation=rules_type | None) if p.name == "rules" else p for p in own]
     taken = {p.name for p in own}
     rules = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints.get(f.name, f.type),
                                default=f.default if f.default is not MISSING else inspect.Parameter.empty)

@@ -17,6 +17,7 @@ registry).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import re
 import sys
@@ -155,7 +156,8 @@ class Table:
         return ["", f"Game over: {winners} won ({state.game.score_label}: {scores})."]
 
     def status(self) -> list[str]:
-        """The table and the person's hand (before each of their turns, and for ``hand``): the seat's view, one line a field."""
+        """The table and the person's hand (before each of their turns, and for ``hand``):
+        the seat's view, one line a field."""
         return draw_view(self.state.view(self.you), self.state.game.num_players)
 
     def legal_texts(self) -> list[tuple[int, str]]:
@@ -537,7 +539,5 @@ def _enable_line_editing() -> None:
         import readline
     except ImportError:  # Windows without pyreadline: plain input
         return
-    try:
+    with contextlib.suppress(Exception):  # libedit ignores unknown settings
         readline.parse_and_bind("set enable-bracketed-paste off")
-    except Exception:  # pragma: no cover - libedit ignores unknown settings
-        pass
