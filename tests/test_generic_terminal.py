@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fourcards.cli import main
-from fourcards.cli.demo import demo_lines
+from fourcards.cli.demo import demo_lines, next_steps
 from fourcards.cli.session import Session, Table, draw_view, make_bots, table_class
 from fourcards.errors import FourCardsError
 from fourcards.games import ALIASES, GAMES, GameEntry, get_game, register
@@ -131,8 +131,10 @@ def test_draw_view_lays_out_seats_cards_and_logs() -> None:
 @pytest.mark.parametrize("game", BUILTIN)
 def test_demo_for_every_game(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--game", game, "--seed", "1", "--colour", "never"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines == demo_lines(1, game=game)
+    printed = capsys.readouterr().out.splitlines()
+    lines = demo_lines(1, game=game)
+    assert printed == lines + next_steps(game)  # the match, then what to try next
+    assert f"fourcards play {game}" in "\n".join(printed[len(lines):])
     entry = get_game(game)
     assert lines[0].startswith("fourcards ") and f"{entry.title}, " in lines[0] and "seed 1 (" in lines[0]
     assert lines[-1].startswith(("Game over: ", "Match over: "))
@@ -142,8 +144,8 @@ def test_demo_for_every_game(game: str, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_demo_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--game", "duelo", "--players", "9"]) == 2
-    assert "Duelo is for 2 to 8 players" in capsys.readouterr().err
+    assert main(["demo", "--game", "duelo", "--players", "33"]) == 2
+    assert "Duelo is for 2 to 32 players" in capsys.readouterr().err
     assert main(["demo", "--game", "duelo", "--bots", "greedy"]) == 2
     assert "choose from random, category" in capsys.readouterr().err
     assert main(["demo", "--game", "four-pack", "--bots", "random", "--seed", "2", "--players", "3"]) == 0
@@ -180,7 +182,8 @@ def test_a_registered_game_plays_everywhere_with_no_edit(plugin: GameEntry, tmp_
     assert main(["demo", "--game", "ends-pick", "--seed", "4"]) == 0
     demo = capsys.readouterr().out.splitlines()
     assert demo[0].endswith(")") and "Ends Pick, 2 greedy bots, seed 4" in demo[0]
-    assert sum(1 for line in demo if line.startswith("   P")) == 18 and demo[-1].startswith("Game over: ")
+    assert sum(1 for line in demo if line.startswith("   P")) == 18
+    assert demo[-len(next_steps("ends-pick")) - 1].startswith("Game over: ") and demo[-1].endswith("fourcards --help")
     # play: the rules' options, a variant, numbers and texts, save and resume
     with pytest.raises(SystemExit):
         main(["play", "ends-pick", "--help"])

@@ -1,16 +1,16 @@
 """The ``fourcards`` command line (also ``python -m fourcards``).
 
     fourcards                        a seeded match between bots (= fourcards demo)
-    fourcards demo [--game GAME] [--seed S] [--players N] [--bots KIND] [--delay SECONDS]
+    fourcards demo [GAME] [--game GAME] [--seed S] [--players N] [--bots KIND] [--delay SECONDS]
     fourcards play GAME [the game's rule options] [--seed S] [--opponents KIND] [--save FILE] [--resume FILE]
                         [--pause]
-    fourcards tournament [--game GAME] --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
+    fourcards tournament [GAME] [--game GAME] --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
     fourcards bench [--quick]
     fourcards serve [--host 127.0.0.1] [--port 8000] [--db PATH]
 
 Every game of :mod:`fourcards.games` gets its ``play`` subcommand, its demo
 and its tournaments from its registry entry and its engine; a game's terminal
-table may add commands of its own (:meth:`fourcards.cli.session.Table.extra_commands`).
+table may add commands of its own (:meth:`fourcards.terminal.Table.extra_commands`).
 """
 
 from __future__ import annotations
@@ -95,13 +95,14 @@ def _is_game(word: str) -> bool:
 
 def game_argument(argv: Sequence[str]) -> list[str]:
     """Every command takes its game both ways: ``play`` by position or ``--game``
-    (``fourcards play --game zangle``), ``demo`` and ``tournament`` by ``--game`` or
-    position (``fourcards demo zangle``); the arguments in the form the parser reads.
+    (``fourcards play --game GAME``), ``demo`` and ``tournament`` by ``--game`` or
+    position (``fourcards demo GAME``); the arguments in the form the parser reads.
 
-    >>> game_argument(["play", "--game", "zangle", "--seed", "3"])
-    ['play', 'zangle', '--seed', '3']
-    >>> game_argument(["demo", "zangle"])
-    ['demo', '--game', 'zangle']
+    >>> game_argument(["play", "--game", "GAME", "--seed", "3"])
+    ['play', 'GAME', '--seed', '3']
+    >>> from fourcards.games import DEFAULT_GAME
+    >>> game_argument(["demo", DEFAULT_GAME]) == ["demo", "--game", DEFAULT_GAME]
+    True
     """
     args = list(argv)
     if not args:
