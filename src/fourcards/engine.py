@@ -43,6 +43,7 @@ hidden until all eligible players have answered.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import inspect
@@ -292,7 +293,9 @@ class Game(ABC, Generic[S]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "rules_type" in cls.__dict__:
-            cls.__signature__ = _signature_with_rules(cls)  # type: ignore[attr-defined]
+            # only what help() shows: a game whose rules it cannot read keeps its own signature
+            with contextlib.suppress(TypeError, ValueError):
+                cls.__signature__ = _signature_with_rules(cls)  # type: ignore[attr-defined]
 
     def __init__(self, rules: Any = None, **options: Any) -> None:
         if rules is not None and options:
