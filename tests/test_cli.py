@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -220,3 +222,35 @@ def test_tournament_takes_a_policy_file_for_the_learned_bot(tmp_path: Path, caps
     assert main(["tournament", "--bots", f"learned:policy={tmp_path / 'none.npz'},greedy", "--deals", "1",
                  "--no-progress"]) == 2
     assert "none.npz" in capsys.readouterr().err
+
+
+def test_progress_writes_no_carriage_returns_into_a_log() -> None:
+    """A progress bar redraws one line in a terminal; a log or a pipe gets plain lines, no ``\\r``."""
+    from fourcards.terminal import ProgressBar
+
+    log = io.StringIO()
+    bar = ProgressBar(log)
+    for done in range(101):
+        bar(done, 100)
+    assert "\r" not in log.getvalue() and 10 <= len(log.getvalue().splitlines()) <= 11
+    assert log.getvalue().splitlines()[-1].startswith("[" + "#" * 30 + "] 100/100 matches")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    live = ProgressBar(screen)
+    for done in range(11):
+        live(done, 10)
+    assert screen.getvalue().count("\r") == 11 and screen.getvalue().endswith("\n")
+
+
+def test_bench_says_how_to_read_its_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """``fourcards bench`` explains what a row measures and that figures vary; a missed target
+    reads "not met here", never as a failure."""
+    assert main(["bench", "--quick", "--only", "zangle", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("How to read these tables: each row times one call")
+    assert "Figures vary with the machine and its load" in out
+    assert re.search(r"\| (met|not met here) \|", out) and "MISS" not in out and "PASS" not in out

@@ -118,6 +118,28 @@ def test_each_compiled_game_keeps_its_kernels_beside_its_twin() -> None:
         assert (PACKAGE / game / "_kernels.py").exists() and (PACKAGE / game / "_reference.py").exists()
 
 
+#: The consumers that sit above the games: no game package imports them.
+CONSUMERS = ("fourcards.cli", "fourcards.server", "fourcards.rl", "fourcards.tournament")
+
+
+def test_no_game_imports_a_consumer_above_it() -> None:
+    """The games sit below the command line, the server, the RL adapters and the
+    tournaments: they build their terminal tables on :mod:`fourcards.terminal`."""
+    found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items()
+                   if (name.split(".") + [""])[1] in GAMES
+                   for target in targets if target.startswith(CONSUMERS))
+    assert found == []
+    assert "fourcards.terminal" in GRAPH["fourcards.fourcolor.terminal"]  # the graph sees the toolkit
+
+
+def test_the_terminal_toolkit_knows_no_game_and_no_consumer() -> None:
+    """The toolkit the games build on sits below them: it imports no game, no registry, no consumer."""
+    found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items() if name.startswith("fourcards.terminal")
+                   for target in targets
+                   if (target.split(".") + [""])[1] in GAMES or target.startswith((*CONSUMERS, "fourcards.games")))
+    assert found == []
+
+
 def test_the_generic_modules_import_no_game() -> None:
     found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items() if name.startswith(GAME_FREE_IMPORTS)
                    for target in targets if (target.split(".") + [""])[1] in GAMES)
@@ -145,13 +167,15 @@ MORE_GAME_WORDS = ("Speedster", "Zangle", "GangOfFour", "FourColor", "FourPack")
 GAME_WORDS = game_words()
 
 #: Where no game may be named: folders and modules of the package, served alike for every game.
-GAME_FREE = ["cli", "tournament.py", "server", "rl"]
+GAME_FREE = ["cli", "tournament.py", "server", "rl", "terminal", "stats.py"]
 #: Modules there that may name a game anyway, each with the reason (a per-game override module).
 ALLOWED: dict[str, str] = {
     "rl/vector.py": "the vectorized environment steps one game's matches in C (its entry's rl_exports)",
     "rl/gymnasium_vector.py": "that vectorized environment behind Gymnasium's make_vec (its entry's vector_env)",
     "rl/openspiel.py": "one game as an OpenSpiel Python game (its chance node, resampling and C playouts)",
     "rl/train.py": "trains that game's learned policy (shipped with its bot) over its vectorized environment",
+    "server/speedster.py": "Zangle Speedster's real-time server table (its entry's masters): a server part, "
+                           "so it lives with the server, above the game",
 }
 
 

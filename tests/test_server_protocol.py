@@ -14,7 +14,7 @@ from fourcards.server.protocol import (
     ERROR_CODES, MAX_MESSAGE_BYTES, Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message,
     parse_client_message,
 )
-from fourcards.zangle.speedster_master import parse_zangle_text
+from fourcards.server.speedster import parse_zangle_text
 
 EVENTS = frozenset({"call", "hit"})
 

@@ -43,14 +43,16 @@ hidden until all eligible players have answered.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import inspect
 import json
 import math
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -259,6 +261,25 @@ class GameInfo:
         return data
 
 
+def _signature_with_rules(cls: type) -> inspect.Signature:
+    """A game class's signature as ``help()`` and completion show it: its own
+    parameters (``rules``, a deck...) and, keyword-only, every field of its
+    ``rules_type`` with its type and default (``players: int = 4, ...``)."""
+    rules_type: Any = cls.rules_type  # type: ignore[attr-defined]
+    own = [p for p in inspect.signature(cls.__init__).parameters.values()  # type: ignore[misc]
+           if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "self"]
+    try:
+        hints = typing.get_type_hints(rules_type)
+    except Exception:  # an annotation that does not resolve: shown as written
+        hints = {}
+    own = [p.replace(annotation=rules_type | None) if p.name == "rules" else p for p in own]
+    taken = {p.name for p in own}
+    rules = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints.get(f.name, f.type),
+                               default=f.default if f.default is not MISSING else inspect.Parameter.empty)
+             for f in fields(rules_type) if f.name not in taken and not f.name.startswith("_")]
+    return inspect.Signature(own + rules)
+
+
 class Game(ABC, Generic[S]):
     """Static facts of a game under one set of rules, and a factory of matches.
 
@@ -268,6 +289,13 @@ class Game(ABC, Generic[S]):
     name: ClassVar[str]
     rules_type: ClassVar[type]
     rules: Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "rules_type" in cls.__dict__:
+            # only what help() shows: a game whose rules it cannot read keeps its own signature
+            with contextlib.suppress(TypeError, ValueError):
+                cls.__signature__ = _signature_with_rules(cls)  # type: ignore[attr-defined]
 
     def __init__(self, rules: Any = None, **options: Any) -> None:
         if rules is not None and options:

@@ -118,7 +118,7 @@ class GameEntry:
     - ``aliases``: other names people use for the game;
     - ``variants``: named rule presets (``{"solitaire": {"mode": "solitaire"}}``),
       each also registered as a Gymnasium environment;
-    - ``terminal``: a :class:`fourcards.cli.session.Table` subclass
+    - ``terminal``: a :class:`fourcards.terminal.Table` subclass
       (``module:Class``) drawing the game in the terminal better than the
       generic table does;
     - ``page_script``: a JavaScript module (``package:file.js``) drawing the
@@ -249,7 +249,7 @@ BUILTIN: tuple[GameEntry, ...] = (
               best_bot="greedy", variants={"solitaire": {"mode": "solitaire"}},
               terminal="fourcards.zangle.terminal:ZangleTable",
               page_script="fourcards.server:static/games/zangle.js",
-              masters=("fourcards.zangle.speedster_master:SPEEDSTER",)),
+              masters=("fourcards.server.speedster:SPEEDSTER",)),
     GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
               {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot")},
               best_bot="memory", aliases=("fourpack",),

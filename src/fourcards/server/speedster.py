@@ -5,7 +5,8 @@ Speedster is played in real time, not in turns: players send ``call`` (a
 Zangle, by its notation as the state lists it) and ``hit`` whenever they like;
 the master stamps each event on arrival with its clock and resolves them in
 time order every 50 ms (:class:`~fourcards.zangle.speedster.SpeedsterTable`).
-The registry's Zangle entry names :data:`SPEEDSTER` in its ``masters``.
+The registry's Zangle entry names :data:`SPEEDSTER` in its ``masters``. It
+lives with the server, above the games (the game package knows no server).
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from concurrent.futures import Executor
 from typing import Any
 
 from ..errors import FourCardsError
-from ..server.protocol import Event, ProtocolError
-from ..server.store import LogEntry, Store, TableRecord
-from ..server.tables import HISTORY_TAIL, Client, MasterSpec, Table
-from .cards import CENTRE, KINDS, OWN, Zangle, best_zangle, find_zangles, kind_code
-from .game import zangle_view
-from .speedster import Snapshot, SpeedsterTable
+from ..zangle.cards import CENTRE, KINDS, OWN, Zangle, best_zangle, find_zangles, kind_code
+from ..zangle.game import zangle_view
+from ..zangle.speedster import Snapshot, SpeedsterTable
+from .protocol import Event, ProtocolError
+from .store import LogEntry, Store, TableRecord
+from .tables import HISTORY_TAIL, Client, MasterSpec, Table
 
 __all__ = ["SPEEDSTER", "SpeedsterMaster", "speedster_view", "parse_zangle_text", "check_rules", "RULES"]
 
