@@ -1,0 +1,410 @@
+"""Snapshot saves: a state's own values in JSON, restored without replaying.
+
+A snapshot (``State.to_json(key, snapshot=True)``) holds, beside the usual
+envelope (game, rules, seed, setup, summary, digest, signature):
+
+- ``class``: the state's class, ``module:qualname``;
+- ``state``: every slot of the state but the game, the seed, the setup and
+  the links, each value in a small tagged JSON form (below);
+- ``log``: the integer actions, packed little-endian ``width`` bytes each and
+  base64-encoded (read and written in time that barely grows with the match);
+- ``links``: which of the state's links (history records; a game's own, see
+  ``State._links``) held anything.
+
+Loading sets the slots back and leaves the links **lazy**: the actions are
+unpacked, and the history records rebuilt by replaying the packed actions from
+the seed, only when something walks them (``state.history``, a view that lists
+past asks, ...). So a load costs the same at step 30 and at step 3,000.
+
+The value form: JSON scalars as themselves, lists as lists, ``{"t": [...]}``
+a tuple, ``{"d": [[key, value], ...]}`` a dict, ``{"rng": state}`` an
+:class:`~fourcards.rng.Rng`, ``{"rules": 0}`` / ``{"game": 0}`` the game's
+rules and the game, and any other object by its pickle reduction (``__reduce_ex__``):
+``{"call": "module:name", "args": [...]}`` (a class or a class's method,
+called with the arguments) or ``{"new": "module:name", "args": [...],
+"state": ...}`` (``cls.__new__`` then its state set as pickle does). Names
+are resolved only in modules already imported, of the state's own package
+and of ``fourcards.engine``, ``fourcards.rng`` and ``fourcards.decks``, and
+only to classes: no code is imported or called on a name from elsewhere.
+A snapshot is accepted only signed (checked before any of this runs).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copyreg
+import inspect
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import FourCardsError, InvalidStateError
+from .rng import Rng
+
+if TYPE_CHECKING:
+    from .engine import Game, State
+
+__all__ = ["snapshot_of", "restore", "snapshot_actions"]
+
+#: The modules besides a game's own package whose classes a snapshot may name.
+_CORE_MODULES = frozenset({"fourcards.engine", "fourcards.rng", "fourcards.decks"})
+#: Slots set from the envelope or the game, not stored in ``state``.
+_FROM_ENVELOPE = frozenset({"game", "seed", "setup", "_n", "_n_actions", "_step"})
+_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+
+
+def _width(num_actions: int) -> int:
+    """Bytes a packed action takes (1, 2 or 4) in a game of ``num_actions`` actions."""
+    return 1 if num_actions <= 1 << 8 else 2 if num_actions <= 1 << 16 else 4
+
+
+# -- the packed action log and the lazy links ---------------------------------------------------
+
+class _Lazy:
+    """A link ``(newest, older)`` of a restored state, made on first use.
+
+    It indexes like the tuple it stands for, so :func:`fourcards.engine.unroll`,
+    ``recent_history`` and pickling walk through it unchanged; clones share it."""
+
+    __slots__ = ("_node", "_make", "_lock")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._node: Any = None
+        self._make: Callable[[], Any] | None = make
+        self._lock = threading.Lock()
+
+    def resolve(self) -> Any:
+        make = self._make
+        if make is not None:
+            with self._lock:
+                if self._make is not None:
+                    node = self._make()
+                    if not isinstance(node, tuple) or len(node) != 2:
+                        raise InvalidStateError("a snapshot's history could not be rebuilt by replaying its actions")
+                    self._node, self._make = node, None
+        return self._node
+
+    def __getitem__(self, index: int) -> Any:
+        return self.resolve()[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.resolve())
+
+    def __len__(self) -> int:
+        return 2
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {'made' if self._make is None else 'not made yet'}>"
+
+
+class _PackedActions(_Lazy):
+    """The bottom of a restored state's ``_acts``: the packed actions, unpacked on first walk."""
+
+    __slots__ = ("raw", "width")
+
+    def __init__(self, raw: bytes, width: int) -> None:
+        self.raw, self.width = raw, width
+        super().__init__(self._link)
+
+    def _link(self) -> Any:
+        node: Any = None
+        for action in np.frombuffer(self.raw, dtype=_DTYPES[self.width]).tolist():
+            node = (action, node)
+        return node
+
+    @property
+    def count(self) -> int:
+        return len(self.raw) // self.width
+
+
+class _Replay:
+    """The match of a snapshot replayed from its seed, once, for its lazy links."""
+
+    __slots__ = ("game", "seed", "setup", "raw", "width", "_state", "_lock")
+
+    def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any], raw: bytes, width: int) -> None:
+        self.game, self.seed, self.setup, self.raw, self.width = game, seed, setup, raw, width
+        self._state: Any = None
+        self._lock = threading.Lock()
+
+    def link(self, name: str) -> Any:
+        with self._lock:
+            if self._state is None:
+                actions = np.frombuffer(self.raw, dtype=_DTYPES[self.width]).tolist()
+                try:
+                    self._state = self.game.replay(self.seed, actions, **self.setup)
+                except (FourCardsError, TypeError, ValueError) as error:
+                    raise InvalidStateError(f"a snapshot's history could not be rebuilt: {error}") from None
+            return getattr(self._state, name)
+
+
+def snapshot_actions(snapshot: dict[str, Any], num_actions: int) -> list[int]:
+    """The integer actions of a snapshot's packed ``log`` (checked: base64, width, length)."""
+    return np.frombuffer(_raw_log(snapshot, num_actions)[0], dtype=_DTYPES[_width(num_actions)]).tolist()
+
+
+def _raw_log(snapshot: dict[str, Any], num_actions: int) -> tuple[bytes, int]:
+    width = _width(num_actions)
+    if snapshot.get("width") != width or not isinstance(snapshot.get("log"), str):
+        raise InvalidStateError(f"saved snapshot has a malformed 'log' (expected {width} bytes an action)")
+    try:
+        raw = base64.b64decode(snapshot["log"], validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidStateError("saved snapshot has a 'log' that is not base64") from None
+    if len(raw) % width:
+        raise InvalidStateError("saved snapshot has a 'log' cut in the middle of an action")
+    return raw, width
+
+
+def _packed_log(state: State[Any], width: int) -> bytes:
+    """The state's actions packed, reusing a restored state's packed bottom (only the
+    actions applied since it was restored are packed here)."""
+    newer: list[int] = []
+    node = state._acts
+    while node is not None:
+        if isinstance(node, _PackedActions):
+            newer.reverse()
+            return node.raw + np.asarray(newer, dtype=_DTYPES[width]).tobytes()
+        newer.append(node[0])
+        node = node[1]
+    newer.reverse()
+    return np.asarray(newer, dtype=_DTYPES[width]).tobytes()
+
+
+# -- the values ---------------------------------------------------------------------------------
+
+def _package(cls: type) -> str:
+    """The package of the module that defines ``cls`` (a top-level module: itself)."""
+    module = cls.__module__
+    return module.rpartition(".")[0] or module
+
+
+def _allowed(module: str, package: str) -> bool:
+    return module in _CORE_MODULES or module == package or module.startswith(package + ".")
+
+
+def _name_of(obj: Any, package: str) -> str:
+    """``module:qualname`` of a class, or of a method of a class (class or static), that may be named."""
+    if isinstance(obj, type):
+        module, name = obj.__module__, obj.__qualname__
+    elif inspect.ismethod(obj) and isinstance(obj.__self__, type):
+        module, name = obj.__self__.__module__, f"{obj.__self__.__qualname__}.{obj.__name__}"
+    elif inspect.isfunction(obj) and "." in obj.__qualname__ and "<" not in obj.__qualname__:
+        module, name = obj.__module__, obj.__qualname__
+    else:
+        raise TypeError(f"a snapshot names classes and their methods only, not {obj!r}")
+    if not _allowed(module, package):
+        raise TypeError(f"a snapshot of a {package} state cannot name {module}.{name}")
+    return f"{module}:{name}"
+
+
+def _resolve(name: Any, package: str) -> Any:
+    """The class, or method of a class, a snapshot names: only in an allowed module already
+    imported; no name with dunder parts, no module-level function."""
+    if not isinstance(name, str) or name.count(":") != 1:
+        raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
+    module_name, _, qualname = name.partition(":")
+    module = sys.modules.get(module_name)
+    if module is None or not _allowed(module_name, package):
+        raise InvalidStateError(f"saved snapshot names {name!r:.80}, outside the game's modules")
+    owner: Any = None
+    value: Any = module
+    for part in qualname.split("."):
+        if not part or part.startswith("_"):
+            raise InvalidStateError(f"saved snapshot names {name!r:.80}")
+        owner, value = value, getattr(value, part, None)
+    if isinstance(value, type) or (isinstance(owner, type) and (
+            (inspect.ismethod(value) and value.__self__ is owner) or inspect.isfunction(value))):
+        return value
+    raise InvalidStateError(f"saved snapshot names {name!r:.80}, which is not a class of the game or its method")
+
+
+class _Codec:
+    """The tagged JSON form of a state's values (see the module docstring)."""
+
+    def __init__(self, game: Game[Any], package: str) -> None:
+        self.game, self.package = game, package
+
+    def encode(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is int or kind is str or kind is bool or kind is float or value is None:
+            return value
+        if kind is list:
+            return [self.encode(v) for v in value]
+        if kind is tuple:
+            return {"t": [self.encode(v) for v in value]}
+        if kind is dict:
+            return {"d": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if kind is Rng:
+            return {"rng": value.state}
+        if value is self.game.rules:
+            return {"rules": 0}
+        if value is self.game:
+            return {"game": 0}
+        reduced = value.__reduce_ex__(4)
+        if isinstance(reduced, str) or len(reduced) < 2 or any(item is not None for item in reduced[3:]):
+            raise TypeError(f"cannot snapshot {kind.__qualname__}: its pickle form is not a call with a state")
+        make, args = reduced[0], reduced[1]
+        state = reduced[2] if len(reduced) > 2 else None
+        if make is copyreg.__newobj__:  # type: ignore[attr-defined]
+            data: dict[str, Any] = {"new": _name_of(args[0], self.package),
+                                    "args": [self.encode(a) for a in args[1:]]}
+        else:
+            data = {"call": _name_of(make, self.package), "args": [self.encode(a) for a in args]}
+        if state is not None:
+            data["state"] = self.encode(state)
+        return data
+
+    def decode(self, data: Any) -> Any:
+        if data is None or type(data) in (int, str, bool, float):
+            return data
+        if type(data) is list:
+            return [self.decode(v) for v in data]
+        if type(data) is not dict or len(data) not in (1, 2, 3):
+            raise InvalidStateError(f"saved snapshot holds a value it cannot read: {data!r:.80}")
+        if "t" in data:
+            return tuple(self.decode(v) for v in self._list(data["t"]))
+        if "d" in data:
+            return {self.decode(k): self.decode(v) for k, v in (self._pair(p) for p in self._list(data["d"]))}
+        if "rng" in data:
+            if type(data["rng"]) is not int:
+                raise InvalidStateError("saved snapshot has a malformed generator state")
+            return Rng.from_state(data["rng"])
+        if "rules" in data:
+            return self.game.rules
+        if "game" in data:
+            return self.game
+        args = [self.decode(a) for a in self._list(data.get("args", []))]
+        if "new" in data:
+            cls = _resolve(data["new"], self.package)
+            if not isinstance(cls, type):
+                raise InvalidStateError(f"saved snapshot names {data['new']!r:.80}, which is not a class")
+            value = cls.__new__(cls, *args)
+        elif "call" in data:
+            value = _resolve(data["call"], self.package)(*args)
+        else:
+            raise InvalidStateError(f"saved snapshot holds a value it cannot read: {data!r:.80}")
+        if "state" in data:
+            _set_state(value, self.decode(data["state"]))
+        return value
+
+    @staticmethod
+    def _list(value: Any) -> list[Any]:
+        if type(value) is not list:
+            raise InvalidStateError(f"saved snapshot has {value!r:.80} where a list belongs")
+        return value
+
+    @staticmethod
+    def _pair(value: Any) -> list[Any]:
+        if type(value) is not list or len(value) != 2:
+            raise InvalidStateError(f"saved snapshot has {value!r:.80} where a key and a value belong")
+        return value
+
+
+def _set_state(obj: Any, state: Any) -> None:
+    """Set a restored object's state as pickle does (``__setstate__``, else its dict and slots)."""
+    setstate = getattr(obj, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    if state:
+        obj.__dict__.update(state)
+    if slots:
+        for name, value in slots.items():
+            object.__setattr__(obj, name, value)
+
+
+# -- saving and loading ---------------------------------------------------------------------------
+
+def _slots(cls: type) -> list[str]:
+    from .engine import _slot_names
+
+    return _slot_names(cls)
+
+
+def snapshot_of(state: State[Any]) -> dict[str, Any]:
+    """The ``snapshot`` field of ``state``'s envelope."""
+    cls = type(state)
+    game = state.game
+    codec = _Codec(game, _package(cls))
+    links = tuple(cls._links)
+    values: dict[str, Any] = {}
+    for name in _slots(cls):
+        if name in _FROM_ENVELOPE or name in links or not hasattr(state, name):
+            continue
+        values[name] = codec.encode(getattr(state, name))
+    for name, value in getattr(state, "__dict__", {}).items():
+        values[name] = codec.encode(value)
+    width = _width(game.num_distinct_actions)
+    raw = _packed_log(state, width)
+    if len(raw) != width * state.step:
+        raise FourCardsError(f"the state's log holds {len(raw) // width} actions at step {state.step}")
+    return {
+        "class": _name_of(cls, _package(cls)),
+        "state": values,
+        "links": {name: getattr(state, name) is not None for name in links if name != "_acts"},
+        "width": width,
+        "log": base64.b64encode(raw).decode("ascii"),
+    }
+
+
+def restore(game: Game[Any], data: dict[str, Any]) -> Any:
+    """The state a checked, signed snapshot envelope holds (its values set back, its links lazy)."""
+    from .engine import State
+
+    snapshot = data["snapshot"]
+    package = _package(type(game))
+    cls = _resolve(snapshot.get("class"), package)
+    if not (isinstance(cls, type) and issubclass(cls, State)):
+        raise InvalidStateError(f"saved snapshot names {snapshot.get('class')!r:.80}, which is not a state class")
+    values, links = snapshot.get("state"), snapshot.get("links")
+    if type(values) is not dict or type(links) is not dict:
+        raise InvalidStateError("saved snapshot has a malformed 'state' or 'links'")
+    slots = set(_slots(cls)) - _FROM_ENVELOPE - set(cls._links)
+    unknown = set() if _has_dict(cls) else set(values) - slots
+    if unknown or set(links) != set(cls._links) - {"_acts"} or not all(type(v) is bool for v in links.values()):
+        raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (slots {sorted(unknown)[:5]}, "
+                                f"links {sorted(links)[:5]})")
+    raw, width = _raw_log(snapshot, game.num_distinct_actions)
+    codec = _Codec(game, _package(cls))
+    state = object.__new__(cls)
+    state.game, state.seed, state.setup = game, data["seed"], data["setup"]
+    state._n, state._n_actions = game.num_players, game.num_distinct_actions
+    state._step = len(raw) // width
+    state._acts = _PackedActions(raw, width) if raw else None
+    try:
+        for name, value in values.items():
+            setattr(state, name, codec.decode(value))
+    except InvalidStateError:
+        raise
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError, OverflowError) as error:
+        raise InvalidStateError(f"saved snapshot holds a value it cannot read: {error}") from None
+    replay = _Replay(game, data["seed"], data["setup"], raw, width)
+    for name, present in links.items():
+        setattr(state, name, _Lazy(_replayed(replay, name)) if present else None)
+    try:
+        same = state.summary() == data["summary"]
+    except Exception as error:  # a state restored wrong fails anywhere: refuse it, as a replay would
+        raise InvalidStateError(f"saved snapshot does not restore: {type(error).__name__}: {error}") from None
+    if not same:
+        raise InvalidStateError("saved snapshot's state does not match its summary")
+    return state
+
+
+def _replayed(replay: _Replay, name: str) -> Callable[[], Any]:
+    def make() -> Any:
+        node = replay.link(name)
+        return node.resolve() if isinstance(node, _Lazy) else node
+    return make
+
+
+def _has_dict(cls: type) -> bool:
+    """Whether instances of ``cls`` have a ``__dict__`` (a class in its line declares no ``__slots__``)."""
+    return any("__slots__" not in vars(klass) for klass in cls.__mro__ if klass is not object)
