@@ -34,6 +34,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copyreg
+import functools
 import inspect
 import sys
 import threading
@@ -102,39 +103,55 @@ class _Lazy:
 
 
 class _PackedActions(_Lazy):
-    """The bottom of a restored state's ``_acts``: the packed actions, unpacked on first walk."""
+    """The bottom of a restored state's ``_acts``: the packed actions (base64 text,
+    decoded on first use), linked on first walk."""
 
-    __slots__ = ("raw", "width")
+    __slots__ = ("log", "width", "count", "_raw")
 
-    def __init__(self, raw: bytes, width: int) -> None:
-        self.raw, self.width = raw, width
+    def __init__(self, log: str, width: int, count: int) -> None:
+        self.log, self.width, self.count = log, width, count
+        self._raw: bytes | None = None
         super().__init__(self._link)
+
+    @property
+    def raw(self) -> bytes:
+        """The packed actions (``count * width`` bytes)."""
+        raw = self._raw
+        if raw is None:
+            try:
+                raw = binascii.a2b_base64(self.log)
+            except (binascii.Error, ValueError):
+                raw = b""
+            if len(raw) != self.count * self.width:
+                raise InvalidStateError("saved snapshot has a 'log' that is not base64")
+            self._raw = raw
+        return raw
+
+    def actions(self) -> list[int]:
+        actions: list[int] = np.frombuffer(self.raw, dtype=_DTYPES[self.width]).tolist()
+        return actions
 
     def _link(self) -> Any:
         node: Any = None
-        for action in np.frombuffer(self.raw, dtype=_DTYPES[self.width]).tolist():
+        for action in self.actions():
             node = (action, node)
         return node
-
-    @property
-    def count(self) -> int:
-        return len(self.raw) // self.width
 
 
 class _Replay:
     """The match of a snapshot replayed from its seed, once, for its lazy links."""
 
-    __slots__ = ("game", "seed", "setup", "raw", "width", "_state", "_lock")
+    __slots__ = ("game", "seed", "setup", "packed", "_state", "_lock")
 
-    def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any], raw: bytes, width: int) -> None:
-        self.game, self.seed, self.setup, self.raw, self.width = game, seed, setup, raw, width
+    def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any], packed: _PackedActions | None) -> None:
+        self.game, self.seed, self.setup, self.packed = game, seed, setup, packed
         self._state: Any = None
         self._lock = threading.Lock()
 
     def link(self, name: str) -> Any:
         with self._lock:
             if self._state is None:
-                actions = np.frombuffer(self.raw, dtype=_DTYPES[self.width]).tolist()
+                actions = [] if self.packed is None else self.packed.actions()
                 try:
                     self._state = self.game.replay(self.seed, actions, **self.setup)
                 except (FourCardsError, TypeError, ValueError) as error:
@@ -144,20 +161,26 @@ class _Replay:
 
 def snapshot_actions(snapshot: dict[str, Any], num_actions: int) -> list[int]:
     """The integer actions of a snapshot's packed ``log`` (checked: base64, width, length)."""
-    return np.frombuffer(_raw_log(snapshot, num_actions)[0], dtype=_DTYPES[_width(num_actions)]).tolist()
-
-
-def _raw_log(snapshot: dict[str, Any], num_actions: int) -> tuple[bytes, int]:
-    width = _width(num_actions)
-    if snapshot.get("width") != width or not isinstance(snapshot.get("log"), str):
-        raise InvalidStateError(f"saved snapshot has a malformed 'log' (expected {width} bytes an action)")
+    log, width, _count = _log_of(snapshot, num_actions)
     try:
-        raw = base64.b64decode(snapshot["log"], validate=True)
+        raw = base64.b64decode(log, validate=True)
     except (binascii.Error, ValueError):
         raise InvalidStateError("saved snapshot has a 'log' that is not base64") from None
-    if len(raw) % width:
+    actions: list[int] = np.frombuffer(raw, dtype=_DTYPES[width]).tolist()
+    return actions
+
+
+def _log_of(snapshot: dict[str, Any], num_actions: int) -> tuple[str, int, int]:
+    """A snapshot's ``log`` text, the bytes an action takes and the number of actions, read
+    from the text's length (decoding waits until the actions are needed)."""
+    width = _width(num_actions)
+    log = snapshot.get("log")
+    if snapshot.get("width") != width or not isinstance(log, str) or not log.isascii() or len(log) % 4:
+        raise InvalidStateError(f"saved snapshot has a malformed 'log' (base64, {width} bytes an action)")
+    size = len(log) // 4 * 3 - (2 if log.endswith("==") else 1 if log.endswith("=") else 0)
+    if size % width:
         raise InvalidStateError("saved snapshot has a 'log' cut in the middle of an action")
-    return raw, width
+    return log, width, size // width
 
 
 def _packed_log(state: State[Any], width: int) -> bytes:
@@ -205,7 +228,14 @@ def _name_of(obj: Any, package: str) -> str:
 def _resolve(name: Any, package: str) -> Any:
     """The class, or method of a class, a snapshot names: only in an allowed module already
     imported; no name with dunder parts, no module-level function."""
-    if not isinstance(name, str) or name.count(":") != 1:
+    if not isinstance(name, str):
+        raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
+    return _resolve_text(name, package)
+
+
+@functools.lru_cache(maxsize=512)
+def _resolve_text(name: str, package: str) -> Any:
+    if name.count(":") != 1:
         raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
     module_name, _, qualname = name.partition(":")
     module = sys.modules.get(module_name)
@@ -323,10 +353,16 @@ def _set_state(obj: Any, state: Any) -> None:
 
 # -- saving and loading ---------------------------------------------------------------------------
 
-def _slots(cls: type) -> list[str]:
+@functools.lru_cache(maxsize=256)
+def _layout(cls: type) -> tuple[tuple[str, ...], frozenset[str], frozenset[str], bool]:
+    """A state class's stored slots (in order), the same as a set, its links but
+    ``_acts``, and whether its instances have a ``__dict__``."""
     from .engine import _slot_names
 
-    return _slot_names(cls)
+    links = tuple(cls._links)  # type: ignore[attr-defined]
+    stored = tuple(n for n in _slot_names(cls) if n not in _FROM_ENVELOPE and n not in links)
+    has_dict = any("__slots__" not in vars(klass) for klass in cls.__mro__ if klass is not object)
+    return stored, frozenset(stored), frozenset(links) - {"_acts"}, has_dict
 
 
 def snapshot_of(state: State[Any]) -> dict[str, Any]:
@@ -334,12 +370,11 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
     cls = type(state)
     game = state.game
     codec = _Codec(game, _package(cls))
-    links = tuple(cls._links)
+    stored, _, link_names, _ = _layout(cls)
     values: dict[str, Any] = {}
-    for name in _slots(cls):
-        if name in _FROM_ENVELOPE or name in links or not hasattr(state, name):
-            continue
-        values[name] = codec.encode(getattr(state, name))
+    for name in stored:
+        if hasattr(state, name):
+            values[name] = codec.encode(getattr(state, name))
     for name, value in getattr(state, "__dict__", {}).items():
         values[name] = codec.encode(value)
     width = _width(game.num_distinct_actions)
@@ -349,7 +384,7 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
     return {
         "class": _name_of(cls, _package(cls)),
         "state": values,
-        "links": {name: getattr(state, name) is not None for name in links if name != "_acts"},
+        "links": {name: getattr(state, name) is not None for name in sorted(link_names)},
         "width": width,
         "log": base64.b64encode(raw).decode("ascii"),
     }
@@ -367,18 +402,19 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
     values, links = snapshot.get("state"), snapshot.get("links")
     if type(values) is not dict or type(links) is not dict:
         raise InvalidStateError("saved snapshot has a malformed 'state' or 'links'")
-    slots = set(_slots(cls)) - _FROM_ENVELOPE - set(cls._links)
-    unknown = set() if _has_dict(cls) else set(values) - slots
-    if unknown or set(links) != set(cls._links) - {"_acts"} or not all(type(v) is bool for v in links.values()):
+    _, slots, link_names, has_dict = _layout(cls)
+    unknown = set() if has_dict else values.keys() - slots
+    if unknown or links.keys() != link_names or not all(type(v) is bool for v in links.values()):
         raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (slots {sorted(unknown)[:5]}, "
                                 f"links {sorted(links)[:5]})")
-    raw, width = _raw_log(snapshot, game.num_distinct_actions)
+    log, width, count = _log_of(snapshot, game.num_distinct_actions)
     codec = _Codec(game, _package(cls))
     state = object.__new__(cls)
     state.game, state.seed, state.setup = game, data["seed"], data["setup"]
     state._n, state._n_actions = game.num_players, game.num_distinct_actions
-    state._step = len(raw) // width
-    state._acts = _PackedActions(raw, width) if raw else None
+    state._step = count
+    packed = _PackedActions(log, width, count) if count else None
+    state._acts = packed
     try:
         for name, value in values.items():
             setattr(state, name, codec.decode(value))
@@ -386,7 +422,7 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
         raise
     except (TypeError, ValueError, AttributeError, IndexError, KeyError, OverflowError) as error:
         raise InvalidStateError(f"saved snapshot holds a value it cannot read: {error}") from None
-    replay = _Replay(game, data["seed"], data["setup"], raw, width)
+    replay = _Replay(game, data["seed"], data["setup"], packed)
     for name, present in links.items():
         setattr(state, name, _Lazy(_replayed(replay, name)) if present else None)
     try:
@@ -404,7 +440,3 @@ def _replayed(replay: _Replay, name: str) -> Callable[[], Any]:
         return node.resolve() if isinstance(node, _Lazy) else node
     return make
 
-
-def _has_dict(cls: type) -> bool:
-    """Whether instances of ``cls`` have a ``__dict__`` (a class in its line declares no ``__slots__``)."""
-    return any("__slots__" not in vars(klass) for klass in cls.__mro__ if klass is not object)

@@ -738,9 +738,9 @@ class State(ABC, Generic[A]):
             raise InvalidActionError(f"{code} is not an action of this game (0..{self._n_actions - 1})")
         seat = None if player is None else self._seat(player)
         if self.is_terminal:
-            who = "an action" if seat is None else f"player {seat}"
-            raise GameOverError(f"{who} tried {self.action_to_string(code)!r} but the match is over "
-                                f"({self.describe()})")
+            tried = repr(self.action_to_string(code)) if seat is None else (
+                f"player {seat} tried {self.action_to_string(code)!r}")
+            raise GameOverError(f"{tried} is refused: the game is over ({self.describe()})")
         if seat is not None and seat != self.current_player:
             raise NotYourTurnError(
                 f"player {player} tried {self.action_to_string(code)!r} but it is "
@@ -914,9 +914,10 @@ class State(ABC, Generic[A]):
         else:
             body["actions"] = list(self.actions)
         body["summary"] = self.summary()
-        body["digest"] = _digest(body)
+        content = _canonical(body)
+        body["digest"] = hashlib.sha256(content).hexdigest()
         if secret is not None:
-            body["signature"] = _signature(body, secret)
+            body["signature"] = _signature(body, secret, content)
         return json.dumps(body, separators=(",", ":"))
 
     # -- what players may know -----------------------------------------------------
@@ -1047,16 +1048,33 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
 
 
 def _canonical(body: Mapping[str, Any]) -> bytes:
+    """What the digest and the signature cover: the body but them, as sorted compact
+    JSON; a snapshot's packed ``log`` follows it raw, after a newline (the JSON
+    holds none), rather than inside it (a long text is slow to write as JSON)."""
     content = {k: v for k, v in body.items() if k not in ("digest", "signature")}
-    return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    snapshot = content.get("snapshot")
+    log = snapshot.get("log") if isinstance(snapshot, dict) else None
+    if not isinstance(log, str):
+        return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    content["snapshot"] = {k: v for k, v in snapshot.items() if k != "log"}  # type: ignore[union-attr]
+    return (json.dumps(content, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+            + log.encode("utf-8", "surrogatepass"))
 
 
 def _digest(body: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(body)).hexdigest()
 
 
-def _signature(body: Mapping[str, Any], key: bytes) -> str:
-    return hmac.new(key, _canonical(body) + b"\0" + str(body["digest"]).encode(), hashlib.sha256).hexdigest()
+def _signature(body: Mapping[str, Any], key: bytes, content: bytes | None = None) -> str:
+    if content is None:
+        content = _canonical(body)
+    return hmac.new(key, content + b"\0" + str(body["digest"]).encode(), hashlib.sha256).hexdigest()
+
+
+class _Envelope(dict):  # type: ignore[type-arg]
+    """A read envelope, with the bytes its digest covers (checked once, signed over)."""
+
+    content: bytes
 
 
 def _same(expected: str, given: str) -> bool:
@@ -1117,9 +1135,12 @@ def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
             raise InvalidStateError(f"saved match has a missing or malformed {name!r}")
     if "signature" in data and not isinstance(data["signature"], str):
         raise InvalidStateError("saved match has a malformed 'signature'")
-    if not _same(_digest(data), data["digest"]):
+    content = _canonical(data)
+    if not _same(hashlib.sha256(content).hexdigest(), data["digest"]):
         raise InvalidStateError("saved match digest does not match its content: it was altered")
-    return data
+    envelope = _Envelope(data)
+    envelope.content = content
+    return envelope
 
 
 def check_signature(data: Mapping[str, Any], key: bytes | None, verify: bool = True) -> None:
@@ -1130,7 +1151,7 @@ def check_signature(data: Mapping[str, Any], key: bytes | None, verify: bool = T
     if key is not None:
         if not isinstance(signature, str):
             raise InvalidStateError("saved match is not signed, and a signature is required")
-        if not _same(_signature(data, key), signature):
+        if not _same(_signature(data, key, getattr(data, "content", None)), signature):
             raise InvalidStateError("saved match signature does not match: it was altered or signed with another key")
         return
     if signature is not None and verify:
