@@ -6,20 +6,25 @@ envelope (game, rules, seed, setup, summary, digest, signature):
 - ``class``: the state's class, ``module:qualname``;
 - ``state``: every slot of the state but the game, the seed, the setup and
   the links, each value in a small tagged JSON form (below);
+- ``links``: the items of the game's own links (``State._links`` beyond the
+  history and the actions: what its observations list, such as Four Pack's
+  asks), oldest first;
+- ``history``: whether the history records (``_log``) held anything;
 - ``log``: the integer actions, packed little-endian ``width`` bytes each and
-  base64-encoded (read and written in time that barely grows with the match);
-- ``links``: which of the state's links (history records; a game's own, see
-  ``State._links``) held anything.
+  base64-encoded (read and written in time that barely grows with the match).
 
-Loading sets the slots back and leaves the links **lazy**: the actions are
-unpacked, and the history records rebuilt by replaying the packed actions from
-the seed, only when something walks them (``state.history``, a view that lists
-past asks, ...). So a load costs the same at step 30 and at step 3,000.
+Loading sets the slots back and leaves the actions and the history **lazy**:
+the actions are unpacked, and the history records rebuilt by replaying them
+from the seed, only when something walks them (``state.history``,
+``state.actions``). So a load costs about the same at step 30 and at step
+3,000 (a game whose observations list the whole past keeps that list in
+``links``, and its load grows with it, still without a replay).
 
 The value form: JSON scalars as themselves, lists as lists, ``{"t": [...]}``
 a tuple, ``{"d": [[key, value], ...]}`` a dict, ``{"rng": state}`` an
 :class:`~fourcards.rng.Rng`, ``{"rules": 0}`` / ``{"game": 0}`` the game's
-rules and the game, and any other object by its pickle reduction (``__reduce_ex__``):
+rules and the game, ``{"k": index}`` one of the game's constants
+(``Game._snapshot_constants()``: a deck's cards), and any other object by its pickle reduction (``__reduce_ex__``):
 ``{"call": "module:name", "args": [...]}`` (a class or a class's method,
 called with the arguments) or ``{"new": "module:name", "args": [...],
 "state": ...}`` (``cls.__new__`` then its state set as pickle does). Names
@@ -139,24 +144,21 @@ class _PackedActions(_Lazy):
 
 
 class _Replay:
-    """The match of a snapshot replayed from its seed, once, for its lazy links."""
+    """The history records of a snapshot: its match replayed from the seed, on first use."""
 
-    __slots__ = ("game", "seed", "setup", "packed", "_state", "_lock")
+    __slots__ = ("game", "seed", "setup", "packed")
 
     def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any], packed: _PackedActions | None) -> None:
         self.game, self.seed, self.setup, self.packed = game, seed, setup, packed
-        self._state: Any = None
-        self._lock = threading.Lock()
 
-    def link(self, name: str) -> Any:
-        with self._lock:
-            if self._state is None:
-                actions = [] if self.packed is None else self.packed.actions()
-                try:
-                    self._state = self.game.replay(self.seed, actions, **self.setup)
-                except (FourCardsError, TypeError, ValueError) as error:
-                    raise InvalidStateError(f"a snapshot's history could not be rebuilt: {error}") from None
-            return getattr(self._state, name)
+    def history(self) -> Any:
+        actions = [] if self.packed is None else self.packed.actions()
+        try:
+            replayed = self.game.replay(self.seed, actions, **self.setup)
+        except (FourCardsError, TypeError, ValueError) as error:
+            raise InvalidStateError(f"a snapshot's history could not be rebuilt: {error}") from None
+        node = replayed._log
+        return node.resolve() if isinstance(node, _Lazy) else node
 
 
 def snapshot_actions(snapshot: dict[str, Any], num_actions: int) -> list[int]:
@@ -258,6 +260,15 @@ class _Codec:
 
     def __init__(self, game: Game[Any], package: str) -> None:
         self.game, self.package = game, package
+        self.constants = tuple(game._snapshot_constants())
+        self._places: dict[int, int] | None = None
+
+    def place(self, value: Any) -> int | None:
+        """The index of ``value`` among the game's constants (by identity), or None."""
+        if self._places is None:
+            self._places = {id(v): i for i, v in enumerate(self.constants)}
+        index = self._places.get(id(value))
+        return index if index is not None and self.constants[index] is value else None
 
     def encode(self, value: Any) -> Any:
         kind = type(value)
@@ -275,6 +286,10 @@ class _Codec:
             return {"rules": 0}
         if value is self.game:
             return {"game": 0}
+        if self.constants:
+            index = self.place(value)
+            if index is not None:
+                return {"k": index}
         reduced = value.__reduce_ex__(4)
         if isinstance(reduced, str) or len(reduced) < 2 or any(item is not None for item in reduced[3:]):
             raise TypeError(f"cannot snapshot {kind.__qualname__}: its pickle form is not a call with a state")
@@ -308,6 +323,11 @@ class _Codec:
             return self.game.rules
         if "game" in data:
             return self.game
+        if "k" in data:
+            index = data["k"]
+            if type(index) is not int or not 0 <= index < len(self.constants):
+                raise InvalidStateError(f"saved snapshot names constant {index!r:.40} of {len(self.constants)}")
+            return self.constants[index]
         args = [self.decode(a) for a in self._list(data.get("args", []))]
         if "new" in data:
             cls = _resolve(data["new"], self.package)
@@ -354,23 +374,25 @@ def _set_state(obj: Any, state: Any) -> None:
 # -- saving and loading ---------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _layout(cls: type) -> tuple[tuple[str, ...], frozenset[str], frozenset[str], bool]:
-    """A state class's stored slots (in order), the same as a set, its links but
-    ``_acts``, and whether its instances have a ``__dict__``."""
+def _layout(cls: type) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...], bool]:
+    """A state class's stored slots (in order), the same as a set, its own links (not
+    ``_log`` nor ``_acts``), and whether its instances have a ``__dict__``."""
     from .engine import _slot_names
 
     links = tuple(cls._links)  # type: ignore[attr-defined]
     stored = tuple(n for n in _slot_names(cls) if n not in _FROM_ENVELOPE and n not in links)
     has_dict = any("__slots__" not in vars(klass) for klass in cls.__mro__ if klass is not object)
-    return stored, frozenset(stored), frozenset(links) - {"_acts"}, has_dict
+    return stored, frozenset(stored), tuple(sorted(set(links) - {"_log", "_acts"})), has_dict
 
 
 def snapshot_of(state: State[Any]) -> dict[str, Any]:
     """The ``snapshot`` field of ``state``'s envelope."""
+    from .engine import unroll
+
     cls = type(state)
     game = state.game
     codec = _Codec(game, _package(cls))
-    stored, _, link_names, _ = _layout(cls)
+    stored, _, own_links, _ = _layout(cls)
     values: dict[str, Any] = {}
     for name in stored:
         if hasattr(state, name):
@@ -384,14 +406,16 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
     return {
         "class": _name_of(cls, _package(cls)),
         "state": values,
-        "links": {name: getattr(state, name) is not None for name in sorted(link_names)},
+        "links": {name: [codec.encode(item) for item in unroll(getattr(state, name))] for name in own_links},
+        "history": state._log is not None,
         "width": width,
         "log": base64.b64encode(raw).decode("ascii"),
     }
 
 
 def restore(game: Game[Any], data: dict[str, Any]) -> Any:
-    """The state a checked, signed snapshot envelope holds (its values set back, its links lazy)."""
+    """The state a checked, signed snapshot envelope holds: its values set back, its
+    own links rebuilt, its actions and history records left lazy."""
     from .engine import State
 
     snapshot = data["snapshot"]
@@ -399,12 +423,12 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
     cls = _resolve(snapshot.get("class"), package)
     if not (isinstance(cls, type) and issubclass(cls, State)):
         raise InvalidStateError(f"saved snapshot names {snapshot.get('class')!r:.80}, which is not a state class")
-    values, links = snapshot.get("state"), snapshot.get("links")
-    if type(values) is not dict or type(links) is not dict:
-        raise InvalidStateError("saved snapshot has a malformed 'state' or 'links'")
-    _, slots, link_names, has_dict = _layout(cls)
+    values, links, history = snapshot.get("state"), snapshot.get("links"), snapshot.get("history")
+    if type(values) is not dict or type(links) is not dict or type(history) is not bool:
+        raise InvalidStateError("saved snapshot has a malformed 'state', 'links' or 'history'")
+    _, slots, own_links, has_dict = _layout(cls)
     unknown = set() if has_dict else values.keys() - slots
-    if unknown or links.keys() != link_names or not all(type(v) is bool for v in links.values()):
+    if unknown or sorted(links) != list(own_links) or not all(type(v) is list for v in links.values()):
         raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (slots {sorted(unknown)[:5]}, "
                                 f"links {sorted(links)[:5]})")
     log, width, count = _log_of(snapshot, game.num_distinct_actions)
@@ -418,13 +442,16 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
     try:
         for name, value in values.items():
             setattr(state, name, codec.decode(value))
+        for name, items in links.items():
+            node: Any = None
+            for item in items:
+                node = (codec.decode(item), node)
+            setattr(state, name, node)
     except InvalidStateError:
         raise
     except (TypeError, ValueError, AttributeError, IndexError, KeyError, OverflowError) as error:
         raise InvalidStateError(f"saved snapshot holds a value it cannot read: {error}") from None
-    replay = _Replay(game, data["seed"], data["setup"], packed)
-    for name, present in links.items():
-        setattr(state, name, _Lazy(_replayed(replay, name)) if present else None)
+    state._log = _Lazy(_Replay(game, data["seed"], data["setup"], packed).history) if history else None
     try:
         same = state.summary() == data["summary"]
     except Exception as error:  # a state restored wrong fails anywhere: refuse it, as a replay would
@@ -432,11 +459,3 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
     if not same:
         raise InvalidStateError("saved snapshot's state does not match its summary")
     return state
-
-
-def _replayed(replay: _Replay, name: str) -> Callable[[], Any]:
-    def make() -> Any:
-        node = replay.link(name)
-        return node.resolve() if isinstance(node, _Lazy) else node
-    return make
-

@@ -487,6 +487,11 @@ class Game(ABC, Generic[S]):
             )
         return self._from_envelope(data, trusted=secret is not None)
 
+    def _snapshot_constants(self) -> Sequence[Any]:
+        """Objects of the game that states share (a deck's cards): a snapshot names
+        them by their place here rather than copying them (none by default)."""
+        return ()
+
     def _same_rules(self, rules: Any) -> bool:
         """Whether a save's ``rules`` are this game's (a game may accept an older form too)."""
         return bool(rules == self.rules_dict())

@@ -172,6 +172,9 @@ class FourPack(Game["FourPackState"]):
     def rules_dict(self) -> dict[str, Any]:
         return {**asdict(self.rules), "deck": deck_rule(self.deck)}
 
+    def _snapshot_constants(self) -> Sequence[Any]:
+        return (*self.deck.cards, *self.deck.categories)
+
     def _same_rules(self, rules: Any) -> bool:
         # also a save made before rules_dict recorded a deck other than the shipped one by its data
         return super()._same_rules(rules) or bool(rules == {**asdict(self.rules), "deck": self.deck.digest})
