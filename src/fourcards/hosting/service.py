@@ -56,7 +56,7 @@ class Update:
     journal, and starts again from this one); ``appended``: lists of the view that
     only grew, with their new items; ``removed``: fields the view no longer has;
     ``records``: the history records added since, that the seat may see (each with
-    the ``step`` after which it exists; on a reset, those the journal still holds);
+    the ``step`` after which it exists; on a reset, the latest few the host keeps);
     ``legal``: the seat's legal actions (``action``, ``text`` and fields) when it is
     to act, else empty; ``scores`` every seat's tally; ``result`` (``winners``,
     ``scores``, ``returns``) once the match is over. :meth:`apply_to` is what a
@@ -136,7 +136,8 @@ class MatchService:
     snapshots and the seat tokens (keep it secret; it never leaves the server).
 
     ``journal``: how many stored versions the journal keeps for per-seat updates (an
-    update since an older step is a reset); ``retries``: how many times an action
+    update since an older step is a reset); ``history``: how many of the latest
+    records a reset holds (at most); ``retries``: how many times an action
     sent without ``expected_step`` is tried again on a newer version when another
     request stored first.
 
@@ -151,11 +152,12 @@ class MatchService:
     (True, True, 0)
     """
 
-    def __init__(self, store: MatchStore, key: str | bytes, *, journal: int = 64, retries: int = 16) -> None:
+    def __init__(self, store: MatchStore, key: str | bytes, *, journal: int = 64, history: int = 20,
+                 retries: int = 16) -> None:
         secret = _key_bytes(key)
         if secret is None:
             raise TypeError("a MatchService needs a key (str or bytes) to sign its saves and seat tokens")
-        for name, value in (("journal", journal), ("retries", retries)):
+        for name, value in (("journal", journal), ("history", history), ("retries", retries)):
             if type(value) is not int:
                 raise TypeError(f"{name} must be an int, not {type(value).__name__}")
             if value < 1:
@@ -163,6 +165,7 @@ class MatchService:
         self.store = store
         self._key = secret
         self.journal = journal
+        self.history = history
         self.retries = retries
 
     # -- creating ---------------------------------------------------------------------------------
@@ -457,7 +460,7 @@ class MatchService:
         reset = since is None or (since != step and not starts)
         if reset:
             replaced, appended, removed = dict(view), {}, []
-            records = records_for(entries, key, -1)
+            records = records_for(entries, key, -1)[-self.history:]
         elif since == step:
             replaced, appended, removed, records = {}, {}, [], []
         else:
