@@ -99,7 +99,22 @@ def hidden_twin(state: State[Any], seat: int, rng: random.Random) -> State[Any] 
     name = get_game(state.game.name).name
     n = state.game.num_players
     others = [p for p in range(n) if p != seat]
-    if name in ("gang-of-four", "four-pack"):  # hands are card masks
+    if name == "gang-of-four":  # hands are canonical card masks (two copies of a coloured card)
+        from fourcards.gangoffour.cards import hand_mask, mask_cards
+
+        if len(others) < 2:
+            return None
+        a, b = rng.sample(others, 2)
+        hands = twin._hands  # type: ignore[attr-defined]
+        cards_a, cards_b = list(mask_cards(hands[a])), list(mask_cards(hands[b]))
+        pairs = [(i, j) for i, x in enumerate(cards_a) for j, y in enumerate(cards_b) if x != y]
+        if not pairs:
+            return None
+        i, j = rng.choice(pairs)
+        cards_a[i], cards_b[j] = cards_b[j], cards_a[i]
+        hands[a], hands[b] = hand_mask(cards_a), hand_mask(cards_b)
+        return twin
+    if name == "four-pack":  # hands are masks of the 32 cards
         if len(others) < 2:
             return None
         a, b = rng.sample(others, 2)

@@ -28,7 +28,8 @@ rules and the game, ``{"k": index}`` one of the game's constants
 ``{"call": "module:name", "args": [...]}`` (a class or a class's method,
 called with the arguments) or ``{"new": "module:name", "args": [...],
 "state": ...}`` (``cls.__new__`` then its state set as pickle does). Names
-are resolved only in modules already imported, of the state's own package
+are resolved only in modules already imported, of the game's own package (and
+of the packages of the games it extends)
 and of ``fourcards.engine``, ``fourcards.rng`` and ``fourcards.decks``, and
 only to classes: no code is imported or called on a name from elsewhere.
 A snapshot is accepted only signed (checked before any of this runs).
@@ -208,11 +209,21 @@ def _package(cls: type) -> str:
     return module.rpartition(".")[0] or module
 
 
-def _allowed(module: str, package: str) -> bool:
-    return module in _CORE_MODULES or module == package or module.startswith(package + ".")
+@functools.lru_cache(maxsize=256)
+def _packages(game_class: type) -> frozenset[str]:
+    """The packages a snapshot of ``game_class``'s states may name classes of: those of the
+    game class and of the game classes it extends (a game built on another's)."""
+    from .engine import Game
+
+    return frozenset(_package(k) for k in game_class.__mro__
+                     if isinstance(k, type) and issubclass(k, Game) and k is not Game)
 
 
-def _name_of(obj: Any, package: str) -> str:
+def _allowed(module: str, packages: frozenset[str]) -> bool:
+    return module in _CORE_MODULES or any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _name_of(obj: Any, packages: frozenset[str]) -> str:
     """``module:qualname`` of a class, or of a method of a class (class or static), that may be named."""
     if isinstance(obj, type):
         module, name = obj.__module__, obj.__qualname__
@@ -222,27 +233,26 @@ def _name_of(obj: Any, package: str) -> str:
         module, name = obj.__module__, obj.__qualname__
     else:
         raise TypeError(f"a snapshot names classes and their methods only, not {obj!r}")
-    if not _allowed(module, package):
-        raise TypeError(f"a snapshot of a {package} state cannot name {module}.{name}")
+    if not _allowed(module, packages):
+        raise TypeError(f"a snapshot of a state of {sorted(packages)} cannot name {module}.{name}")
     return f"{module}:{name}"
 
 
-def _resolve(name: Any, package: str) -> Any:
+def _resolve(name: Any, packages: frozenset[str]) -> Any:
     """The class, or method of a class, a snapshot names: only in an allowed module already
     imported; no name with dunder parts, no module-level function."""
-    if not isinstance(name, str):
-        raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
-    return _resolve_text(name, package)
-
-
-@functools.lru_cache(maxsize=512)
-def _resolve_text(name: str, package: str) -> Any:
-    if name.count(":") != 1:
+    if not isinstance(name, str) or name.count(":") != 1:
         raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
     module_name, _, qualname = name.partition(":")
     module = sys.modules.get(module_name)
-    if module is None or not _allowed(module_name, package):
+    if module is None or not _allowed(module_name, packages):
         raise InvalidStateError(f"saved snapshot names {name!r:.80}, outside the game's modules")
+    return _resolve_in(module, qualname, name)
+
+
+@functools.lru_cache(maxsize=512)
+def _resolve_in(module: Any, qualname: str, name: str) -> Any:
+    """What ``qualname`` names in ``module`` (a module object: a module imported again is another key)."""
     owner: Any = None
     value: Any = module
     for part in qualname.split("."):
@@ -258,8 +268,8 @@ def _resolve_text(name: str, package: str) -> Any:
 class _Codec:
     """The tagged JSON form of a state's values (see the module docstring)."""
 
-    def __init__(self, game: Game[Any], package: str) -> None:
-        self.game, self.package = game, package
+    def __init__(self, game: Game[Any]) -> None:
+        self.game, self.packages = game, _packages(type(game))
         self.constants = tuple(game._snapshot_constants())
         self._places: dict[int, int] | None = None
 
@@ -296,10 +306,10 @@ class _Codec:
         make, args = reduced[0], reduced[1]
         state = reduced[2] if len(reduced) > 2 else None
         if make is copyreg.__newobj__:  # type: ignore[attr-defined]
-            data: dict[str, Any] = {"new": _name_of(args[0], self.package),
+            data: dict[str, Any] = {"new": _name_of(args[0], self.packages),
                                     "args": [self.encode(a) for a in args[1:]]}
         else:
-            data = {"call": _name_of(make, self.package), "args": [self.encode(a) for a in args]}
+            data = {"call": _name_of(make, self.packages), "args": [self.encode(a) for a in args]}
         if state is not None:
             data["state"] = self.encode(state)
         return data
@@ -330,12 +340,12 @@ class _Codec:
             return self.constants[index]
         args = [self.decode(a) for a in self._list(data.get("args", []))]
         if "new" in data:
-            cls = _resolve(data["new"], self.package)
+            cls = _resolve(data["new"], self.packages)
             if not isinstance(cls, type):
                 raise InvalidStateError(f"saved snapshot names {data['new']!r:.80}, which is not a class")
             value = cls.__new__(cls, *args)
         elif "call" in data:
-            value = _resolve(data["call"], self.package)(*args)
+            value = _resolve(data["call"], self.packages)(*args)
         else:
             raise InvalidStateError(f"saved snapshot holds a value it cannot read: {data!r:.80}")
         if "state" in data:
@@ -391,7 +401,7 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
 
     cls = type(state)
     game = state.game
-    codec = _Codec(game, _package(cls))
+    codec = _Codec(game)
     stored, _, own_links, _ = _layout(cls)
     values: dict[str, Any] = {}
     for name in stored:
@@ -404,7 +414,7 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
     if len(raw) != width * state.step:
         raise FourCardsError(f"the state's log holds {len(raw) // width} actions at step {state.step}")
     return {
-        "class": _name_of(cls, _package(cls)),
+        "class": _name_of(cls, codec.packages),
         "state": values,
         "links": {name: [codec.encode(item) for item in unroll(getattr(state, name))] for name in own_links},
         "history": state._log is not None,
@@ -419,8 +429,7 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
     from .engine import State
 
     snapshot = data["snapshot"]
-    package = _package(type(game))
-    cls = _resolve(snapshot.get("class"), package)
+    cls = _resolve(snapshot.get("class"), _packages(type(game)))
     if not (isinstance(cls, type) and issubclass(cls, State)):
         raise InvalidStateError(f"saved snapshot names {snapshot.get('class')!r:.80}, which is not a state class")
     values, links, history = snapshot.get("state"), snapshot.get("links"), snapshot.get("history")
@@ -432,7 +441,7 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
         raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (slots {sorted(unknown)[:5]}, "
                                 f"links {sorted(links)[:5]})")
     log, width, count = _log_of(snapshot, game.num_distinct_actions)
-    codec = _Codec(game, _package(cls))
+    codec = _Codec(game)
     state = object.__new__(cls)
     state.game, state.seed, state.setup = game, data["seed"], data["setup"]
     state._n, state._n_actions = game.num_players, game.num_distinct_actions
