@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copyreg
+import dataclasses
 import functools
 import inspect
 import sys
@@ -238,19 +239,32 @@ def _name_of(obj: Any, packages: frozenset[str]) -> str:
     return f"{module}:{name}"
 
 
+_RESOLVED: dict[tuple[str, frozenset[str]], tuple[Any, Any]] = {}
+"""Names resolved before, with their module object (a module imported again misses)."""
+
+
 def _resolve(name: Any, packages: frozenset[str]) -> Any:
     """The class, or method of a class, a snapshot names: only in an allowed module already
     imported; no name with dunder parts, no module-level function."""
-    if not isinstance(name, str) or name.count(":") != 1:
+    if type(name) is not str:
+        raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
+    key = (name, packages)
+    hit = _RESOLVED.get(key)
+    if hit is not None and sys.modules.get(hit[0].__name__) is hit[0]:
+        return hit[1]
+    if name.count(":") != 1:
         raise InvalidStateError(f"saved snapshot names {name!r:.80}, not a module:class")
     module_name, _, qualname = name.partition(":")
     module = sys.modules.get(module_name)
     if module is None or not _allowed(module_name, packages):
         raise InvalidStateError(f"saved snapshot names {name!r:.80}, outside the game's modules")
-    return _resolve_in(module, qualname, name)
+    value = _resolve_in(module, qualname, name)
+    if len(_RESOLVED) > 1024:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (module, value)
+    return value
 
 
-@functools.lru_cache(maxsize=512)
 def _resolve_in(module: Any, qualname: str, name: str) -> Any:
     """What ``qualname`` names in ``module`` (a module object: a module imported again is another key)."""
     owner: Any = None
@@ -365,8 +379,24 @@ class _Codec:
         return value
 
 
+@functools.lru_cache(maxsize=256)
+def _dataclass_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass with slots whose ``__setstate__`` is the dataclasses
+    module's (it sets each field from a list, in order), else None."""
+    setstate = getattr(cls, "__setstate__", None)
+    if getattr(setstate, "__qualname__", "") != "_dataclass_setstate" or not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def _set_state(obj: Any, state: Any) -> None:
     """Set a restored object's state as pickle does (``__setstate__``, else its dict and slots)."""
+    if type(state) is list:
+        names = _dataclass_fields(type(obj))
+        if names is not None and len(names) == len(state):  # what dataclasses' __setstate__ does, faster
+            for name, value in zip(names, state):
+                object.__setattr__(obj, name, value)
+            return
     setstate = getattr(obj, "__setstate__", None)
     if setstate is not None:
         setstate(state)

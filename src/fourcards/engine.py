@@ -1071,9 +1071,14 @@ def _digest(body: Mapping[str, Any]) -> str:
 
 
 def _signature(body: Mapping[str, Any], key: bytes, content: bytes | None = None) -> str:
+    """The HMAC-SHA256 of a save: of its content and digest; of a snapshot, of its
+    digest alone (the SHA-256 of all its content: the long packed log is hashed once)."""
+    digest = str(body["digest"]).encode("utf-8", "surrogatepass")
+    if "snapshot" in body:
+        return hmac.new(key, b"fourcards-snapshot\0" + digest, hashlib.sha256).hexdigest()
     if content is None:
         content = _canonical(body)
-    return hmac.new(key, content + b"\0" + str(body["digest"]).encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, content + b"\0" + digest, hashlib.sha256).hexdigest()
 
 
 class _Envelope(dict):  # type: ignore[type-arg]
