@@ -80,7 +80,8 @@ def play(state: State[Any], rng: random.Random, steps: int) -> State[Any]:
 
 
 def new_state(name: str, rules: dict[str, Any], seed: int) -> State[Any]:
-    return get_game(name).new_game(**rules).new_match(seed)
+    state: State[Any] = get_game(name).new_game(**rules).new_match(seed)
+    return state
 
 
 # -- twins: the same match but for cards one seat may not see ----------------------------------------------

@@ -129,9 +129,9 @@ def test_exactly_one_of_two_racing_actions_wins(service: Service, name: str) -> 
         legal = update["legal"]
         picks = [legal[0], legal[-1]]
         results = at_once([
-            lambda pick=pick: service.call("POST", f"/matches/{match}/actions",  # type: ignore[misc]
-                                           {"seat": 0, "action": pick["action"], "expected_step": update["step"]},
-                                           token=token)
+            lambda pick=pick, step=update["step"]: service.call(
+                "POST", f"/matches/{match}/actions", {"seat": 0, "action": pick["action"], "expected_step": step},
+                token=token)
             for pick in picks])
         statuses = sorted(status for status, _ in results)
         assert statuses == [200, 409], results
@@ -156,7 +156,7 @@ def test_actions_sent_at_once_without_a_step_are_all_applied(service: Service) -
     mine_before = [a for a, seat in zip(before.actions, seats_of(before)) if seat == 0]
     texts = [view["text"] for view in update["legal"]][:4]
     results = at_once([
-        lambda text=text: service.call("POST", f"/matches/{match}/actions",  # type: ignore[misc]
+        lambda text=text: service.call("POST", f"/matches/{match}/actions",
                                        {"seat": 0, "action": text}, token=token)
         for text in texts])
     after = service.stored_state(match)

@@ -198,7 +198,8 @@ def test_exactly_one_of_two_racing_actions_is_stored(store: MatchStore) -> None:
         start = service.update(hosted.id, 0)
         actions = [start.legal[0]["action"], start.legal[-1]["action"]]
         racing.racing, racing.first_reads = True, 0
-        results = run_threads(2, lambda i: service.act(hosted.id, 0, actions[i], expected_step=start.step))
+        results = run_threads(2, lambda i, match=hosted.id, actions=actions, step=start.step: service.act(
+            match, 0, actions[i], expected_step=step))
         racing.racing = False
         won = [r for r in results if isinstance(r, Update)]
         lost = [r for r in results if isinstance(r, StaleActionError)]
@@ -493,7 +494,7 @@ def test_a_game_with_private_records_sends_each_seat_its_own(plugin: str) -> Non
         name = "secretive-card"
 
         def seat_record_view(self, record: Any, seat: int | None) -> dict[str, Any] | None:
-            view = self.record_view(record)
+            view: dict[str, Any] = self.record_view(record)
             if view.get("kind") == "played" and seat != view["player"]:
                 return {"kind": "played", "player": view["player"], "text": f"P{view['player']} plays"}
             return view

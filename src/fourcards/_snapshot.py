@@ -7,8 +7,8 @@ envelope (game, rules, seed, setup, summary, digest, signature):
 - ``state``: every slot of the state but the game, the seed, the setup and
   the links, each value in a small tagged JSON form (below);
 - ``links``: the items of the game's own links (``State._links`` beyond the
-  history and the actions: what its observations list, such as Four Pack's
-  asks), oldest first;
+  history and the actions: what its observations list, such as every ask made
+  so far), oldest first;
 - ``history``: whether the history records (``_log``) held anything;
 - ``log``: the integer actions, packed little-endian ``width`` bytes each and
   base64-encoded (read and written in time that barely grows with the match).
@@ -41,20 +41,17 @@ import base64
 import binascii
 import copyreg
 import dataclasses
-import functools
 import inspect
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from ._links import slot_names, unroll
 from .errors import FourCardsError, InvalidStateError
 from .rng import Rng
-
-if TYPE_CHECKING:
-    from .engine import Game, State
 
 __all__ = ["snapshot_of", "restore", "snapshot_actions"]
 
@@ -62,7 +59,7 @@ __all__ = ["snapshot_of", "restore", "snapshot_actions"]
 _CORE_MODULES = frozenset({"fourcards.engine", "fourcards.rng", "fourcards.decks"})
 #: Slots set from the envelope or the game, not stored in ``state``.
 _FROM_ENVELOPE = frozenset({"game", "seed", "setup", "_n", "_n_actions", "_step"})
-_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+_DTYPES: dict[int, np.dtype[Any]] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
 
 
 def _width(num_actions: int) -> int:
@@ -150,7 +147,7 @@ class _Replay:
 
     __slots__ = ("game", "seed", "setup", "packed")
 
-    def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any], packed: _PackedActions | None) -> None:
+    def __init__(self, game: Any, seed: int, setup: dict[str, Any], packed: _PackedActions | None) -> None:
         self.game, self.seed, self.setup, self.packed = game, seed, setup, packed
 
     def history(self) -> Any:
@@ -187,7 +184,7 @@ def _log_of(snapshot: dict[str, Any], num_actions: int) -> tuple[str, int, int]:
     return log, width, size // width
 
 
-def _packed_log(state: State[Any], width: int) -> bytes:
+def _packed_log(state: Any, width: int) -> bytes:
     """The state's actions packed, reusing a restored state's packed bottom (only the
     actions applied since it was restored are packed here)."""
     newer: list[int] = []
@@ -195,11 +192,11 @@ def _packed_log(state: State[Any], width: int) -> bytes:
     while node is not None:
         if isinstance(node, _PackedActions):
             newer.reverse()
-            return node.raw + np.asarray(newer, dtype=_DTYPES[width]).tobytes()
+            return bytes(node.raw + np.asarray(newer, dtype=_DTYPES[width]).tobytes())
         newer.append(node[0])
         node = node[1]
     newer.reverse()
-    return np.asarray(newer, dtype=_DTYPES[width]).tobytes()
+    return bytes(np.asarray(newer, dtype=_DTYPES[width]).tobytes())
 
 
 # -- the values ---------------------------------------------------------------------------------
@@ -210,14 +207,24 @@ def _package(cls: type) -> str:
     return module.rpartition(".")[0] or module
 
 
-@functools.lru_cache(maxsize=256)
+_PER_CLASS: dict[tuple[str, type], Any] = {}
+"""What the helpers below worked out once for a class (classes are few, and never change)."""
+
+
+def _of_class(what: str, cls: type, make: Callable[[type], Any]) -> Any:
+    key = (what, cls)
+    found = _PER_CLASS.get(key, _PER_CLASS)
+    if found is _PER_CLASS:
+        found = _PER_CLASS[key] = make(cls)
+    return found
+
+
 def _packages(game_class: type) -> frozenset[str]:
     """The packages a snapshot of ``game_class``'s states may name classes of: those of the
     game class and of the game classes it extends (a game built on another's)."""
-    from .engine import Game
-
-    return frozenset(_package(k) for k in game_class.__mro__
-                     if isinstance(k, type) and issubclass(k, Game) and k is not Game)
+    found: frozenset[str] = _of_class("packages", game_class, lambda cls: frozenset(
+        _package(k) for k in cls.__mro__ if k.__module__ not in ("builtins", "abc", "typing", "fourcards.engine")))
+    return found
 
 
 def _allowed(module: str, packages: frozenset[str]) -> bool:
@@ -282,7 +289,7 @@ def _resolve_in(module: Any, qualname: str, name: str) -> Any:
 class _Codec:
     """The tagged JSON form of a state's values (see the module docstring)."""
 
-    def __init__(self, game: Game[Any]) -> None:
+    def __init__(self, game: Any) -> None:
         self.game, self.packages = game, _packages(type(game))
         self.constants = tuple(game._snapshot_constants())
         self._places: dict[int, int] | None = None
@@ -379,10 +386,14 @@ class _Codec:
         return value
 
 
-@functools.lru_cache(maxsize=256)
 def _dataclass_fields(cls: type) -> tuple[str, ...] | None:
     """The fields of a dataclass with slots whose ``__setstate__`` is the dataclasses
     module's (it sets each field from a list, in order), else None."""
+    found: tuple[str, ...] | None = _of_class("fields", cls, _fields_of)
+    return found
+
+
+def _fields_of(cls: type) -> tuple[str, ...] | None:
     setstate = getattr(cls, "__setstate__", None)
     if getattr(setstate, "__qualname__", "") != "_dataclass_setstate" or not dataclasses.is_dataclass(cls):
         return None
@@ -413,22 +424,22 @@ def _set_state(obj: Any, state: Any) -> None:
 
 # -- saving and loading ---------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=256)
 def _layout(cls: type) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...], bool]:
     """A state class's stored slots (in order), the same as a set, its own links (not
     ``_log`` nor ``_acts``), and whether its instances have a ``__dict__``."""
-    from .engine import _slot_names
+    found: tuple[tuple[str, ...], frozenset[str], tuple[str, ...], bool] = _of_class("layout", cls, _layout_of)
+    return found
 
-    links = tuple(cls._links)  # type: ignore[attr-defined]
-    stored = tuple(n for n in _slot_names(cls) if n not in _FROM_ENVELOPE and n not in links)
+
+def _layout_of(cls: Any) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...], bool]:
+    links = tuple(cls._links)
+    stored = tuple(n for n in slot_names(cls) if n not in _FROM_ENVELOPE and n not in links)
     has_dict = any("__slots__" not in vars(klass) for klass in cls.__mro__ if klass is not object)
     return stored, frozenset(stored), tuple(sorted(set(links) - {"_log", "_acts"})), has_dict
 
 
-def snapshot_of(state: State[Any]) -> dict[str, Any]:
+def snapshot_of(state: Any) -> dict[str, Any]:
     """The ``snapshot`` field of ``state``'s envelope."""
-    from .engine import unroll
-
     cls = type(state)
     game = state.game
     codec = _Codec(game)
@@ -453,14 +464,12 @@ def snapshot_of(state: State[Any]) -> dict[str, Any]:
     }
 
 
-def restore(game: Game[Any], data: dict[str, Any]) -> Any:
-    """The state a checked, signed snapshot envelope holds: its values set back, its
-    own links rebuilt, its actions and history records left lazy."""
-    from .engine import State
-
+def restore(game: Any, data: dict[str, Any], state_base: type) -> Any:
+    """The state a checked, signed snapshot envelope holds (a ``state_base``): its values
+    set back, its own links rebuilt, its actions and history records left lazy."""
     snapshot = data["snapshot"]
     cls = _resolve(snapshot.get("class"), _packages(type(game)))
-    if not (isinstance(cls, type) and issubclass(cls, State)):
+    if not (isinstance(cls, type) and issubclass(cls, state_base)):
         raise InvalidStateError(f"saved snapshot names {snapshot.get('class')!r:.80}, which is not a state class")
     values, links, history = snapshot.get("state"), snapshot.get("links"), snapshot.get("history")
     if type(values) is not dict or type(links) is not dict or type(history) is not bool:
@@ -472,7 +481,7 @@ def restore(game: Game[Any], data: dict[str, Any]) -> Any:
                                 f"links {sorted(links)[:5]})")
     log, width, count = _log_of(snapshot, game.num_distinct_actions)
     codec = _Codec(game)
-    state = object.__new__(cls)
+    state: Any = object.__new__(cls)
     state.game, state.seed, state.setup = game, data["seed"], data["setup"]
     state._n, state._n_actions = game.num_players, game.num_distinct_actions
     state._step = count

@@ -61,6 +61,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ._links import slot_names as _slot_names
+from ._links import unroll
 from .errors import (
     FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidStateError,
     NotYourTurnError, StaleActionError, UnknownSeatError,
@@ -79,18 +81,6 @@ ENVELOPE_VERSION = 1
 A = TypeVar("A")  # a game's readable action type
 S = TypeVar("S", bound="State[Any]")
 R = TypeVar("R")  # a game's record type
-
-
-def unroll(node: Any) -> tuple[Any, ...]:
-    """The items of a linked log ``(newest, (older, (..., None)))``, oldest first.
-
-    States keep their history as such links so that ``clone()`` shares it."""
-    items = []
-    while node is not None:
-        items.append(node[0])
-        node = node[1]
-    items.reverse()
-    return tuple(items)
 
 
 def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray[np.float32]:
@@ -504,7 +494,7 @@ class Game(ABC, Generic[S]):
         try:
             if "snapshot" in data:
                 if trusted:
-                    state: S = restore(self, data)
+                    state: S = restore(self, data, State)
                     return state
                 actions = snapshot_actions(data["snapshot"], self.num_distinct_actions)
             else:
@@ -609,7 +599,7 @@ class State(ABC, Generic[A]):
             cls.clone = _make_clone(cls)  # type: ignore[method-assign,assignment]
         parse = cls.__dict__.get("parse_action")
         if callable(parse) and not getattr(parse, "_names_actions", False):
-            cls.parse_action = _parse_checked(parse)  # type: ignore[method-assign]
+            cls.parse_action = _parse_checked(parse)  # type: ignore[method-assign,assignment]
 
     # -- turn and actions ----------------------------------------------------------
     @property
@@ -960,16 +950,6 @@ class State(ABC, Generic[A]):
         )
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _slot_names(cls: type) -> list[str]:
-    """The slots of ``cls`` and its bases, base first."""
-    slots: list[str] = []
-    for klass in reversed(cls.__mro__):
-        for name in klass.__dict__.get("__slots__", ()):
-            if name not in ("__weakref__", "__dict__") and name not in slots:
-                slots.append(name)
-    return slots
 
 
 def _unpickle_state(cls: type[S], values: dict[str, Any], flat: dict[str, tuple[Any, ...]]) -> S:

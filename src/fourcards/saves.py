@@ -7,8 +7,8 @@ text is needed to load it; a plug-in's game loads the same way once the
 plug-in is installed:
 
 >>> import fourcards
->>> from fourcards.games import get_game
->>> state = get_game("zangle").new_game(players=2, rounds=1).new_match(seed=5)
+>>> from fourcards.games import DEFAULT_GAME, get_game
+>>> state = get_game(DEFAULT_GAME).new_game(players=2).new_match(seed=5)
 >>> loaded = fourcards.load(state.to_json())
 >>> loaded == state, loaded.game.rules_dict() == state.game.rules_dict()
 (True, True)
@@ -91,4 +91,5 @@ def load(text: str | bytes, key: str | bytes | None = None, *, verify: bool = Tr
     data = read_envelope(text)
     check_signature(data, secret, verify)
     game = game_of(data["game"], data["rules"])
-    return game._from_envelope(data, trusted=secret is not None)
+    state: State[Any] = game._from_envelope(data, trusted=secret is not None)
+    return state

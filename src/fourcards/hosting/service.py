@@ -19,7 +19,7 @@ from typing import Any, Final
 from ..engine import Bot, Game, State, _key_bytes, derive_seed
 from ..errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, NotYourTurnError,
-    StaleActionError, UnknownMatchError, UnknownSeatError,
+    StaleActionError, UnknownMatchError,
 )
 from ..games import GameEntry, get_game
 from ..saves import load
@@ -141,9 +141,11 @@ class MatchService:
     sent without ``expected_step`` is tried again on a newer version when another
     request stored first.
 
+    >>> from fourcards.games import DEFAULT_GAME, get_game
     >>> from fourcards.hosting import MatchService, MemoryMatchStore
     >>> service = MatchService(MemoryMatchStore(), key="server secret")
-    >>> hosted = service.create("gang-of-four", seats=[None, "greedy", "greedy", "greedy"], seed=7)
+    >>> players = get_game(DEFAULT_GAME).new_game().num_players
+    >>> hosted = service.create(DEFAULT_GAME, seats=[None] + ["random"] * (players - 1), seed=7)
     >>> first = service.update(hosted.id, seat=0)
     >>> first.reset, first.current_player == 0, len(first.legal) > 0
     (True, True, True)
@@ -206,7 +208,7 @@ class MatchService:
                                 "journal": []}
         loaded = _Loaded(StoredMatch(match_id, 0, "", ""), state, data)
         records: list[tuple[int, Any]] = [(0, record) for record in state.history]
-        before = {key: {} for key in self._keys(state)}
+        before: dict[str, dict[str, Any]] = {key: {} for key in self._keys(state)}
         log: list[LoggedAction] = []
         self._run_bots(loaded, log, records)
         stored = self._stored(loaded, before, 0, records, log)
@@ -458,12 +460,15 @@ class MatchService:
         entries: list[dict[str, Any]] = loaded.data["journal"]
         starts = [i for i, entry in enumerate(entries) if entry["from"] == since]
         reset = since is None or (since != step and not starts)
+        appended: dict[str, list[Any]] = {}
+        removed: list[str] = []
         if reset:
-            replaced, appended, removed = dict(view), {}, []
+            replaced = dict(view)
             records = records_for(entries, key, -1)[-self.history:]
         elif since == step:
-            replaced, appended, removed, records = {}, {}, [], []
+            replaced, records = {}, []
         else:
+            assert since is not None
             after = entries[starts[-1]:]
             marks = merge(entry["changed"].get(key, {}) for entry in after)
             replaced, appended, removed = delta(view, marks)

@@ -5,7 +5,7 @@ A host keeps a short **journal** with each match: one entry per stored version
 (each with the seats that may see it) and, for every seat and for spectators,
 which fields of their view changed and how (:func:`changes`). An update since
 step ``N`` merges the entries after ``N`` (:func:`merge`): the fields replaced
-are sent whole, a list that only grew (Four Pack's asks) sends only its new
+are sent whole, a list that only grew (every ask made so far, say) sends only its new
 items, and the records are the ones added since, filtered for the seat. Only
 the seat's own view is compared, so what an update holds, and which fields it
 names, depend on nothing the seat may not see.
@@ -54,7 +54,7 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, int]:
 
 def _compose(first: int, then: int) -> int:
     """Two marks of one field in a row, as one."""
-    if then == REPLACED or then == REMOVED:
+    if then in (REPLACED, REMOVED):
         return then
     if first == REMOVED:  # removed, then back: whole
         return REPLACED
