@@ -154,8 +154,9 @@ class _Replay:
         actions = [] if self.packed is None else self.packed.actions()
         try:
             replayed = self.game.replay(self.seed, actions, **self.setup)
-        except (FourCardsError, TypeError, ValueError) as error:
-            raise InvalidStateError(f"a snapshot's history could not be rebuilt: {error}") from None
+        except Exception as error:  # a forged snapshot's actions (signed with the key) may fail anywhere
+            raise InvalidStateError(f"a snapshot's history could not be rebuilt: {type(error).__name__}: "
+                                    f"{error}") from None
         node = replayed._log
         return node.resolve() if isinstance(node, _Lazy) else node
 
@@ -497,8 +498,11 @@ def restore(game: Any, data: dict[str, Any], state_base: type) -> Any:
             setattr(state, name, node)
     except InvalidStateError:
         raise
-    except (TypeError, ValueError, AttributeError, IndexError, KeyError, OverflowError) as error:
-        raise InvalidStateError(f"saved snapshot holds a value it cannot read: {error}") from None
+    except RecursionError:
+        raise InvalidStateError("saved snapshot is nested too deeply") from None
+    except Exception as error:  # a class's __new__ or __setstate__ refusing what it was given
+        raise InvalidStateError(f"saved snapshot holds a value it cannot read: {type(error).__name__}: "
+                                f"{error}") from None
     state._log = _Lazy(_Replay(game, data["seed"], data["setup"], packed).history) if history else None
     try:
         same = state.summary() == data["summary"]
