@@ -29,6 +29,9 @@ from .test_layout import names_in
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "embed_starlette.py"
 KEY = "example secret"
+#: Whole matches through the service: run in compiled mode (slow on the pure-Python twin).
+pytestmark = pytest.mark.engine
+
 BUILTIN = ("gang-of-four", "four-color", "zangle", "four-pack", "duelo")
 
 

@@ -106,8 +106,9 @@ def test_an_unknown_game_is_an_unknown_game_error() -> None:
 def every_error_class() -> list[type[FourCardsError]]:
     """Every FourCardsError class of the installed package (every module imported first)."""
     for module in pkgutil.walk_packages(fourcards.__path__, "fourcards."):
-        if module.name.startswith("fourcards.rl") or ".benchmarks" in module.name or "__main__" in module.name:
-            continue  # optional dependencies; their modules define no error class
+        if (module.name.startswith("fourcards.rl") or ".benchmarks" in module.name or "__main__" in module.name
+                or any(part.startswith("_") for part in module.name.split("."))):
+            continue  # optional dependencies, compiled kernels and private helpers: no error class there
         importlib.import_module(module.name)
     found: list[type[FourCardsError]] = []
     pending: list[type[FourCardsError]] = [FourCardsError]

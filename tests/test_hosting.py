@@ -32,6 +32,9 @@ from fourcards.hosting.updates import REMOVED, REPLACED, delta
 from .hosting_helpers import BUILTIN, PLUGIN, hidden_twin, plugin
 from .plugin_game import EndsPick
 
+#: Whole matches through the service: run in compiled mode (slow on the pure-Python twin).
+pytestmark = pytest.mark.engine
+
 __all__ = ["plugin"]
 
 KEY = "hosting secret"

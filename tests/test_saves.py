@@ -268,6 +268,7 @@ def test_an_old_save_of_a_deck_of_ones_own_loads_with_its_game() -> None:
 
 # -- snapshots restore the state exactly -----------------------------------------------------------
 
+@pytest.mark.engine
 @pytest.mark.parametrize("name", GAMES_AND_PLUGIN)
 @given(data=st.data(), seed=st.integers(0, 2**32), steps=st.integers(0, 400))
 @settings(max_examples=8, deadline=None)
@@ -322,3 +323,15 @@ def test_game_of_makes_a_game_once_for_many_saves() -> None:
     assert game_of("zangle", rules) is game_of("zangle", dict(rules))
     with pytest.raises(InvalidStateError, match="not installed"):
         game_of("chess", rules)
+
+
+def test_the_saves_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/bench_saves.py measures and reports (no time is asserted: a benchmark prints ratios)."""
+    from fourcards.benchmarks.saves import main
+
+    if not fourcards.COMPILED:
+        assert main(["--quick"]) == 1  # it measures the compiled core only, and says so
+        return
+    assert main(["--quick", "--rounds", "1", "--inner", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "3,000 actions" in out and out.count("PASS") + out.count("MISS") == 2
