@@ -89,7 +89,8 @@ def test_a_seat_off_the_table_is_an_unknown_seat_error(plugin: str, name: str) -
 
 @pytest.mark.parametrize("name", (*BUILTIN, PLUGIN))
 def test_an_action_after_the_end_is_a_game_over_error(plugin: str, name: str) -> None:
-    state = play(new_state(name, {}, 4), random.Random(4), 100_000)
+    short = {"gang-of-four": {"target_score": 1}, "four-color": {"rounds": 1}, "zangle": {"rounds": 1}}
+    state = play(new_state(name, short.get(name, {}), 4), random.Random(4), 100_000)
     assert state.is_terminal
     for player in (None, 0):
         with pytest.raises(GameOverError, match="the game is over") as caught:
