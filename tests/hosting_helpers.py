@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,26 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             unregister(PLUGIN)
         sys.path.remove(str(folder))
         sys.modules.pop("fourcards_highcard", None)
+
+
+def at_once(calls: list[Callable[[], Any]], timeout: float = 120) -> list[Any]:
+    """Run the calls in threads that start together: each one's result, or the exception it raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        barrier.wait()
+        try:
+            results[index] = calls[index]()
+        except Exception as error:  # kept: the test looks at what each call got
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    return results
 
 
 def custom_deck() -> dict[str, Any]:

@@ -10,11 +10,10 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,8 @@ import fourcards
 from fourcards.games import get_game
 from fourcards.hosting import MatchService, MemoryMatchStore
 
-from .server_helpers import free_port
+from .hosting_helpers import at_once
+from .server_helpers import ServerProcess, request
 from .test_layout import names_in
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "embed_starlette.py"
@@ -35,46 +35,30 @@ pytestmark = pytest.mark.engine
 BUILTIN = ("gang-of-four", "four-color", "zangle", "four-pack", "duelo")
 
 
-class Service:
-    """The example in its own process, on 127.0.0.1 and a free port."""
+class Example(ServerProcess):
+    """The example in its own process, on 127.0.0.1 and a free port (``stop`` as the server's)."""
 
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = free_port()
+    def start(self) -> Example:
         env = {k: v for k, v in os.environ.items() if not k.startswith("FOURCARDS_NO")}
         self.process = subprocess.Popen(
-            [sys.executable, str(EXAMPLE), "--port", str(self.port), "--db", str(db), "--key", KEY],
+            [sys.executable, str(EXAMPLE), "--port", str(self.port), "--db", str(self.db), "--key", KEY],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the example stopped: {self.process.stderr.read().decode()}")  # type: ignore[union-attr]
             try:
-                self.call("GET", "/games")
-                return
+                urllib.request.urlopen(self.http + "/games", timeout=1).read()
+                return self
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("the example did not start in 60 s")
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
-        request.add_header("Content-Type", "application/json")
+        headers = {"Content-Type": "application/json"}
         if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
+            headers["Authorization"] = f"Bearer {token}"
+        return request(method, self.http + path, body, headers=headers)
 
     def stored_state(self, match: str) -> Any:
         """The match as stored (the save, loaded with the key: what only the server may read)."""
@@ -84,29 +68,12 @@ class Service:
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    running = Service(tmp_path_factory.mktemp("embed") / "matches.db")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Example]:
+    running = Example(tmp_path_factory.mktemp("embed") / "matches.db").start()
     try:
         yield running
     finally:
         running.stop()
-
-
-def at_once(calls: list[Any]) -> list[Any]:
-    """Run the calls in threads that start together; their results in order."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int) -> None:
-        barrier.wait()
-        results[index] = calls[index]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    return results
 
 
 def bot_for(name: str) -> str:
@@ -118,7 +85,7 @@ def test_the_example_names_no_game() -> None:
 
 
 @pytest.mark.parametrize("name", BUILTIN)
-def test_exactly_one_of_two_racing_actions_wins(service: Service, name: str) -> None:
+def test_exactly_one_of_two_racing_actions_wins(service: Example, name: str) -> None:
     """Eight races per game (40 in all, as in the issue): both requests name the same step."""
     players = get_game(name).new_game().num_players
     status, created = service.call("POST", "/matches", {"game": name, "seats": [None] + [bot_for(name)] * (players - 1),
@@ -131,11 +98,9 @@ def test_exactly_one_of_two_racing_actions_wins(service: Service, name: str) -> 
     while races < 8 and not update["terminal"]:
         legal = update["legal"]
         picks = [legal[0], legal[-1]]
-        results = at_once([
-            lambda pick=pick, step=update["step"]: service.call(
-                "POST", f"/matches/{match}/actions", {"seat": 0, "action": pick["action"], "expected_step": step},
-                token=token)
-            for pick in picks])
+        results = at_once([partial(service.call, "POST", f"/matches/{match}/actions",
+                                   {"seat": 0, "action": pick["action"], "expected_step": update["step"]}, token)
+                           for pick in picks])
         statuses = sorted(status for status, _ in results)
         assert statuses == [200, 409], results
         (won, answer), = [(i, body) for i, (status, body) in enumerate(results) if status == 200]
@@ -148,7 +113,7 @@ def test_exactly_one_of_two_racing_actions_wins(service: Service, name: str) -> 
     assert races > 0
 
 
-def test_actions_sent_at_once_without_a_step_are_all_applied(service: Service) -> None:
+def test_actions_sent_at_once_without_a_step_are_all_applied(service: Example) -> None:
     """Four calls of Duelo's person at once, none naming a step: each is applied on a version of
     its own (tried again after another stored first); none is lost, none applied twice."""
     status, created = service.call("POST", "/matches", {"game": "duelo", "seats": [None, "best"], "seed": 3,
@@ -158,10 +123,8 @@ def test_actions_sent_at_once_without_a_step_are_all_applied(service: Service) -
     before = service.stored_state(match)
     mine_before = [a for a, seat in zip(before.actions, seats_of(before)) if seat == 0]
     texts = [view["text"] for view in update["legal"]][:4]
-    results = at_once([
-        lambda text=text: service.call("POST", f"/matches/{match}/actions",
-                                       {"seat": 0, "action": text}, token=token)
-        for text in texts])
+    results = at_once([partial(service.call, "POST", f"/matches/{match}/actions", {"seat": 0, "action": text},
+                               token) for text in texts])
     after = service.stored_state(match)
     applied = [status for status, _ in results if status == 200]
     if after.is_terminal:  # the match may end within the four: the rest are refused as over
@@ -184,7 +147,7 @@ def seats_of(state: Any) -> list[int]:
     return seats
 
 
-def test_errors_have_their_code_and_status(service: Service) -> None:
+def test_errors_have_their_code_and_status(service: Example) -> None:
     status, created = service.call("POST", "/matches", {"game": "gang-of-four", "seats": [None, "greedy", None,
                                                                                           "greedy"], "seed": 1})
     assert status == 201 and set(created["tokens"]) == {"0", "2"}
@@ -218,7 +181,7 @@ def test_errors_have_their_code_and_status(service: Service) -> None:
         assert (status, body["error"]["code"]) == (expected_status, code), body
 
 
-def test_no_answer_holds_a_save_or_another_seats_cards(service: Service) -> None:
+def test_no_answer_holds_a_save_or_another_seats_cards(service: Example) -> None:
     status, created = service.call("POST", "/matches", {"game": "four-pack", "seats": [None, "best", "best", "best"],
                                                         "seed": 21})
     match, token = created["match"], created["tokens"]["0"]

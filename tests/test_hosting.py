@@ -11,6 +11,7 @@ import random
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from fourcards.hosting import (
 )
 from fourcards.hosting.updates import REMOVED, REPLACED, delta
 
-from .hosting_helpers import BUILTIN, PLUGIN, hidden_twin, plugin
+from .hosting_helpers import BUILTIN, PLUGIN, at_once, hidden_twin, plugin
 from .plugin_game import EndsPick
 
 #: Whole matches through the service: run in compiled mode (slow on the pure-Python twin).
@@ -175,23 +176,6 @@ class RacingStore:
         return self.inner.delete(match_id)
 
 
-def run_threads(count: int, work: Any) -> list[Any]:
-    results: list[Any] = [None] * count
-
-    def run(index: int) -> None:
-        try:
-            results[index] = work(index)
-        except Exception as error:  # kept: the test looks at what each thread got
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return results
-
-
 def test_exactly_one_of_two_racing_actions_is_stored(store: MatchStore) -> None:
     racing = RacingStore(store, 2)
     service = MatchService(racing, KEY)
@@ -201,8 +185,8 @@ def test_exactly_one_of_two_racing_actions_is_stored(store: MatchStore) -> None:
         start = service.update(hosted.id, 0)
         actions = [start.legal[0]["action"], start.legal[-1]["action"]]
         racing.racing, racing.first_reads = True, 0
-        results = run_threads(2, lambda i, match=hosted.id, actions=actions, step=start.step: service.act(
-            match, 0, actions[i], expected_step=step))
+        results = at_once([partial(service.act, hosted.id, 0, action, expected_step=start.step)
+                           for action in actions])
         racing.racing = False
         won = [r for r in results if isinstance(r, Update)]
         lost = [r for r in results if isinstance(r, StaleActionError)]
@@ -222,7 +206,7 @@ def test_no_update_is_lost_when_actions_without_a_step_race(plugin: str, store: 
     start = service.update(hosted.id, 0)
     cards = [view["action"] for view in start.legal][:4]
     racing.racing = True
-    results = run_threads(4, lambda i: service.act(hosted.id, 0, cards[i]))
+    results = at_once([partial(service.act, hosted.id, 0, card) for card in cards])
     assert all(isinstance(r, Update) for r in results), results
     state = service.state(hosted.id)
     mine = [action for step, action in enumerate(state.actions) if step % 2 == start.step % 2][-4:]
@@ -242,7 +226,7 @@ def test_many_threads_on_many_matches_agree_with_one(store: MatchStore) -> None:
             update = service.act(match, 0, rng.choice(update.legal)["action"], expected_step=update.step)
         return list(service.state(match).actions)
 
-    threaded = run_threads(len(ids), play_out)
+    threaded = at_once([partial(play_out, index) for index in range(len(ids))])
     again = MatchService(MemoryMatchStore(), KEY)
     for index, actions in enumerate(threaded):
         assert isinstance(actions, list)

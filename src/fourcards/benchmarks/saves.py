@@ -33,11 +33,9 @@ only when the compiled core is not in use).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
-import sys
 from collections.abc import Callable, Sequence
 from time import perf_counter_ns
 from typing import Any
@@ -47,7 +45,7 @@ from fourcards.engine import State
 from fourcards.games import get_game
 from fourcards.hosting import MatchService, MemoryMatchStore, StoredMatch
 
-from .engine import Pass, Row, Subject, fmt_time, loop1, print_table, run_rounds
+from .engine import Pass, Row, Subject, fmt_time, loop1, print_table, run_rounds, timing_options
 
 KEY = b"benchmark secret"
 SHORT, LONG = 30, 3_000
@@ -113,23 +111,13 @@ def hosted_at(service: MatchService, state: State[Any], match_id: str) -> Stored
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2024, help="seed of the match")
-    parser.add_argument("--quick", action="store_true", help="fewer calls and rounds (a few seconds)")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 5)")
-    parser.add_argument("--inner", type=int, default=3, help="passes per round, the fastest kept (default 3)")
-    args = parser.parse_args(argv)
-    if args.rounds is not None and args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    if args.inner < 1:
-        parser.error("--inner must be at least 1")
-    if not fourcards.COMPILED:
-        print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
+    args = timing_options(__doc__ or "", argv, seed_help="seed of the match", quick_rounds=5)
+    if args is None:
         return 1
     from fourcards import _native
 
     quick = args.quick
-    rounds = args.rounds or (5 if quick else 15)
+    rounds = args.rounds
     inner = args.inner
     calls = 40 if quick else 200
     states = play_to(args.seed, (SHORT, LONG))
