@@ -19,7 +19,8 @@ GAMES = ("gangoffour", "fourcolor", "zangle", "fourpack", "duelo")
 #: Modules that list every game and may import any of them.
 EVERY_GAME = ("fourcards.games", "fourcards.benchmarks", "fourcards.server", "fourcards.rl")
 #: Modules that know the games only through the registry: they import no game package.
-GAME_FREE_IMPORTS = ("fourcards.cli", "fourcards.tournament")
+GAME_FREE_IMPORTS = ("fourcards.cli", "fourcards.tournament", "fourcards.hosting", "fourcards.saves",
+                     "fourcards._snapshot")
 
 
 def module_name(path: Path) -> str:
@@ -167,7 +168,8 @@ MORE_GAME_WORDS = ("Speedster", "Zangle", "GangOfFour", "FourColor", "FourPack")
 GAME_WORDS = game_words()
 
 #: Where no game may be named: folders and modules of the package, served alike for every game.
-GAME_FREE = ["cli", "tournament.py", "server", "rl", "terminal", "stats.py"]
+GAME_FREE = ["cli", "tournament.py", "server", "rl", "terminal", "stats.py", "hosting", "saves.py", "_snapshot.py",
+             "_links.py"]
 #: Modules there that may name a game anyway, each with the reason (a per-game override module).
 ALLOWED: dict[str, str] = {
     "rl/vector.py": "the vectorized environment steps one game's matches in C (its entry's rl_exports)",

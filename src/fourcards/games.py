@@ -37,7 +37,7 @@ from typing import Any
 
 from ._backend import COMPILED
 from .engine import Bot, Game
-from .errors import FourCardsError
+from .errors import FourCardsError, UnknownGameError
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
            "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister", "BEST"]
@@ -359,7 +359,7 @@ def get_game(name: str) -> GameEntry:
         raise TypeError(f"a game name is a str, not {type(name).__name__}")
     key = ALIASES.get(name, name)
     if key not in GAMES:
-        raise FourCardsError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
+        raise UnknownGameError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
     return GAMES[key]
 
 

@@ -4,7 +4,9 @@
   kernels against the call floor and peer evaluators (treys, phevaluator);
 - :mod:`fourcards.benchmarks.engine`: the match engine, the C simulator
   against RLCard, ``clone`` and memory;
-- :mod:`fourcards.benchmarks.search`: the search bot's speed and strength.
+- :mod:`fourcards.benchmarks.search`: the search bot's speed and strength;
+- :mod:`fourcards.benchmarks.saves`: loading saves and snapshots, and a hosted
+  action (:mod:`fourcards.hosting`), at 30 and 3,000 actions.
 
 Peers are optional (``pip install "fourcards[bench]"``).  The scripts in the
 repository's ``benchmarks/`` folder run these modules.
@@ -17,9 +19,9 @@ from importlib import import_module
 __all__ = ["BENCHMARKS", "DEFAULT_BENCHMARKS", "run_benchmark"]
 
 #: The benchmarks ``fourcards bench`` runs, by module name.
-BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle")
+BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle", "saves")
 #: Those it runs when none is named (the search's takes minutes: only when asked).
-DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle")
+DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle", "saves")
 
 
 def run_benchmark(name: str, quick: bool = False) -> None:

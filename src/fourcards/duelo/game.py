@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _position as check
-from ..decks import CARD_IDS, Category, Deck, DeckCard, load_deck
+from ..decks import CARD_IDS, Category, Deck, DeckCard, deck_option, deck_rule
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
@@ -183,9 +183,10 @@ class Duelo(Game["DueloState"]):
     rules_type = Rules
     rules: Rules
 
-    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+    def __init__(self, rules: Rules | None = None, deck: Deck | str | Mapping[str, Any] | None = None,
+                 **options: Any) -> None:
         super().__init__(rules, **options)
-        self.deck = deck if deck is not None else load_deck()
+        self.deck = deck_option(deck)
 
     @property
     def num_distinct_actions(self) -> int:
@@ -200,7 +201,14 @@ class Duelo(Game["DueloState"]):
         return 32 + len(self.deck.categories) + 3 * max(8, self.rules.players) + 2
 
     def rules_dict(self) -> dict[str, Any]:
-        return {**asdict(self.rules), "deck": self.deck.digest}
+        return {**asdict(self.rules), "deck": deck_rule(self.deck)}
+
+    def _snapshot_constants(self) -> Sequence[Any]:
+        return (*self.deck.cards, *self.deck.categories)
+
+    def _same_rules(self, rules: Any) -> bool:
+        # also a save made before rules_dict recorded a deck other than the shipped one by its data
+        return super()._same_rules(rules) or bool(rules == {**asdict(self.rules), "deck": self.deck.digest})
 
     def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> DueloState:
         """A new game dealt from ``seed``, or (``position``) one at the position

@@ -29,6 +29,9 @@ class GreedyBot:
     the claim and its discard is worth more; calls hu only when the win reaches
     the threshold (a win below it is a false win that pays everyone)."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
         legal = [int(a) for a in legal_actions]
         if not legal:

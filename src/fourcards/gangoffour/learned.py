@@ -151,6 +151,9 @@ class LearnedBot:
 
     ``seed`` is accepted as every bot's is; the choice does not depend on it."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def __init__(self, seed: int = 0, policy: str | Path | None = None) -> None:
         self.seed = seed
         self.weights = load_policy(policy)
