@@ -160,7 +160,8 @@ def test_codes_are_the_bundled_servers_strings_where_it_has_one() -> None:
               "bad_deck", "unknown_game", "unknown_seat", "bad_seats", "bad_request"}
     assert shared <= sent and shared <= set(ERROR_CODES)
     # the codes of its own are for cases the server has no string for
-    assert set(ERROR_CODES) - sent == {"bad_card", "impossible_cards", "bad_combo", "bad_action", "bad_save"}
+    assert set(ERROR_CODES) - sent == {"bad_card", "impossible_cards", "bad_combo", "bad_action", "bad_save",
+                                       "missing_extra"}
 
 
 def test_every_code_has_an_http_status() -> None:

@@ -27,7 +27,8 @@ Usage::
     python benchmarks/bench_saves.py            # full run
     python benchmarks/bench_saves.py --quick    # a few seconds
 
-It prints PASS or MISS against each target and exits 0 once it has measured (1
+It says whether each target was met ("met", "not met here": figures vary
+with the machine's load) and exits 0 once it has measured (1
 only when the compiled core is not in use).
 """
 
