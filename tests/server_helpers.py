@@ -27,9 +27,12 @@ def free_port() -> int:
         return port
 
 
-#: The per-client creation limits lifted: the tests create many tables from one address
-#: (``tests/test_server_security.py`` checks the limits with their defaults).
-GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000")
+#: The per-client limits lifted: the tests create many tables, open many WebSockets and ask for
+#: many hints from one address (``tests/test_server_security.py`` and ``tests/test_server_hostile.py``
+#: check the limits with their defaults).
+GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000",
+            "--socket-rate", "100000", "--sockets-per-address", "100000", "--list-rate", "100000",
+            "--hint-rate", "100000", "--connections-per-address", "100000")
 
 
 class ServerProcess:

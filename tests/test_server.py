@@ -25,6 +25,8 @@ pytest.importorskip("websockets")
 # The server plays on the compiled kernels (its search bot needs them); CI runs these in compiled mode.
 pytestmark = pytest.mark.engine
 
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -356,9 +358,16 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(server: ServerProce
             return answer
 
         await expect({"type": "act", "id": "a", "version": 0, "action": 1}, "not_joined")
-        await expect({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table")
-        await expect({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")
         await expect({"type": "join", "table": table["id"], "token": 12345}, "bad_message")
+        await expect({"type": "join", "table": table["id"], "token": "\ud800"}, "bad_message")
+        # A join refused for its table or token closes the connection at once (no use going on).
+        for hello, code in (({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table"),
+                            ({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")):
+            async with connect(server.ws) as refused:
+                await refused.send(json.dumps(hello))
+                assert json.loads(await refused.recv())["code"] == code
+                with pytest.raises(ConnectionClosed):
+                    await asyncio.wait_for(refused.recv(), 5)
         await seat.send({"type": "join", "table": table["id"], "token": tokens[0]})
         await seat.until("welcome")
         state = await seat.until("state")

@@ -69,7 +69,7 @@ class GameServer:
         self.finished_elsewhere: dict[str, Table] = {}  # rebuilt from a shared store, oldest first
         self.executor = Compute(limits)
         #: The listing as last built (when, every public summary, the pages encoded since).
-        self._listing: tuple[float, list[dict[str, Any]], dict[tuple[str | None, int], bytes]] | None = None
+        self._listing: tuple[float, list[dict[str, Any]], dict[tuple[str | None, int, bool], bytes]] | None = None
         self._listing_lock = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: Several processes share the store (PostgreSQL): tables are served under a lease (see docs/server.md).
@@ -165,6 +165,7 @@ class GameServer:
                 return
             del self.tables[table.id]
             self._summaries.pop(table.id, None)
+            self._listing = None
             table.shut("table_expired", reason)
         try:
             await self.store.delete_table(table.id)
@@ -254,37 +255,43 @@ class GameServer:
                 result.append(stored)
         return result
 
-    async def listing_page(self, limit: int, after: str | None) -> bytes:
+    async def listing_page(self, limit: int, after: str | None, newest: bool = False) -> bytes:
         """One page of ``GET /api/tables`` as JSON: at most ``limit`` public tables in creation
-        order after the cursor ``after`` (a page's ``next``), and the next page's cursor (null on
-        the last page). The listing is built at most every ``Limits.list_cache_seconds`` and each
-        page encoded once meanwhile, however many clients ask."""
+        order (``newest``: the newest first) after the cursor ``after`` (a page's ``next``), the
+        next page's cursor (null on the last page) and the number of tables listed. The listing
+        is built at most every ``Limits.list_cache_seconds`` (and when a table is created or
+        dropped here), each page encoded once meanwhile, however many clients ask."""
         async with self._listing_lock:
             cached = self._listing
             if cached is None or time.monotonic() - cached[0] >= self.limits.list_cache_seconds:
                 tables = await self.listing()
                 tables.sort(key=_listing_order)
                 cached = self._listing = (time.monotonic(), tables, {})
-        stamp, tables, pages = cached
-        page = pages.get((after, limit))
+        _, tables, pages = cached
+        key = (after, limit, newest)
+        page = pages.get(key)
         if page is not None:
             return page
-        start = 0
+        mark: tuple[float, str] | None = None
         if after is not None:
             created, _, table_id = after.partition(":")
             try:
                 mark = (float(created), table_id)
             except ValueError:
                 raise Refusal(400, "bad_request", f"'after' must be the 'next' of a page, not {after[:80]!r}") from None
-            start = bisect.bisect_right(tables, mark, key=_listing_order)
-        items = tables[start:start + limit]
-        following = None
-        if start + limit < len(tables):
-            last = items[-1]
-            following = f"{last['created']!r}:{last['id']}"
+        if newest:
+            end = len(tables) if mark is None else bisect.bisect_left(tables, mark, key=_listing_order)
+            start = max(0, end - limit)
+            items = tables[start:end][::-1]
+            more = start > 0
+        else:
+            start = 0 if mark is None else bisect.bisect_right(tables, mark, key=_listing_order)
+            items = tables[start:start + limit]
+            more = start + limit < len(tables)
+        following = f"{items[-1]['created']!r}:{items[-1]['id']}" if more and items else None
         page = dumps({"tables": items, "next": following, "total": len(tables)}).encode()
         if len(pages) < 512:
-            pages[(after, limit)] = page
+            pages[key] = page
         return page
 
     async def _save_summary(self, table: Table) -> None:
@@ -422,6 +429,7 @@ class GameServer:
         table.creator = address
         await self.store.create_table(record)
         self.tables[record.id] = table
+        self._listing = None  # the new table is listed at once (the cache holds changes of seats and versions)
         table.start()
         if self.shared:
             await self._save_summary(table)
@@ -901,7 +909,10 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
                 server()._take(gate.listings, address(request))
                 limit = _query_int(request, "limit", limits.list_page, limits.list_page_max)
                 after = request.query_params.get("after")
-                page = await server().listing_page(limit, after)
+                order = request.query_params.get("order", "oldest")
+                if order not in ("oldest", "newest"):
+                    raise Refusal(400, "bad_request", f"'order' must be oldest or newest, not {order[:40]!r}")
+                page = await server().listing_page(limit, after, order == "newest")
                 return Response(page, media_type="application/json")
             table, invite = await server().create_table(await _body(request, limits.max_body), address(request))
         except Refusal as refusal:
