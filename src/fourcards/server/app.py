@@ -24,7 +24,7 @@ from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -795,11 +795,14 @@ def _refused(refusal: Refusal) -> Response:
 async def _body(request: Request, limit: int) -> Any:
     size = 0
     chunks = []
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Refusal(413, "too_large", f"the body is longer than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise Refusal(413, "too_large", f"the body is longer than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body was in (or cut off for sending it too slowly)
+        raise Refusal(400, "bad_request", "the connection closed before the whole body arrived") from None
     data = b"".join(chunks)
     if not data:
         return None

@@ -28,6 +28,7 @@ module's protocols (another server must bring its own).
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from typing import Any
 
@@ -164,7 +165,10 @@ def serve(app: Any, admission: Admission, host: str, port: int, log_level: str =
                     admission.connections.total)
         admission.connections.total = fits
     http, ws = protocols(admission)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=http, ws=ws,
+    # The server's own log ("fourcards.server": refusals, deadlines, failures) beside uvicorn's, at one level.
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["loggers"]["fourcards"] = {"handlers": ["default"], "level": log_level.upper(), "propagate": False}
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=http, ws=ws, log_config=log_config,
                             proxy_headers=False, server_header=False, timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]
                             ws_max_size=65536, ws_per_message_deflate=False, ws_ping_interval=20.0,
                             ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
