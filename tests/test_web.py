@@ -150,7 +150,7 @@ def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
 #: The codes of the HTTP API's errors (docs/server.md).
 HTTP_ERRORS = ("bad_deck", "bad_json", "bad_request", "bad_rules", "bad_seats", "unknown_game", "unknown_seat",
                "unknown_table", "seat_taken", "too_large", "too_many_tables", "not_found", "forbidden_origin",
-               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited")
+               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited", "too_many_connections")
 
 
 def _data_keys() -> set[str]:
