@@ -68,7 +68,8 @@ def test_the_inputs_of_issue_27(driver: Any) -> None:
         status, body = await driver.http("POST", "/api/tables", b'{"game": "duelo"}')
         table = json.loads(body)["id"]
         for name in ("\ud800", "a\x00"):
-            status, body = await driver.http("POST", f"/api/tables/{table}/seats/0", json.dumps({"name": name}).encode())
+            body = json.dumps({"name": name}).encode()
+            status, body = await driver.http("POST", f"/api/tables/{table}/seats/0", body)
             assert status == 400 and b"name" in body, body
         got = await driver.session([{"text": json.dumps({"type": "join", "table": table, "token": "\udc80"})},
                                     {"text": '{"type": "act", "id": "\\ud800", "version": 0, "action": 1}'}])

@@ -107,8 +107,8 @@ def test_text_no_store_can_hold_is_refused_where_it_enters(server: ServerProcess
     source = "127.0.0.31"
     url = server.http + "/api/tables"
     for bad in ("\ud800", "a\udfffb", "nul\x00"):
-        status, answer, _ = request_from(source, "POST", url, {"game": "duelo", "seats": [{"kind": "human", "name": bad},
-                                                                                          {"kind": "human"}]})
+        seats = [{"kind": "human", "name": bad}, {"kind": "human"}]
+        status, answer, _ = request_from(source, "POST", url, {"game": "duelo", "seats": seats})
         assert status == 400 and "seats[0].name" in answer["error"]["reason"], answer
         table = new_table(server, source, "duelo")
         status, answer, _ = request_from(source, "POST", f"{url}/{table}/seats/0", {"name": bad})
@@ -257,7 +257,7 @@ def seconds_until_closed(sock: socket.socket, dribble: list[bytes], every: float
         try:
             if not sock.recv(65536):
                 return time.monotonic() - began
-        except socket.timeout:
+        except TimeoutError:
             pass
         except ConnectionError:
             return time.monotonic() - began
@@ -278,9 +278,9 @@ def test_a_request_dribbled_slowly_is_cut_off(server: ServerProcess) -> None:
         head = [b"GET /api/games HTTP/1.1\r\n"] + [b"X-Slow: %d\r\n" % n for n in range(40)]
         assert seconds_until_closed(sock, head, 0.2) < 3
     with raw_connection(server, source) as sock:  # the whole head, then the body a byte at a time
-        head = (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                b"Content-Length: 200\r\n\r\n")
-        assert seconds_until_closed(sock, [head] + [b" "] * 100, 0.2) < 3
+        whole = (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 200\r\n\r\n")
+        assert seconds_until_closed(sock, [whole] + [b" "] * 100, 0.2) < 3
     with raw_connection(server, source) as sock:  # a normal client on a kept-alive connection is served
         for _ in range(2):
             sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")

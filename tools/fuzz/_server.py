@@ -15,6 +15,7 @@ reached code that could not take it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
@@ -95,7 +96,8 @@ class Bytes:
             return self.text(24)
         if kind == 7:
             return [self.value(depth + 1) for _ in range(self.int_in(0, 4))]
-        return {self.text(8) if self.bool() else self.pick(KEYS): self.value(depth + 1) for _ in range(self.int_in(0, 4))}
+        return {self.text(8) if self.bool() else self.pick(KEYS): self.value(depth + 1)
+                for _ in range(self.int_in(0, 4))}
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.int_in(0, len(options) - 1)]
@@ -249,10 +251,8 @@ class Session:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"no answer in {timeout} s; got {self.received[-3:]}")
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
-            except asyncio.TimeoutError:
-                pass
 
     async def close(self) -> None:
         await self.inbox.put({"type": "websocket.disconnect", "code": 1000})

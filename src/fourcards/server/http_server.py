@@ -122,12 +122,19 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
                      self.client[0] if self.client else "?", what)
             self.transport.close()
 
-    class AdmittedWebSocket(socket_base):  # type: ignore[misc, valid-type]
+    class AdmittedWebSocket(socket_base):  # type: ignore[misc]
         """uvicorn's WebSocket protocol, giving the connection's slot back when it closes."""
 
         def connection_lost(self, exc: Exception | None) -> None:
             admission.close_connection(self.transport)
             super().connection_lost(exc)
+
+        async def send(self, message: Any) -> None:
+            await super().send(message)
+            if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+                # A handshake refused with an HTTP answer is complete: uvicorn would otherwise log an
+                # error for each one (a log line an attacker could have for every try).
+                self.handshake_complete = True
 
     return AdmittedHTTP, AdmittedWebSocket
 

@@ -670,13 +670,15 @@ class TurnTable(Table):
         self._changed()
         try:
             await self.store.append(self.id, LogEntry(index, seat, message_id, action))
-        except BaseException:
-            # Not stored: take the action back (replay without it) and refuse it.
+        except BaseException as error:
+            # Not stored (or not known to be): take the action back (replay without it) and refuse it.
             actions = state.actions[:-1]
             self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
             self._changed()
             self._records, self._record_texts, self._last_record = [], [], None
             self._update_history()
+            if isinstance(error, asyncio.CancelledError):  # the table or the server is closing
+                raise
             log.exception("table %s: storing action %d failed", self.id, index)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
                                 message_id) from None
