@@ -255,6 +255,15 @@ def test_new_websockets_of_one_address_are_rate_limited() -> None:
     assert admission.open_socket("d", scope(peer="127.0.0.2")) is None
 
 
+def test_new_tcp_connections_of_one_address_are_rate_limited_but_not_a_proxys() -> None:
+    admission = Admission(Limits(connection_rate=1.0, connection_burst=2.0), forwarded_allow_ips=["127.0.0.1"])
+    assert admission.open_connection("a", "192.0.2.1") is None
+    assert admission.open_connection("b", "192.0.2.1") is None
+    refused = admission.open_connection("c", "192.0.2.1")
+    assert refused is not None and refused.code == "rate_limited" and refused.status == 429
+    assert all(admission.open_connection(f"p{n}", "127.0.0.1") is None for n in range(10))
+
+
 def test_tcp_connections_from_a_trusted_proxy_are_not_capped_per_address() -> None:
     admission = Admission(Limits(connections_per_address=1), forwarded_allow_ips=["127.0.0.1"])
     assert admission.open_connection("p1", "127.0.0.1") is None

@@ -48,7 +48,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "server.md"
 #: The module's server: the default limits, but short deadlines (so that the tests are quick), few
 #: spectators a table, and a large burst of new WebSockets (the per-address cap is what is tested).
 OPTIONS = ("--join-timeout", "1", "--header-timeout", "1", "--body-timeout", "1", "--max-spectators", "3",
-           "--socket-burst", "1000", "--log-level", "info")
+           "--socket-burst", "1000", "--connection-burst", "1000", "--log-level", "info")
 
 
 @pytest.fixture(scope="module")
@@ -505,30 +505,52 @@ def test_a_connection_logs_its_first_failure_with_a_traceback_and_counts_the_res
 
 # -- hints ------------------------------------------------------------------------------------------------
 
-def test_hints_have_a_rate_per_seat_and_a_budget_server_wide(tmp_path: Path) -> None:
-    process = ServerProcess(tmp_path / "t.db", options=("--hint-share", "0.01", "--hint-seconds", "0.05",
-                                                        "--socket-burst", "100")).start()
+async def movers(process: ServerProcess, source: str, count: int) -> list[Seat]:
+    """The seat on turn at each of ``count`` new two-person Gang of Four tables (its hint is a search:
+    0.05 s of CPU, charged to the budget as spent)."""
+    found = []
+    for _ in range(count):
+        table = new_table(process, source, "gang-of-four", {"players": 2})
+        seats = [Seat(process, table, take_seat(process, source, table, s)) for s in range(2)]
+        for seat in seats:
+            await seat.join()
+        states = [await seat.until("state") for seat in seats]
+        found.append(seats[next(i for i, s in enumerate(states) if s["legal_actions"])])
+    return found
+
+
+def test_a_seat_may_ask_for_hints_at_its_rate(server: ServerProcess) -> None:
+    async def main() -> None:
+        (mover,) = await movers(server, "127.0.0.45", 1)
+        for n in range(2):  # its burst
+            await mover.send({"type": "hint", "id": f"h{n}"})
+            assert (await mover.until("hint", id=f"h{n}"))["action"] >= 0
+        await mover.send({"type": "hint", "id": "h2"})
+        refused = await mover.until("error", id="h2")
+        assert refused["code"] == "rate_limited" and refused["retry_after"] > 0
+        await mover.close()
+
+    asyncio.run(main())
+
+
+def test_the_hints_have_a_cpu_budget_server_wide(tmp_path: Path) -> None:
+    process = ServerProcess(tmp_path / "t.db", options=("--hint-share", "0.01", "--hint-rate", "1000",
+                                                        "--hint-burst", "1000")).start()
     try:
         async def main() -> None:
-            # Gang of Four: its hint is a search (0.05 s of CPU each, charged to the budget as spent).
-            tables = [new_table(process, "127.0.0.45", "gang-of-four", {"players": 2}) for _ in range(2)]
-            movers = []
-            for table in tables:
-                seats = [Seat(process, table, take_seat(process, "127.0.0.45", table, s)) for s in range(2)]
-                for seat in seats:
-                    await seat.join()
-                states = [await seat.until("state") for seat in seats]
-                movers.append(seats[next(i for i, s in enumerate(states) if s["legal_actions"])])
-            # One seat: two hints at once (its burst), then its rate.
-            answers = []
-            for n in range(3):
-                await movers[0].send({"type": "hint", "id": f"h{n}"})
-                answers.append(await movers[0].until("hint" if n < 2 else "error", id=f"h{n}"))
-            assert answers[2]["code"] == "rate_limited" and answers[2]["retry_after"] > 0
-            # The server's budget (0.01 cores: 0.1 s of hints at once) is spent: another seat is told busy.
-            await movers[1].send({"type": "hint", "id": "b"})
-            busy = await movers[1].until("error", id="b")
-            assert busy["code"] == "busy" and busy["retry_after"] > 0
+            seats = await movers(process, "127.0.0.46", 3)
+            outcomes = []
+            for n in range(12):  # 0.01 cores: about 0.2 s of hints at once, then 0.01 s a second
+                seat = seats[n % 3]
+                await seat.send({"type": "hint", "id": f"b{n}"})
+                while (answer := await seat.recv())["type"] not in ("hint", "error") or answer.get("id") != f"b{n}":
+                    pass
+                outcomes.append(answer)
+                if answer["type"] == "error":
+                    break
+            assert outcomes[0]["type"] == "hint"
+            assert outcomes[-1]["type"] == "error" and outcomes[-1]["code"] == "busy", outcomes[-1]
+            assert outcomes[-1]["retry_after"] > 0
         asyncio.run(main())
     finally:
         process.stop()

@@ -80,6 +80,9 @@ class Limits:
                                   "limit at start)")
     connections_per_address: int = _limit(128, "TCP connections one peer address may have open (a trusted "
                                            "proxy: no per-address cap)")
+    connection_rate: float = _limit(20.0, "new TCP connections a second one peer address may open (a trusted "
+                                    "proxy: no limit)...")
+    connection_burst: float = _limit(60.0, "... and at once")
     create_rate: float = _limit(1.0, "table creations a second one client address may ask for...")
     create_burst: float = _limit(10.0, "... and at once")
     claim_rate: float = _limit(2.0, "seat claims a second one client address may ask for (every attempt)...")
@@ -455,6 +458,8 @@ class Admission:
         self.listings = RateLimiter(limits.list_rate, limits.list_burst, "table listings from one address")
         self.socket_opens = RateLimiter(limits.socket_rate, limits.socket_burst, "new WebSockets from one address")
         self.hints = RateLimiter(limits.hint_rate, limits.hint_burst, "hints for one seat")
+        self.connection_opens = RateLimiter(limits.connection_rate, limits.connection_burst,
+                                            "new connections from one address")
         #: Refusals by code since the server started (what an operator watches).
         self.refused: dict[str, int] = {}
         #: Connections cut for sending their request too slowly (header or body deadline).
@@ -521,9 +526,16 @@ class Admission:
         self.sockets.close(handle)
 
     def open_connection(self, handle: Hashable, peer: str) -> Refusal | None:
-        """May the HTTP server keep this new TCP connection from ``peer``: the server-wide cap, and
-        the per-address cap unless the peer is a trusted proxy."""
-        refusal = self.connections.open(handle, self.key(peer), capped=not self.proxies.trusts(peer))
+        """May the HTTP server keep this new TCP connection from ``peer``: the server-wide cap, and,
+        unless the peer is a trusted proxy, the per-address cap and rate of new connections."""
+        capped = not self.proxies.trusts(peer)
+        address = self.key(peer)
+        if capped:
+            try:
+                self.connection_opens.take(address)
+            except Refusal as limited:
+                return self.count(limited)
+        refusal = self.connections.open(handle, address, capped=capped)
         return None if refusal is None else self.count(refusal)
 
     def close_connection(self, handle: Hashable) -> None:
@@ -531,7 +543,8 @@ class Admission:
 
     def sweep(self) -> None:
         """Forget the allowances that refilled (bounded memory)."""
-        for limiter in (self.creations, self.claims, self.listings, self.socket_opens, self.hints):
+        for limiter in (self.creations, self.claims, self.listings, self.socket_opens, self.hints,
+                        self.connection_opens):
             limiter.sweep()
 
     def stats(self) -> dict[str, Any]:

@@ -71,7 +71,7 @@ class Compute(Executor):
         self._bots_waiting = 0  # bot jobs submitted, not started
         self._bots_running = 0
         #: CPU seconds the hints may spend: refilled at ``hint_share`` a second.
-        self.budget = TokenBucket(limits.hint_share, max(2 * limits.hint_seconds, 2 * limits.hint_share))
+        self.budget = TokenBucket(limits.hint_share, max(4 * limits.hint_seconds, 2 * limits.hint_share))
         self._hints_waiting = 0
         self._hints_running = 0
         self._in_flight: set[Hashable] = set()
