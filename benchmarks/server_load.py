@@ -126,7 +126,8 @@ class Server:
 
 GENEROUS = ("--tables-per-client", "1000000", "--create-rate", "100000", "--claim-rate", "100000",
             "--socket-rate", "100000", "--sockets-per-address", "100000", "--connections-per-address", "100000",
-            "--max-connections", "100000", "--max-sockets", "100000", "--connection-rate", "100000")
+            "--max-connections", "100000", "--max-sockets", "100000", "--connection-rate", "100000",
+            "--request-rate", "100000")
 
 
 def post(url: str, body: Any) -> Any:

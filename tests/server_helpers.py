@@ -34,7 +34,8 @@ def free_port() -> int:
 #: check the limits with their defaults).
 GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000",
             "--socket-rate", "100000", "--sockets-per-address", "100000", "--list-rate", "100000",
-            "--hint-rate", "100000", "--connections-per-address", "100000", "--connection-rate", "100000")
+            "--hint-rate", "100000", "--connections-per-address", "100000", "--connection-rate", "100000",
+            "--request-rate", "100000")
 
 
 class ServerProcess:

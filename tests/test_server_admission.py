@@ -200,6 +200,14 @@ def test_a_state_changing_request_must_be_json_from_an_allowed_origin() -> None:
     assert admission.refused == {"unsupported_media_type": 1, "forbidden_origin": 1}
 
 
+def test_http_requests_of_one_address_are_rate_limited() -> None:
+    admission = Admission(Limits(request_rate=1.0, request_burst=3.0))
+    assert [admission.check_request(scope("http")) for _ in range(3)] == [None] * 3
+    refused = admission.check_request(scope("http"))
+    assert refused is not None and (refused.status, refused.code) == (429, "rate_limited")
+    assert admission.check_request(scope("http", peer="127.0.0.2")) is None
+
+
 def run_socket(middleware: AdmissionMiddleware, found: dict[str, Any],
                hold: asyncio.Event | None = None) -> list[dict[str, Any]]:
     """One WebSocket handshake through ``middleware`` (its app accepts, and waits for ``hold``)."""

@@ -239,11 +239,12 @@ class Server:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db = db
-        # The per-address creation limits lifted: every table of the tests comes from 127.0.0.1.
+        # The per-address limits lifted: every table, page and socket of the tests comes from 127.0.0.1.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
              "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000",
-             "--claim-rate", "100000"],
+             "--claim-rate", "100000", "--request-rate", "100000", "--connection-rate", "100000",
+             "--socket-rate", "100000", "--list-rate", "100000", "--hint-rate", "100000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:

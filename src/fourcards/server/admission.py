@@ -83,6 +83,8 @@ class Limits:
     connection_rate: float = _limit(20.0, "new TCP connections a second one peer address may open (a trusted "
                                     "proxy: no limit)...")
     connection_burst: float = _limit(60.0, "... and at once")
+    request_rate: float = _limit(50.0, "HTTP requests a second one client address may make (any path)...")
+    request_burst: float = _limit(200.0, "... and at once")
     create_rate: float = _limit(1.0, "table creations a second one client address may ask for...")
     create_burst: float = _limit(10.0, "... and at once")
     claim_rate: float = _limit(2.0, "seat claims a second one client address may ask for (every attempt)...")
@@ -458,6 +460,7 @@ class Admission:
         self.listings = RateLimiter(limits.list_rate, limits.list_burst, "table listings from one address")
         self.socket_opens = RateLimiter(limits.socket_rate, limits.socket_burst, "new WebSockets from one address")
         self.hints = RateLimiter(limits.hint_rate, limits.hint_burst, "hints for one seat")
+        self.requests = RateLimiter(limits.request_rate, limits.request_burst, "HTTP requests from one address")
         self.connection_opens = RateLimiter(limits.connection_rate, limits.connection_burst,
                                             "new connections from one address")
         #: Refusals by code since the server started (what an operator watches).
@@ -495,7 +498,12 @@ class Admission:
         return refusal
 
     def check_request(self, scope: _Scope) -> Refusal | None:
-        """An HTTP request that changes something must be JSON from an allowed origin."""
+        """An HTTP request: within its address's rate of requests; one that changes something
+        must be JSON from an allowed origin."""
+        try:
+            self.requests.take(self.client(scope))
+        except Refusal as limited:
+            return self.count(limited)
         if scope["method"] in _SAFE_METHODS:
             return None
         headers = _headers(scope)
@@ -544,7 +552,7 @@ class Admission:
     def sweep(self) -> None:
         """Forget the allowances that refilled (bounded memory)."""
         for limiter in (self.creations, self.claims, self.listings, self.socket_opens, self.hints,
-                        self.connection_opens):
+                        self.connection_opens, self.requests):
             limiter.sweep()
 
     def stats(self) -> dict[str, Any]:

@@ -58,16 +58,16 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
         """uvicorn's h11 protocol with the TCP caps and the header and body deadlines."""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
             self.deadline: asyncio.TimerHandle | None = None
             self.reading = ""  # what the deadline running is for: "head", "body" or nothing
-            self.refused = False
-            refusal = admission.open_connection(transport, self.client[0] if self.client else "")
-            if refusal is not None:
-                self.refused = True
+            peer = transport.get_extra_info("peername")
+            refusal = admission.open_connection(transport, str(peer[0]) if isinstance(peer, tuple) and peer else "")
+            self.refused = refusal is not None
+            if refusal is not None:  # refused before uvicorn does any work for it (a flood costs little)
                 transport.write(refusal.http_bytes())
                 transport.close()
                 return
+            super().connection_made(transport)
             self._expect("head", limits.header_timeout)
 
         def data_received(self, data: bytes) -> None:
@@ -84,6 +84,8 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop()
+            if self.refused:
+                return
             admission.close_connection(self.transport)
             super().connection_lost(exc)
 
