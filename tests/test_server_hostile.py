@@ -471,7 +471,7 @@ def test_client_errors_are_logged_once_per_connection(server: ServerProcess) -> 
 
     asyncio.run(main())
     deadline = time.monotonic() + 5
-    while "127.0.0.44" not in server.log_text() and time.monotonic() < deadline:
+    while "connection from 127.0.0.44" not in server.log_text() and time.monotonic() < deadline:
         time.sleep(0.1)
     lines = [line for line in server.log_text().splitlines() if "connection from 127.0.0.44" in line]
     assert len(lines) == 1 and "30 messages refused (bad_message 30)" in lines[0], lines

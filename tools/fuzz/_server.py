@@ -121,6 +121,7 @@ class Driver:
         # Every input comes from one address: the per-address allowances lifted, the caps kept.
         limits = Limits(create_rate=1e6, create_burst=1e6, claim_rate=1e6, claim_burst=1e6, list_rate=1e6,
                         list_burst=1e6, socket_rate=1e6, socket_burst=1e6, hint_rate=1e6, hint_burst=1e6,
+                        request_rate=1e6, request_burst=1e6,
                         tables_per_client=10**6, max_tables=10**6, join_timeout=2.0)
         self.app = create_app(db=self.work / "tables.db", bot_delay=0.0, limits=limits)
         self.loop = asyncio.new_event_loop()
