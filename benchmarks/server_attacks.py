@@ -248,22 +248,29 @@ def slowloris(port: int, observed: Observed, deadline: float, connections: int =
         sock.close()
 
 
+async def two_seat_table(port: int, source: str) -> tuple[str, list[str], list[Any]]:
+    """A new two-person Gang of Four table from ``source``, both seats claimed and connected (not
+    joined yet): its id, the seats' tokens, their WebSockets."""
+    status, table = await asyncio.to_thread(request, source, port, "POST", "/api/tables",
+                                            {"game": "gang-of-four", "rules": {"players": 2},
+                                             "seats": [{"kind": "human"}, {"kind": "human"}]})
+    if status != 201:
+        raise RuntimeError(f"a table was refused: {status} {table}")
+    tokens = [(await asyncio.to_thread(request, source, port, "POST", f"/api/tables/{table['id']}/seats/{s}",
+                                       {}))[1]["token"] for s in range(2)]
+    url = f"ws://127.0.0.1:{port}/ws"
+    sockets = [await connect(url, local_addr=(source, 0), ping_interval=None) for _ in tokens]
+    return table["id"], tokens, sockets
+
+
 async def hint_flood(port: int, observed: Observed, deadline: float, seats: int = 10) -> None:
     """Ten seats (each at its own two-person table, always on turn) asking for hints as fast as they may."""
-    url = f"ws://127.0.0.1:{port}/ws"
-
     async def one(number: int) -> None:
-        source = address(69, number)
-        status, table = await asyncio.to_thread(request, source, port, "POST", "/api/tables",
-                                                {"game": "gang-of-four", "rules": {"players": 2},
-                                                 "seats": [{"kind": "human"}, {"kind": "human"}]})
-        tokens = [(await asyncio.to_thread(request, source, port, "POST", f"/api/tables/{table['id']}/seats/{s}",
-                                           {}))[1]["token"] for s in range(2)]
-        sockets = [await connect(url, local_addr=(source, 0), ping_interval=None) for _ in tokens]
+        table, tokens, sockets = await two_seat_table(port, address(69, number))
         try:
             mover = None
             for seat, (ws, token) in enumerate(zip(sockets, tokens)):
-                await ws.send(json.dumps({"type": "join", "table": table["id"], "token": token}))
+                await ws.send(json.dumps({"type": "join", "table": table, "token": token}))
                 while True:
                     message = json.loads(await ws.recv())
                     if message["type"] == "state":
@@ -315,17 +322,10 @@ async def forwarded_spoof(port: int, observed: Observed, deadline: float) -> Non
 
 async def id_reuse(port: int, observed: Observed, deadline: float) -> None:
     """A client at a two-person table sending each new action under the id it used first."""
-    url = f"ws://127.0.0.1:{port}/ws"
-    source = address(72, 1)
-    status, table = await asyncio.to_thread(request, source, port, "POST", "/api/tables",
-                                            {"game": "gang-of-four", "rules": {"players": 2},
-                                             "seats": [{"kind": "human"}, {"kind": "human"}]})
-    tokens = [(await asyncio.to_thread(request, source, port, "POST", f"/api/tables/{table['id']}/seats/{s}",
-                                       {}))[1]["token"] for s in range(2)]
-    sockets = [await connect(url, local_addr=(source, 0), ping_interval=None) for _ in tokens]
+    table, tokens, sockets = await two_seat_table(port, address(72, 1))
     try:
         for ws, token in zip(sockets, tokens):
-            await ws.send(json.dumps({"type": "join", "table": table["id"], "token": token}))
+            await ws.send(json.dumps({"type": "join", "table": table, "token": token}))
         states: dict[int, dict[str, Any]] = {}
         while time.monotonic() < deadline and len(states) < 2:
             for seat, ws in enumerate(sockets):
