@@ -476,6 +476,7 @@ def hostile_main(args: argparse.Namespace) -> int:
     print(row("bot turns at an unrelated table p50", quiet[1].bot_turns, hostile_run[1].bot_turns, 0.5, 2))
     hints = results["hints"]
     print(row("bot turns p50, ten seats flooding hints", quiet[1].bot_turns, hints[1].bot_turns, 0.5, 1.5))
+    print(row("act -> ack p99, ten seats flooding hints", quiet[0].latencies, hints[0].latencies, 0.99, 2))
     print(row("another client's listing p50", quiet[1].listing, hostile_run[1].listing, 0.5, 2))
     print(f"  samples: acks {len(quiet[0].latencies)} / {len(hostile_run[0].latencies)}, bot turns "
           f"{len(quiet[1].bot_turns)} / {len(hostile_run[1].bot_turns)}, listings {len(quiet[1].listing)} / "

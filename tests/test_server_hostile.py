@@ -582,6 +582,21 @@ def test_a_hint_never_goes_ahead_of_a_bot_turn() -> None:
     assert compute.stats()["hints"]["done"] == 1
 
 
+def test_hints_run_at_a_lower_priority_than_the_server() -> None:
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        pytest.skip("this system has no per-thread priority (os.setpriority): nothing to check")
+    compute = Compute(Limits())
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    try:
+        assert asyncio.run(compute.hint(("t", 0), niceness)) >= os.getpriority(os.PRIO_PROCESS, 0) + 10 or \
+            os.getpriority(os.PRIO_PROCESS, 0) + 10 > 19  # already at the lowest priority there is
+    finally:
+        compute.shutdown()
+
+
 def test_a_seat_has_one_hint_at_a_time() -> None:
     from fourcards.server.protocol import ProtocolError
 

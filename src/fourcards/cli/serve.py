@@ -77,7 +77,7 @@ def add_commands(sub: Any) -> None:
         limits.add_argument(LIMIT_FLAGS[spec.name], dest=f"limit_{spec.name}", type=kind, default=None,
                             metavar="N", help=f"{Limits.help(spec.name)} (default {default:g})")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
-                        help="uvicorn's log level (default warning)")
+                        help="the log level, uvicorn's and the server's own (refusals, deadlines; default warning)")
 
 
 def run(args: argparse.Namespace) -> int:

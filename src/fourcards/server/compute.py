@@ -5,7 +5,8 @@ is a courtesy to one seat. :class:`Compute` keeps them apart:
 
 - **bot turns** run on a pool of their own (``submit``: it is the
   ``Executor`` every table master is given);
-- **hints** run on ``Limits.hint_workers`` threads of their own (1), each a
+- **hints** run on ``Limits.hint_workers`` threads of their own (1, at a lower
+  scheduling priority than the rest of the server where the system allows), each a
   cheaper search (``Limits.hint_seconds``, 0.05 s, where a bot seat's search
   takes its own budget), and only when no bot turn is waiting for a worker and
   a core is free of bot work: a hint never goes ahead of a bot turn;
@@ -26,6 +27,7 @@ bot, which is cheap anyway).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -66,7 +68,8 @@ class Compute(Executor):
         self.cores = cores
         self.bot_workers = bot_workers or max(2, min(8, cores))
         self.bots = ThreadPoolExecutor(max_workers=self.bot_workers, thread_name_prefix="fourcards-bot")
-        self.hints = ThreadPoolExecutor(max_workers=limits.hint_workers, thread_name_prefix="fourcards-hint")
+        self.hints = ThreadPoolExecutor(max_workers=limits.hint_workers, thread_name_prefix="fourcards-hint",
+                                        initializer=_yield_to_others)
         self._lock = threading.Lock()
         self._bots_waiting = 0  # bot jobs submitted, not started
         self._bots_running = 0
@@ -162,6 +165,22 @@ class Compute(Executor):
         return {"bots": bots, "hints": {"waiting": self._hints_waiting, "running": self._hints_running,
                                         "done": self.hints_done, "refused": self.hints_refused,
                                         "budget_seconds": round(self.budget.tokens, 3)}}
+
+
+HINT_NICENESS = 10
+"""How much lower the hint threads' scheduling priority is than the server's (Linux: a thread's own nice)."""
+
+
+def _yield_to_others() -> None:
+    """A hint thread asks the system to run it after the server's other threads (the event loop,
+    the bots) when they want a core: its niceness raised by :data:`HINT_NICENESS` (Linux; elsewhere
+    nothing changes)."""
+    set_priority = getattr(os, "setpriority", None)
+    native_id = getattr(threading, "get_native_id", None)
+    if set_priority is None or native_id is None:
+        return
+    with contextlib.suppress(OSError):
+        set_priority(os.PRIO_PROCESS, native_id(), os.getpriority(os.PRIO_PROCESS, 0) + HINT_NICENESS)
 
 
 def _timed(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[float, T]:
