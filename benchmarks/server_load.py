@@ -431,37 +431,52 @@ async def play_hostile(server: Server, tables: int, think: float, seconds: float
 
 
 def hostile_main(args: argparse.Namespace) -> int:
-    """A quiet run and a hostile run of the same normal clients, each on a fresh server with its
-    default limits; the figures side by side; the exit status says whether anything acknowledged
-    was lost (timings are reported against their targets, not asserted)."""
+    """Quiet, hints-only and hostile runs of the same normal clients, each on a fresh server with
+    its default limits, in rounds (quiet, hints, hostile, quiet, ...) so that the machine's other
+    load drifts over all three alike; each kind's samples pooled; the figures side by side. The
+    exit status says whether anything acknowledged was lost (timings are reported against their
+    targets, not asserted)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    tables = args.tables if args.tables_given else (4 if args.quick else 16)
-    seconds = 20.0 if args.quick else 60.0
-    think = args.think if args.think_given else (0.1 if args.quick else 0.3)
+    tables = args.tables if args.tables_given else (4 if args.quick else 8)
+    rounds = 2 if args.quick else 4
+    seconds = 12.0 if args.quick else 20.0
+    think = args.think if args.think_given else 0.1
     print(f"server load, hostile mix: {tables} Gang of Four tables x 4 people (each its own address, think "
-          f"{think} s), a bot table watched, a listing reader, {seconds:g} s a run, default limits, loopback, "
-          f"{os.cpu_count()} cores", flush=True)
-    results = {}
+          f"{think} s), a bot table watched, a listing reader; {rounds} rounds of a quiet, a hints-only and a "
+          f"hostile run, {seconds:g} s each; default limits, loopback, {os.cpu_count()} cores", flush=True)
+    results: dict[str, tuple[Run, Any, dict[str, int]]] = {}
     failures = 0
     phases = (("quiet", ""), ("hints", "hints"), ("hostile", "text,sockets,hints,listing,forwarded,ids,slowloris"))
     with tempfile.TemporaryDirectory() as work:
-        for title, attacks in phases:
-            db = Path(work) / f"{title}.db"
-            server = Server(db, free_port(), generous=False)
-            server.start()
-            try:
-                run, made, observed, played = run_clients(play_hostile(server, tables, think, seconds, attacks,
-                                                                       args.seed))
-            finally:
-                server.stop()
-            checked = check(db, run, made, 4, 1)
-            results[title] = (run, observed, checked)
-            lost = checked["lost"]
-            failures += bool(lost or checked["doubled"] or checked["mismatched"] or run.conflicts)
-            print(f"  {title} run ({attacks or 'no attacks'}): {checked['tables ended']} / {tables} tables ended "
-                  f"in {played:.1f} s, {sum(len(a) for a in run.acked.values())} actions acknowledged, "
-                  f"acknowledged-but-lost {lost}, doubled {checked['doubled']}, mismatched {checked['mismatched']}",
-                  flush=True)
+        for number in range(rounds):
+            for title, attacks in phases:
+                db = Path(work) / f"{title}{number}.db"
+                server = Server(db, free_port(), generous=False)
+                server.start()
+                try:
+                    run, made, observed, played = run_clients(play_hostile(server, tables, think, seconds, attacks,
+                                                                           args.seed + number))
+                finally:
+                    server.stop()
+                checked = check(db, run, made, 4, 1)
+                lost = checked["lost"]
+                failures += bool(lost or checked["doubled"] or checked["mismatched"] or run.conflicts)
+                print(f"  round {number + 1} {title} ({attacks or 'no attacks'}): {checked['tables ended']} / {tables} "
+                      f"tables ended, {sum(len(a) for a in run.acked.values())} actions acknowledged, "
+                      f"acknowledged-but-lost {lost}, doubled {checked['doubled']}, mismatched "
+                      f"{checked['mismatched']}; load average {os.getloadavg()[0]:.1f}", flush=True)
+                if title not in results:
+                    results[title] = (run, observed, checked)
+                    continue
+                pooled, seen, counted = results[title]
+                pooled.latencies += run.latencies
+                seen.bot_turns += observed.bot_turns
+                seen.listing += observed.listing
+                for attack, outcomes in observed.attacks.items():
+                    for outcome, amount in outcomes.items():
+                        seen.count(attack, outcome, amount)
+                for key, value in checked.items():
+                    counted[key] += value
     quiet, hostile_run = results["quiet"], results["hostile"]
 
     def row(name: str, a: list[float], b: list[float], q: float, target: float) -> str:
@@ -481,10 +496,10 @@ def hostile_main(args: argparse.Namespace) -> int:
     print(f"  samples: acks {len(quiet[0].latencies)} / {len(hostile_run[0].latencies)}, bot turns "
           f"{len(quiet[1].bot_turns)} / {len(hostile_run[1].bot_turns)}, listings {len(quiet[1].listing)} / "
           f"{len(hostile_run[1].listing)}")
-    print("\n  what each attack got (hostile run)")
+    print(f"\n  what each attack got (the hostile runs, {rounds * seconds:g} s in all)")
     for attack, outcomes in sorted(hostile_run[1].attacks.items()):
         print(f"    {attack}: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
-    print("    hints run: " + ", ".join(f"{a}: {o}" for a, o in sorted(hints[1].attacks.items())))
+    print("    hints-only runs: " + ", ".join(f"{a}: {o}" for a, o in sorted(hints[1].attacks.items())))
     lost = sum(result[2]["lost"] for result in results.values())
     print(f"\n  acknowledged-but-lost: {lost} (must be 0); load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
@@ -507,9 +522,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take at most")
     parser.add_argument("--no-crash", action="store_true", help="skip the run with a kill -9")
     parser.add_argument("--hostile", action="store_true",
-                        help="a quiet run and a run under the attacks of issue 27 (server_attacks.py), side by side, "
-                        "each client from its own loopback address, the default limits (16 tables, 60 s a run)")
-    parser.add_argument("--quick", action="store_true", help="with --hostile: 4 tables, 25 s a run (CI)")
+                        help="quiet, hints-only and hostile runs (the attacks of issue 27: server_attacks.py) in "
+                        "rounds, side by side, each client from its own loopback address, the default limits "
+                        "(8 tables, 4 rounds of 20 s runs)")
+    parser.add_argument("--quick", action="store_true", help="with --hostile: 4 tables, 2 rounds of 12 s runs (CI)")
     args = parser.parse_args(argv)
     given = set(argv if argv is not None else sys.argv[1:])
     args.tables_given = any(a.startswith("--tables") for a in given)
