@@ -105,7 +105,8 @@ class Limits:
     burst: float = _limit(40.0, "... and at once")
     max_queued: int = _limit(1000, "messages waiting for a slow reader before it is disconnected")
     # -- hints -----------------------------------------------------------------------------------------
-    hint_seconds: float = _limit(0.05, "search time of one hint (a cheaper search than a bot seat's turn)")
+    hint_seconds: float = _limit(0.05, "seconds of search for one hint (the time budget given to the game's "
+                                 "best bot; a hint used to search 0.2 s)")
     hint_rate: float = _limit(0.5, "hints a second one seat may ask for...")
     hint_burst: float = _limit(2.0, "... and at once")
     hint_workers: int = _limit(1, "hints computed at once, server-wide (threads of their own, apart from "
