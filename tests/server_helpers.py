@@ -12,7 +12,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -27,9 +29,13 @@ def free_port() -> int:
         return port
 
 
-#: The per-client creation limits lifted: the tests create many tables from one address
-#: (``tests/test_server_security.py`` checks the limits with their defaults).
-GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000")
+#: The per-client limits lifted: the tests create many tables, open many WebSockets and ask for
+#: many hints from one address (``tests/test_server_security.py`` and ``tests/test_server_hostile.py``
+#: check the limits with their defaults).
+GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000",
+            "--socket-rate", "100000", "--sockets-per-address", "100000", "--list-rate", "100000",
+            "--hint-rate", "100000", "--connections-per-address", "100000", "--connection-rate", "100000",
+            "--request-rate", "100000")
 
 
 class ServerProcess:
@@ -39,9 +45,10 @@ class ServerProcess:
     (PostgreSQL) to use instead of the SQLite file ``db``."""
 
     def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0,
-                 options: tuple[str, ...] = GENEROUS, url: str | None = None) -> None:
+                 options: tuple[str, ...] = GENEROUS, url: str | None = None, log: Path | None = None) -> None:
         self.db = db
         self.url = url
+        self.log = log
         self.port = port or free_port()
         self.bot_delay = bot_delay
         self.options = options
@@ -57,14 +64,17 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         env = dict(os.environ)
+        errors: Any = subprocess.PIPE if self.log is None else self.log.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", self.url or str(self.db),
              "--bot-delay", str(self.bot_delay), *self.options],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        if self.log is not None:
+            errors.close()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                error = self.process.stderr.read().decode() if self.process.stderr else self.log_text()
                 raise RuntimeError(f"the server stopped: {error}")
             try:
                 urllib.request.urlopen(self.http + "/api/games", timeout=1).read()
@@ -72,6 +82,10 @@ class ServerProcess:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("the server did not start in 30 s")
+
+    def log_text(self) -> str:
+        """What the server logged so far (when started with ``log``)."""
+        return self.log.read_text(errors="replace") if self.log is not None and self.log.exists() else ""
 
     def kill9(self) -> None:
         assert self.process is not None
@@ -100,6 +114,24 @@ def request(method: str, url: str, body: Any = None, raw: bytes | None = None,
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def request_from(source: str, method: str, url: str, body: Any = None,
+                 headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
+    """An HTTP request sent from the loopback address ``source`` (127.0.0.x: each its own client
+    address to the server); (status, JSON answer, headers)."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10,
+                                            source_address=(source, 0))
+    try:
+        sent = {"Content-Type": "application/json"}
+        sent.update(headers or {})
+        data = None if body is None else json.dumps(body).encode()
+        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=data, headers=sent)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read()), {k.lower(): v for k, v in answer.getheaders()}
+    finally:
+        connection.close()
 
 
 def create_table(server: ServerProcess, game: str, rules: dict[str, Any] | None = None,

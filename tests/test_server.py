@@ -25,6 +25,8 @@ pytest.importorskip("websockets")
 # The server plays on the compiled kernels (its search bot needs them); CI runs these in compiled mode.
 pytestmark = pytest.mark.engine
 
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -356,9 +358,16 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(server: ServerProce
             return answer
 
         await expect({"type": "act", "id": "a", "version": 0, "action": 1}, "not_joined")
-        await expect({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table")
-        await expect({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")
         await expect({"type": "join", "table": table["id"], "token": 12345}, "bad_message")
+        await expect({"type": "join", "table": table["id"], "token": "\ud800"}, "bad_message")
+        # A join refused for its table or token closes the connection at once (no use going on).
+        for hello, code in (({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table"),
+                            ({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")):
+            async with connect(server.ws) as refused:
+                await refused.send(json.dumps(hello))
+                assert json.loads(await refused.recv())["code"] == code
+                with pytest.raises(ConnectionClosed):
+                    await asyncio.wait_for(refused.recv(), 5)
         await seat.send({"type": "join", "table": table["id"], "token": tokens[0]})
         await seat.until("welcome")
         state = await seat.until("state")
@@ -449,7 +458,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
         ({"game": "gang-of-four", "extra": 1}, 400, "bad_request"),
         ([1, 2], 400, "bad_request"),
     ]
-    before = len(request("GET", url)[1]["tables"])
+    before = request("GET", url)[1]["total"]
     for body, status, code in cases:
         answer = request("POST", url, body)
         assert answer == (status, answer[1]) and answer[1]["error"]["code"] == code, (body, answer)
@@ -457,7 +466,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
     assert request("POST", url, raw=b" " * 300_000)[0] == 413
     assert request("GET", url + "/nope")[0] == 404
     assert request("POST", url + "/nope/seats/0", {})[0] == 404
-    assert len(request("GET", url)[1]["tables"]) == before
+    assert request("GET", url)[1]["total"] == before
     games = request("GET", server.http + "/api/games")[1]["games"]
     assert {g["name"] for g in games} == {"gang-of-four", "four-color", "zangle", "zangle-speedster",
                                           "four-pack", "duelo"}

@@ -150,6 +150,37 @@ def test_a_duplicate_entry_is_refused_and_the_others_stay(make_store: Callable[[
     assert [e.client_id for e in store.load()[0].log] == ["a", "c"]
 
 
+@pytest.mark.parametrize("bad", ["\ud800", "nul\x00", 2**70], ids=["lone surrogate", "NUL", "huge int"])
+def test_a_bad_entry_fails_only_itself_and_the_writer_goes_on(make_store: Callable[[], Store], bad: Any) -> None:
+    """Issue 27: a value the database cannot take (text no store can hold, an int too big for its
+    column) once reached the writer, which died (SQLite) or failed the whole batch (PostgreSQL).
+    Now the bad entry's own write fails; its batch neighbours, and every later write, succeed."""
+    store = make_store()
+    # SQLite holds a NUL in text (PostgreSQL refuses it); the server refuses it from the network anyway.
+    accepted = isinstance(store, SQLiteStore) and bad == "nul\x00"
+
+    async def main() -> None:
+        await asyncio.gather(*(store.create_table(record(f"t{n}")) for n in range(8)))
+        entries = [store.append(f"t{n}", LogEntry(0, 0, f"m{n}", n)) for n in range(8)]
+        if isinstance(bad, str):
+            poisoned = store.append("t3", LogEntry(1, 0, bad, 1))
+        else:
+            poisoned = store.append("t3", LogEntry(1, 0, "big", bad))
+        results = await asyncio.gather(poisoned, *entries, return_exceptions=True)
+        assert results[0] is None if accepted else isinstance(results[0], Exception), results[0]
+        assert results[1:] == [None] * 8  # the neighbours of the batch were all written
+        # The writer is alive: later writes of every kind go through.
+        await store.append("t3", LogEntry(2, 0, "after", 7))
+        await store.set_seat("t1", 0, SeatRecord("human", "Ana", None, "ef" * 32))
+        await store.create_table(record("t9"))
+
+    asyncio.run(main())
+    loaded = {s.table.id: s for s in store.load()}
+    assert [e.client_id for e in loaded["t3"].log] == ["m3", *([bad] if accepted else []), "after"]
+    assert all(len(loaded[f"t{n}"].log) == 1 for n in range(8) if n != 3)
+    assert loaded["t1"].table.seats[0].name == "Ana" and "t9" in loaded
+
+
 def test_a_deleted_table_is_gone_with_its_seats_and_log(make_store: Callable[[], Store]) -> None:
     store = make_store()
 

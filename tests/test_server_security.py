@@ -51,7 +51,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def listed(server: ServerProcess) -> set[str]:
-    return {t["id"] for t in request("GET", server.http + "/api/tables")[1]["tables"]}
+    """Every listed table's id, page after page."""
+    found: set[str] = set()
+    query = "?limit=200"
+    while True:
+        status, page = request("GET", server.http + "/api/tables" + query)
+        assert status == 200, page
+        found |= {t["id"] for t in page["tables"]}
+        if page["next"] is None:
+            return found
+        query = f"?limit=200&after={page['next']}"
 
 
 class Watcher(Seat):

@@ -150,7 +150,7 @@ def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
 #: The codes of the HTTP API's errors (docs/server.md).
 HTTP_ERRORS = ("bad_deck", "bad_json", "bad_request", "bad_rules", "bad_seats", "unknown_game", "unknown_seat",
                "unknown_table", "seat_taken", "too_large", "too_many_tables", "not_found", "forbidden_origin",
-               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited")
+               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited", "too_many_connections")
 
 
 def _data_keys() -> set[str]:
@@ -240,11 +240,12 @@ class Server:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db = db
-        # The per-address creation limits lifted: every table of the tests comes from 127.0.0.1.
+        # The per-address limits lifted: every table, page and socket of the tests comes from 127.0.0.1.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
              "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000",
-             "--claim-rate", "100000"],
+             "--claim-rate", "100000", "--request-rate", "100000", "--connection-rate", "100000",
+             "--socket-rate", "100000", "--list-rate", "100000", "--hint-rate", "100000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .store import LogEntry, SeatRecord, StoredTable, TableRecord, _settle_all, next_batch
+from .store import LogEntry, SeatRecord, StoredTable, TableRecord, next_batch, settle
 
 __all__ = ["PostgresStore", "LeaseLost", "Elsewhere", "is_postgres_url"]
 
@@ -358,61 +358,74 @@ class PostgresStore:
         await self._write(table_id, [("UPDATE tables SET summary=%s WHERE id=%s", (json.dumps(summary), table_id))])
 
     def _writer(self) -> None:
+        """Commit what waits, batch after batch, until told to stop. It survives anything: a
+        batch that fails is committed again one job at a time, so that a bad job fails only
+        itself (its future gets the error) and never its neighbours."""
         while True:
             batch = next_batch(self._queue)
             if batch is None:
                 return
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            except BaseException as error:  # not expected (_commit catches): the writer must go on
+                settle([job.future for job in batch], [error] * len(batch))
 
     def _commit(self, batch: list[_Job]) -> None:
-        lost: list[_Job] = []
-        error: BaseException | None = None
         try:
-            if self._db.closed or self._db.broken:
-                self._db = self._connect()
-            db = self._db
-            with db.transaction():
-                fences = {job.fence[0] for job in batch if job.fence is not None}
-                held: dict[str, int] = {}
-                if fences:
-                    # The lease rows locked until the commit: a takeover waits for it.
-                    held = dict(db.execute("SELECT table_id, epoch FROM leases WHERE owner=%s AND "
-                                           "table_id = ANY(%s) FOR SHARE", (self.instance, list(fences))).fetchall())
-                kept = []
+            results = self._transaction(batch)
+        except Exception as failure:  # the database's refusal, or what a value raised
+            if len(batch) == 1:
+                results = [failure]
+            else:
                 for job in batch:
-                    if job.fence is not None and held.get(job.fence[0]) != job.fence[1]:
-                        lost.append(job)
-                    else:
-                        kept.append(job)
-                statements = [s for job in kept for s in job.statements]
-                with db.cursor() as cursor:
-                    start = 0
-                    while start < len(statements):  # runs of one statement: one executemany (pipelined)
-                        end = start + 1
-                        while end < len(statements) and statements[end][0] == statements[start][0]:
-                            end += 1
-                        if end - start == 1:
-                            cursor.execute(statements[start][0], statements[start][1])
-                        else:
-                            cursor.executemany(statements[start][0], [p for _, p in statements[start:end]])
-                        start = end
-            self.commits += 1
-        except Exception as failure:
-            error = failure
-            lost = []
-            kept = batch
-        if lost:
-            refused = LeaseLost("this process's lease of the table was taken over; nothing was written")
-            for job in lost:
-                assert job.fence is not None
-                with self._epochs_lock:
-                    gone = self._epochs.get(job.fence[0]) == job.fence[1]
-                    if gone:
-                        del self._epochs[job.fence[0]]
+                    self._commit([job])
+                return
+        lost = [job for job, result in zip(batch, results) if isinstance(result, LeaseLost)]
+        for job in lost:
+            assert job.fence is not None
+            with self._epochs_lock:
+                gone = self._epochs.get(job.fence[0]) == job.fence[1]
                 if gone:
-                    self._lost(job.fence[0])
-            _wake(lost, refused)
-        _wake(kept, error)
+                    del self._epochs[job.fence[0]]
+            if gone:
+                self._lost(job.fence[0])
+        settle([job.future for job in batch], results)
+
+    def _transaction(self, batch: list[_Job]) -> list[BaseException | None]:
+        """Commit the batch's jobs whose lease is still held in one transaction: None for each
+        job written, a :class:`LeaseLost` for each refused (raises when the transaction fails)."""
+        if self._db.closed or self._db.broken:
+            self._db = self._connect()
+        db = self._db
+        results: list[BaseException | None] = []
+        with db.transaction():
+            fences = {job.fence[0] for job in batch if job.fence is not None}
+            held: dict[str, int] = {}
+            if fences:
+                # The lease rows locked until the commit: a takeover waits for it.
+                held = dict(db.execute("SELECT table_id, epoch FROM leases WHERE owner=%s AND "
+                                       "table_id = ANY(%s) FOR SHARE", (self.instance, list(fences))).fetchall())
+            statements = []
+            for job in batch:
+                if job.fence is not None and held.get(job.fence[0]) != job.fence[1]:
+                    results.append(LeaseLost("this process's lease of the table was taken over; nothing was "
+                                             "written"))
+                else:
+                    results.append(None)
+                    statements.extend(job.statements)
+            with db.cursor() as cursor:
+                start = 0
+                while start < len(statements):  # runs of one statement: one executemany (pipelined)
+                    end = start + 1
+                    while end < len(statements) and statements[end][0] == statements[start][0]:
+                        end += 1
+                    if end - start == 1:
+                        cursor.execute(statements[start][0], statements[start][1])
+                    else:
+                        cursor.executemany(statements[start][0], [p for _, p in statements[start:end]])
+                    start = end
+        self.commits += 1
+        return results
 
     def close(self) -> None:
         """Stop writing and renewing; the leases held expire at once (the others may take the tables over)."""
@@ -433,13 +446,3 @@ class PostgresStore:
             with contextlib.suppress(Exception):
                 db.close()
         self._idle.clear()
-
-
-def _wake(jobs: list[_Job], error: BaseException | None) -> None:
-    """Settle the jobs' futures: one wake-up of each event loop for the whole batch."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-    for job in jobs:
-        by_loop.setdefault(job.future.get_loop(), []).append(job.future)
-    for loop, futures in by_loop.items():
-        with contextlib.suppress(RuntimeError):  # a loop already closed
-            loop.call_soon_threadsafe(_settle_all, futures, error)

@@ -33,7 +33,7 @@ from ..errors import FourCardsError
 __all__ = [
     "ERROR_CODES", "ProtocolError", "Join", "Watch", "Act", "Event", "Hint", "Ping", "ClientMessage",
     "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
-    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH",
+    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH", "text_problem", "unstorable_text",
 ]
 
 MAX_MESSAGE_BYTES: Final = 4096
@@ -50,6 +50,46 @@ CLIENT_TYPES: Final = ("join", "watch", "act", "hint", "ping")
 MAX_TEXT_LENGTH: Final = 200
 """Longest text field of an event."""
 _EVENT_TYPE = re.compile(r"[a-z][a-z_]{0,23}")
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,23}")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def text_problem(value: str) -> str | None:
+    """Why no store can hold ``value`` (None when every store can): a lone surrogate (not
+    encodable as UTF-8: SQLite and PostgreSQL both refuse it) or a NUL character
+    (PostgreSQL's text refuses it). Every string from the network is checked with this
+    where it enters.
+
+    >>> text_problem("Ana"), text_problem(chr(0xD800))
+    (None, 'a lone surrogate (U+D800)')
+    """
+    found = _UNSTORABLE.search(value)
+    if found is None:
+        return None
+    char = found.group()
+    return "a NUL character" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
+
+
+def unstorable_text(data: Any, path: str = "") -> str | None:
+    """The first string (a value or a key) anywhere in ``data`` (parsed JSON) that no store can
+    hold, named with its path (``seats[0].name``) and the reason; None when there is none."""
+    stack: list[tuple[str, Any]] = [(path, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            problem = text_problem(value)
+            if problem is not None:
+                return f"{where or 'the text'} holds {problem}"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                problem = text_problem(key) if isinstance(key, str) else None
+                if problem is not None:
+                    return f"a key of {where or 'the object'} holds {problem}"
+                stack.append((name, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{index}]", item) for index, item in enumerate(value))
+    return None
 SERVER_TYPES: Final = ("welcome", "state", "ack", "error", "end", "hint", "pong")
 
 #: Every error code the server sends, with its meaning (``docs/server.md`` has the same table).
@@ -74,6 +114,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "server_error": "the server failed to handle the message; nothing was changed",
     "table_elsewhere": "another server process holds this table now: connect again (to 'owner' when given); "
                        "this connection is closed",
+    "id_reused": "this message id was used for another message of the seat: send it with a new id",
+    "busy": "the server's hint budget is spent for the moment: ask again after 'retry_after' seconds",
 }
 
 
@@ -170,6 +212,9 @@ def _field(data: dict[str, Any], name: str, kind: type, message_id: str | None) 
     if not isinstance(value, str):
         raise ProtocolError("bad_message", f"{name!r} must be a string, not {type(value).__name__}",
                             message_id)
+    problem = text_problem(value)
+    if problem is not None:
+        raise ProtocolError("bad_message", f"{name!r} holds {problem}", message_id)
     return value
 
 
@@ -198,7 +243,8 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
         raise ProtocolError("bad_message", f"'type' must be one of {', '.join((*CLIENT_TYPES, *events))}, "
                             f"not {kind!r}")
     raw_id = data.get("id")
-    message_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH else None
+    message_id = (raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH and text_problem(raw_id) is None
+                  else None)
     if kind == "join":
         return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None))
     if kind == "watch":
@@ -222,9 +268,14 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
     for name, value in data.items():
         if name in ("type", "id", "version"):
             continue
+        if not _FIELD_NAME.fullmatch(name):
+            raise ProtocolError("bad_message", f"{name[:40]!r} is not a field name (lowercase letters, digits, _)",
+                                ident)
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ProtocolError("bad_message", f"{name!r} must be a string or an integer, not {type(value).__name__}",
                                 ident)
+        if isinstance(value, str) and text_problem(value) is not None:
+            raise ProtocolError("bad_message", f"{name!r} holds {text_problem(value)}", ident)
         if isinstance(value, int) and not 0 <= value <= MAX_INT:
             raise ProtocolError("bad_message", f"{name!r} must be between 0 and {MAX_INT}", ident)
         if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:

@@ -243,31 +243,36 @@ class SQLiteStore:
                            for name, column in (("log", "table_id"), ("seats", "table_id"), ("tables", "id"))])
 
     def _writer(self) -> None:
+        """Commit what waits, batch after batch, until told to stop. It survives anything: a
+        batch that fails is committed again one entry at a time, so that a bad entry fails only
+        itself (its future gets the error) and never its neighbours."""
         while True:
             batch = next_batch(self._queue)
             if batch is None:
                 return
-            error: BaseException | None = None
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                for statements, _ in batch:
-                    for sql, parameters in statements:
-                        self._db.execute(sql, parameters)
-                self._db.execute("COMMIT")
-                self.commits += 1
-            except sqlite3.Error as failure:
-                error = failure
-                try:
-                    self._db.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-            # One wake-up of each event loop for the whole batch (not one per entry).
-            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-            for _, future in batch:
-                by_loop.setdefault(future.get_loop(), []).append(future)
-            for loop, futures in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # a loop already closed
-                    loop.call_soon_threadsafe(_settle_all, futures, error)
+                errors = self._commit(batch)
+            except BaseException as error:  # not expected (_commit catches): the writer must go on
+                errors = [error] * len(batch)
+            settle([future for _, future in batch], errors)
+
+    def _commit(self, batch: list[tuple[list[tuple[str, Sequence[Any]]], asyncio.Future[None]]]
+                ) -> list[BaseException | None]:
+        """Commit the batch in one transaction; when that fails, each entry in its own."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            for statements, _ in batch:
+                for sql, parameters in statements:
+                    self._db.execute(sql, parameters)
+            self._db.execute("COMMIT")
+            self.commits += 1
+            return [None] * len(batch)
+        except Exception as failure:  # sqlite3.Error, and what a value may raise (UnicodeEncodeError...)
+            with contextlib.suppress(Exception):
+                self._db.execute("ROLLBACK")
+            if len(batch) == 1:
+                return [failure]
+        return [self._commit([job])[0] for job in batch]
 
     def close(self) -> None:
         self._queue.put(None)
@@ -275,15 +280,22 @@ class SQLiteStore:
         self._db.close()
 
 
-def _settle_all(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
-    for future in futures:
-        _settle(future, error)
+def settle(futures: Sequence[asyncio.Future[None]], errors: Sequence[BaseException | None]) -> None:
+    """Settle each future with its error (or its result): one wake-up of each event loop for
+    the whole batch, not one per entry. A loop already closed is skipped."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
+    for future, error in zip(futures, errors):
+        by_loop.setdefault(future.get_loop(), []).append((future, error))
+    for loop, pairs in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # a loop already closed
+            loop.call_soon_threadsafe(_settle_pairs, pairs)
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)
+def _settle_pairs(pairs: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for future, error in pairs:
+        if future.done():
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)

@@ -27,6 +27,8 @@ from ..engine import Bot, Game, State
 from ..errors import FourCardsError, IllegalMoveError, NotYourTurnError, StaleActionError
 from ..games import GAMES, GameEntry, get_game, load_object
 from ..views import plain
+from .admission import Limits
+from .compute import Compute, hint_player
 from .protocol import Act, Event, ProtocolError
 from .store import LogEntry, SeatRecord, Store, TableRecord
 from .views import deck_view
@@ -76,6 +78,9 @@ class Table:
         self.lock = asyncio.Lock()
         self.clients: dict[int, Client] = {}
         self.applied: list[dict[str, int]] = [{} for _ in self.seats]
+        #: What each applied message id stood for (``("act", version, action)``, an event's type,
+        #: version and fields): an id sent again for something else is ``id_reused``.
+        self.signatures: list[dict[str, tuple[Any, ...]]] = [{} for _ in self.seats]
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         self.spectators: set[Client] = set()
@@ -292,6 +297,24 @@ class Table:
     def _repeat(self, seat: int, message_id: str) -> int | None:
         return self.applied[seat].get(message_id)
 
+    def retried(self, seat: int, message_id: str, signature: tuple[Any, ...]) -> int | None:
+        """The version acknowledged for ``message_id`` when it was applied for the same thing
+        (a retry: acknowledged again); None when the id is new. An id applied for another
+        action or version raises ``id_reused`` (a client that restarted its ids)."""
+        done = self.applied[seat].get(message_id)
+        if done is None:
+            return None
+        known = self.signatures[seat].get(message_id)
+        if known is not None and known != signature:
+            raise ProtocolError("id_reused", f"message id {message_id!r} was used for another message of seat "
+                                f"{seat} (acknowledged at version {done}): send this one with a new id", message_id)
+        return done
+
+    def remember(self, seat: int, message_id: str | None, signature: tuple[Any, ...]) -> None:
+        """Note what an applied message id stood for (see :meth:`retried`)."""
+        if message_id is not None and message_id in self.applied[seat]:
+            self.signatures[seat].setdefault(message_id, signature)
+
 
 def title_of(game: str) -> str:
     """The title of a table's game (a registry game or a master's)."""
@@ -452,6 +475,7 @@ class TurnTable(Table):
             self.state.apply(entry.action, entry.seat, expected_step=entry.index)
             if entry.client_id is not None:
                 self.applied[entry.seat][entry.client_id] = entry.index + 1
+                self.signatures[entry.seat][entry.client_id] = ("act", entry.index, entry.action)
         self._changed()
         self._update_history()
 
@@ -609,7 +633,7 @@ class TurnTable(Table):
 
     async def _act(self, seat: int, message: Act, client: Client) -> None:
         async with self.lock:
-            done = self._repeat(seat, message.id)
+            done = self.retried(seat, message.id, ("act", message.version, message.action))
             if done is not None:
                 client.send({"type": "ack", "id": message.id, "version": done})
                 return
@@ -646,18 +670,21 @@ class TurnTable(Table):
         self._changed()
         try:
             await self.store.append(self.id, LogEntry(index, seat, message_id, action))
-        except BaseException:
-            # Not stored: take the action back (replay without it) and refuse it.
+        except BaseException as error:
+            # Not stored (or not known to be): take the action back (replay without it) and refuse it.
             actions = state.actions[:-1]
             self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
             self._changed()
             self._records, self._record_texts, self._last_record = [], [], None
             self._update_history()
+            if isinstance(error, asyncio.CancelledError):  # the table or the server is closing
+                raise
             log.exception("table %s: storing action %d failed", self.id, index)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
                                 message_id) from None
         if message_id is not None:
             self.applied[seat][message_id] = self.step
+            self.signatures[seat][message_id] = ("act", version, action)
         self._update_history()
 
     async def hint(self, seat: int, message_id: str | None, client: Client) -> None:
@@ -670,13 +697,18 @@ class TurnTable(Table):
             version = self.step
             observation = state.observation(seat)
             legal = state.legal_actions()
-            kind = self.entry.hint_bot
-            options = {"time_per_move": 0.2} if kind == "search" else {}
-            bot = self.entry.new_bot(kind, self.game, seed=version, **options)
-        loop = asyncio.get_running_loop()
-        action = await loop.run_in_executor(self.executor, bot.choose, observation, legal)
-        message: dict[str, Any] = {"type": "hint", "version": version, "action": action,
-                                   "text": self.state.action_to_string(action)}
+            compute = self.executor if isinstance(self.executor, Compute) else None
+            seconds = compute.limits.hint_seconds if compute is not None else Limits().hint_seconds
+            bot = hint_player(self.entry, self.game, version, seconds)
+        if compute is not None:  # the server's: the hint budget, never ahead of the bots
+            action = await compute.hint((self.id, seat), bot.choose, observation, legal, message_id=message_id)
+        else:
+            action = await asyncio.get_running_loop().run_in_executor(self.executor, bot.choose, observation, legal)
+        try:
+            text = self.state.action_to_string(action)
+        except Exception:  # the match moved on meanwhile and the action reads differently now
+            text = str(action)
+        message: dict[str, Any] = {"type": "hint", "version": version, "action": action, "text": text}
         if message_id is not None:
             message["id"] = message_id
         client.send(message)

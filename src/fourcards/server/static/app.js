@@ -182,7 +182,7 @@ async function showLobby() {
   let tables = [];
   try {
     await loadGames();
-    const listed = await api.listTables();
+    const listed = await api.listTables({ limit: LOBBY_TABLES, newest: true });
     tables = Array.isArray(listed) ? listed : listed.tables;
   } catch (error) {
     clear(root).append(banner(errorText(error)));
