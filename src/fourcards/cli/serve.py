@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import FourCardsError
 from ..server.admission import LIMIT_FLAGS, Admission, Limits
+from ..terminal.args import positive
 from .args import int_in, quote
 
 __all__ = ["add_commands", "run"]
@@ -27,15 +28,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} is not a number above 0")
-    return value
+_positive = positive
 
 
 def add_commands(sub: Any) -> None:

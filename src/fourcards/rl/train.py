@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MissingExtraError
+from ..terminal.args import int_in, positive
 from ..gangoffour import _deck, _kernels
 from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
 from ..gangoffour.learned import FORMAT, FORMAT_VERSION
@@ -243,47 +244,24 @@ def evaluate(policy: Policy, matches: int, seed: int, candidates: int) -> float:
     return float(np.mean(shares[:matches]))
 
 
-def _count(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-
-    return parse
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text} is not a number above 0")
-    return value
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``python -m fourcards.rl.train --help``)."""
     parser = argparse.ArgumentParser(prog="python -m fourcards.rl.train",
                                      description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--updates", type=_count(1, 10**6), default=600, help="PPO and imitation updates (the budget)")
-    parser.add_argument("--minutes", type=_positive, default=30.0,
+    parser.add_argument("--updates", type=int_in(1, 10**6), default=600, help="PPO and imitation updates (the budget)")
+    parser.add_argument("--minutes", type=positive, default=30.0,
                         help="stop earlier after this much wall-clock time")
-    parser.add_argument("--seed", type=_count(0, 2**63 - 1), default=1)
-    parser.add_argument("--envs", type=_count(1, 4096), default=128)
-    parser.add_argument("--steps", type=_count(1, 10**5), default=64, help="rollout length a PPO update")
-    parser.add_argument("--candidates", type=_count(1, 256), default=64, help="candidate rows an env")
-    parser.add_argument("--hidden", type=_count(1, 4096), default=128)
-    parser.add_argument("--hidden2", type=_count(1, 4096), default=64)
-    parser.add_argument("--lr", type=_positive, default=3e-4)
-    parser.add_argument("--imitation", type=_count(0, 10**6), default=30,
+    parser.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1)
+    parser.add_argument("--envs", type=int_in(1, 4096), default=128)
+    parser.add_argument("--steps", type=int_in(1, 10**5), default=64, help="rollout length a PPO update")
+    parser.add_argument("--candidates", type=int_in(1, 256), default=64, help="candidate rows an env")
+    parser.add_argument("--hidden", type=int_in(1, 4096), default=128)
+    parser.add_argument("--hidden2", type=int_in(1, 4096), default=64)
+    parser.add_argument("--lr", type=positive, default=3e-4)
+    parser.add_argument("--imitation", type=int_in(0, 10**6), default=30,
                         help="imitation (DAgger) updates before PPO")
-    parser.add_argument("--eval-every", type=_count(1, 10**6), default=20, help="updates between evaluations")
-    parser.add_argument("--eval-matches", type=_count(1, 10**6), default=500)
+    parser.add_argument("--eval-every", type=int_in(1, 10**6), default=20, help="updates between evaluations")
+    parser.add_argument("--eval-matches", type=int_in(1, 10**6), default=500)
     parser.add_argument("--out", type=Path, default=Path("learned_policy.npz"),
                         help="the policy file to write (its folder is made)")
     parser.add_argument("--curve", type=Path, default=Path("rl-training-curve.png"),

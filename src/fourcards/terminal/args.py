@@ -9,6 +9,7 @@ fourcards.tournament``) may use it.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,7 +19,7 @@ from typing import Any, NoReturn
 
 from ..errors import FourCardsError
 
-__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "quote", "executor_for"]
+__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "executor_for"]
 
 
 class CommandLineError(FourCardsError):
@@ -56,6 +57,17 @@ def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], i
 
     parse.__name__ = "number"
     return parse
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} is not a number above 0")
+    return value
 
 
 SEED = int_in(0, 2**64 - 1)
