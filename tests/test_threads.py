@@ -24,6 +24,9 @@ from fourcards._backend import COMPILED, EXTENSIONS
 from fourcards.engine import Bot, Game
 from fourcards.games import GAMES, get_game
 
+# Engine tests: whole matches from many threads (run with the compiled core; the twin adds nothing here).
+pytestmark = pytest.mark.engine
+
 T = TypeVar("T")
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 THREADS = 8
