@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("torch", reason="the trainer needs torch (the train extra)")
+pytestmark = pytest.mark.engine  # it trains on the compiled vector environment
 
 from fourcards.games import get_game  # noqa: E402
 

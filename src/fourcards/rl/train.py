@@ -272,7 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.set_num_threads(1)
     policy = Policy(args.hidden, args.hidden2)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
-    rollout = Rollout(VectorGangOfFour(args.envs, seed=args.seed, opponents="greedy", candidates=args.candidates))
+    try:
+        env = VectorGangOfFour(args.envs, seed=args.seed, opponents="greedy", candidates=args.candidates)
+    except RuntimeError as error:  # the compiled kernels are not in use
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    rollout = Rollout(env)
     started = time.perf_counter()
     curve: list[dict[str, Any]] = []
     best: tuple[float, dict[str, np.ndarray]] = (-1.0, policy.export())
