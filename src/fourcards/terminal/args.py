@@ -114,7 +114,7 @@ def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[
             from dask.distributed import Client
         except ImportError:
             raise CommandLineError('the dask backend needs: pip install "fourcards[distributed]"') from None
-        with Client(scheduler) as client:
+        with Client(scheduler) as client:  # type: ignore[no-untyped-call, unused-ignore]
             yield client.get_executor()
         return
     if workers <= 1:
