@@ -6,7 +6,6 @@ documented in one table in docs/engine.md."""
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 import random
 import re
@@ -152,10 +151,12 @@ def test_docs_engine_lists_every_code_once_with_its_class() -> None:
 
 def test_codes_are_the_bundled_servers_strings_where_it_has_one() -> None:
     """The server sends these codes today (over the WebSocket protocol or in HTTP answers)."""
-    from fourcards.server import app, protocol
+    import fourcards.server
+    from fourcards.server import protocol
 
-    app_source = inspect.getsource(app)
-    sent = set(protocol.ERROR_CODES) | set(re.findall(r'_HTTPError\(\d+, "([a-z_]+)"', app_source))
+    server = Path(fourcards.server.__file__).parent
+    source = "\n".join(path.read_text(encoding="utf-8") for path in sorted(server.glob("*.py")))
+    sent = set(protocol.ERROR_CODES) | set(re.findall(r'(?:Refusal|_HTTPError)\(\d+, "([a-z_]+)"', source))
     shared = {"illegal_action", "not_your_turn", "stale", "game_over", "unknown_table", "bad_token", "bad_rules",
               "bad_deck", "unknown_game", "unknown_seat", "bad_seats", "bad_request"}
     assert shared <= sent and shared <= set(ERROR_CODES)
