@@ -104,7 +104,7 @@ class GameServer:
             table = self._rebuild(stored)
             if table is not None:
                 self.tables[table.id] = table
-                restored += stored.match is not None
+                restored += bool(getattr(table, "restored", False))
         if self.tables:
             log.info("%d tables recovered in %.3f s (%d from their snapshot)", len(self.tables),
                      time.monotonic() - began, restored)
@@ -250,7 +250,7 @@ class GameServer:
         table.start()
         await self._save_summary(table)
         log.info("table %s taken over in %.3f s (%s)", table_id, time.monotonic() - began,
-                 "from its snapshot" if found.match is not None else f"{len(found.log)} entries replayed")
+                 "from its snapshot" if getattr(table, "restored", False) else "its log replayed")
         return table
 
     async def readable(self, table_id: str) -> Table | None:

@@ -558,6 +558,8 @@ class TurnTable(Table):
             _ACTION_VIEWS.setdefault((entry.name, game.num_distinct_actions), {}) if game.fixed_action_texts else None)
         self._index: _ReplayIndex | None = None  # a finished match's replay boards, built when first asked for
         self._boards: dict[int, str] = {}  # step -> its board's JSON text, least recently asked first
+        #: Whether the table was restored from its stored snapshot (not replayed).
+        self.restored = False
 
     @property
     def step(self) -> int:
@@ -605,6 +607,7 @@ class TurnTable(Table):
         self.data = data
         self._records_floor = state.step
         self._remember_ids(entries)
+        self.restored = True
         self._changed()
 
     def replay(self, entries: list[LogEntry], data: str | None = None) -> None:
@@ -631,9 +634,13 @@ class TurnTable(Table):
 
     async def _catch_up(self) -> None:
         """Another writer stored a newer version (the compare-and-swap said so): take it up
-        from the store and show it (the lock is held)."""
+        from the store and show it (after the refused action's error)."""
+        async with self.lock:
+            await self._take_up_stored()
+
+    async def _take_up_stored(self) -> None:
         stored = await asyncio.to_thread(self.store.get, self.id)
-        if stored is None:
+        if stored is None or self.closed:
             return
         try:
             state = load(stored.save, self.key)
@@ -643,14 +650,12 @@ class TurnTable(Table):
             return
         if not isinstance(data, dict) or state.step < self.state.step:
             return
-        records = data.pop("records", None)
         self.state = state
         self.data = {**self.data, **{k: v for k, v in data.items() if k in ("memory", "bot_seed")}}
+        # Another writer's records (a MatchService keeps them in its journal) are read from the
+        # match itself: its history replayed once (a rare path); each connection gets a whole state.
         self._records = []
-        if isinstance(records, list) and all(isinstance(r, list) for r in records):
-            self._records = records
-        else:  # a writer that keeps no records (a MatchService): read from the match itself
-            self._add_records([(state.step, r) for r in state.recent_history(HISTORY_TAIL)])
+        self._add_records([(state.step, r) for r in state.recent_history(HISTORY_TAIL)])
         self._records_floor = state.step
         self._changed()
         self.broadcast()
@@ -860,8 +865,8 @@ class TurnTable(Table):
             log.exception("table %s: storing action %d failed", self.id, version)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
                                 message_id) from None
-        if not stored:  # another writer stored a version first: theirs is taken up, this action refused
-            await self._catch_up()
+        if not stored:  # another writer stored a version first: this action is refused, theirs taken up
+            self.spawn(self._catch_up())
             raise ProtocolError("stale", f"action {action} was chosen at version {version}, but another writer "
                                 "stored a newer version of the table first", message_id)
         self.state = state
