@@ -97,7 +97,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MatchStore
         closing = PostgresStore(request.getfixturevalue("pg_cluster").database())
     assert isinstance(closing, MatchStore)
     yield closing
-    closing.close()
+    closing.close()  # type: ignore[attr-defined]
 
 
 def history_views(service: MatchService, match_id: str, seat: int | None) -> list[dict[str, Any]]:

@@ -48,7 +48,7 @@ def humans(n: int) -> list[dict[str, Any]]:
 
 async def seated(server: ServerProcess, table: dict[str, Any], protocols: tuple[int, ...] = (1,)) -> list[Seat]:
     """A client at each human seat, speaking the protocols given in turn (the first one's first)."""
-    seats = []
+    seats: list[Seat] = []
     for number, seat in enumerate(table["seats"]):
         if seat["kind"] == "human":
             s = Seat(server, table["id"], claim(server, table["id"], number), protocols[len(seats) % len(protocols)])

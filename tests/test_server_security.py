@@ -460,8 +460,9 @@ def test_a_spectator_sees_every_state_with_no_hidden_card_and_cannot_act(
         for held in follower.states:
             assert held["view"] == truths[held["version"]][0] and held["legal_actions"] == []
         for message in follower.messages:
-            leaked = _tokens({k: v for k, v in message.items() if k != "deck"}) & truths[
-                message["version"] if isinstance(message.get("version"), int) else -1][1]
+            stamp = message.get("version")
+            hidden = truths[stamp if isinstance(stamp, int) else -1][1]
+            leaked = _tokens({k: v for k, v in message.items() if k != "deck"}) & hidden
             assert not leaked, f"the spectator received {leaked}: {message}"
         states = [m for m in watcher.messages if m["type"] == "state"]
         assert states[-1]["version"] == len(truths) - 1 and states[-1]["terminal"]

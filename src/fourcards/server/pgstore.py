@@ -251,14 +251,16 @@ class PostgresStore:
                                        cas=True)))
 
     def delete(self, match_id: str) -> bool:
-        statements = [(sql.replace("?", "%s"), (match_id,)) for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (sql.replace("?", "%s"), (match_id,)) for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
         statements.append(("DELETE FROM leases WHERE table_id=%s", (match_id,)))
         return bool(self._run(WriteJob(statements, concurrent.futures.Future(), cas=True)))
 
     def _run(self, job: WriteJob) -> Any:
         """Queue a job and wait for it in this thread (never call from the event loop)."""
         self._queue.put(job)
-        return job.future.result()  # type: ignore[union-attr]
+        assert isinstance(job.future, concurrent.futures.Future)
+        return job.future.result()
 
     async def summaries(self) -> list[tuple[str, dict[str, Any] | None]]:
         """Every public table's id and stored summary (its owner's, written now and then), in creation order."""

@@ -269,8 +269,8 @@ class SQLiteStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
         self._migrate()
-        self._positions = itertools.count(
-            self._db.execute("SELECT COALESCE(MAX(position), 0) FROM tables").fetchone()[0] + 1)
+        last: int = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM tables").fetchone()[0]
+        self._positions = itertools.count(last + 1)
         self._positions_lock = threading.Lock()
         #: Held around each transaction of an in-memory database (its readers share the connection).
         self._memory_lock = threading.Lock()
@@ -367,13 +367,15 @@ class SQLiteStore:
 
     def delete(self, match_id: str) -> bool:
         # The row first, as the compare-and-swap: nothing to forget, nothing done (False).
-        statements = [(sql, (match_id,)) for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
+        statements: list[tuple[str, Sequence[Any]]] = [(sql, (match_id,))
+                                                       for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
         return bool(self._run(WriteJob(statements, concurrent.futures.Future(), cas=True)))
 
     def _run(self, job: WriteJob) -> Any:
         """Queue a job and wait for it in this thread (never call from the event loop)."""
         self._queue.put(job)
-        return job.future.result()  # type: ignore[union-attr]
+        assert isinstance(job.future, concurrent.futures.Future)
+        return job.future.result()
 
     # -- the server's calls (the event loop) ---------------------------------------------------------
     async def _write(self, statements: list[tuple[str, Sequence[Any]]], cas: bool = False) -> Any:
