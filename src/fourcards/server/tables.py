@@ -2,10 +2,14 @@
 
 A master checks and applies every action (a person's or a bot's), has the
 store write it, and only then acknowledges it and sends every connected seat
-its own view. :class:`TurnTable` runs every turn game on the engine contract
-alone; a game with another kind of table (a real-time mode) brings its own
-master in a :class:`MasterSpec` that its registry entry names (``masters``):
-the server dispatches on the table's game name (:func:`master_specs`).
+what changed in its own view (protocol 2: an ``update``; protocol 1: the whole
+``state``). :class:`TurnTable` runs every turn game on the engine contract
+alone, on :mod:`fourcards.hosting` (each version a signed snapshot stored by
+compare-and-swap, bots made for each turn, updates from
+:mod:`fourcards.hosting.updates`); a game with another kind of table (a
+real-time mode) brings its own master in a :class:`MasterSpec` that its
+registry entry names (``masters``): the server dispatches on the table's game
+name (:func:`master_specs`).
 """
 
 from __future__ import annotations
