@@ -390,8 +390,11 @@ def test_a_bots_memory_is_kept_with_the_match_and_given_back_after_a_restart(
         (stored,) = store.load()
         again = make_table(stored.table, store, executor, 0.0, lambda text: None, key)
         assert isinstance(again, TurnTable) and stored.match is not None
-        again.restore(stored.match, stored.log)
+        assert stored.log == []  # nothing of the log is read at start: the snapshot is the match
+        again.restore(stored.match)
         assert again.data["memory"] == made and again.state == table.state
+        assert again.applied[0] == {}
+        await again._read_ids(None)  # what its first action does
         assert sorted(again.applied[0]) == ["m0", "m2", "m4"]  # the log's message ids, for retries
         await person_then_bots(again, 2)
         assert json.loads(row(tmp_path / "t.db", "mem")[2] or "")["memory"] == {"1": {"decisions": 5}}

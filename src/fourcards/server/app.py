@@ -117,7 +117,7 @@ class GameServer:
             table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
             if isinstance(table, TurnTable) and stored.match is not None:
                 try:
-                    table.restore(stored.match, stored.log)
+                    table.restore(stored.match)  # the log's message ids: read with the first action
                     return table
                 except InvalidStateError as error:
                     log.warning("table %s: its snapshot does not load (%s): replaying its log", stored.table.id,

@@ -38,7 +38,7 @@ from typing import Any
 from ..hosting.store import StoredMatch
 from .store import (
     DELETE_SQL, INSERT_LOG_SQL, LogEntry, Outcome, SeatRecord, StoredTable, TableRecord, WriteJob, hosted_game,
-    next_batch, read_tables, replace_statements, run_job, settle, wait_job,
+    next_batch, read_entries, read_tables, replace_statements, run_job, settle, wait_job,
 )
 
 __all__ = ["PostgresStore", "LeaseLost", "Elsewhere", "is_postgres_url"]
@@ -212,10 +212,12 @@ class PostgresStore:
     def read_log(self, table_id: str) -> list[LogEntry]:
         """The whole log of one table, in order."""
         with self._connection() as db:
-            return [LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event))
-                    for idx, seat, client_id, action, event in db.execute(
-                        "SELECT idx, seat, client_id, action, event FROM log WHERE table_id=%s ORDER BY idx",
-                        (table_id,))]
+            return read_entries(db, table_id, "%s", False)
+
+    def read_ids(self, table_id: str) -> list[LogEntry]:
+        """The entries of one table's log with a client message id, in order."""
+        with self._connection() as db:
+            return read_entries(db, table_id, "%s", True)
 
     def key(self) -> bytes:
         """The servers' signing key kept in the database (made by the first process that asks),

@@ -107,9 +107,10 @@ class LogEntry:
 class StoredTable:
     """A stored table: what it was made with, its latest version (``match``: the step, the
     signed snapshot and the host's data; None for a table that has no snapshot) and its
-    log. When ``match`` is there, ``log`` holds only the entries with a client message id
-    (what a restore needs to apply a retry once: the snapshot is the match); else the whole
-    log, to replay. :meth:`SQLiteStore.read_log` reads the whole log of one table."""
+    log. When ``match`` is there, ``log`` is empty (the snapshot is the match: nothing of
+    the log is read at start; the entries with a client message id are read when the
+    table's first action comes, :meth:`SQLiteStore.read_ids`); else the whole log, to
+    replay. :meth:`SQLiteStore.read_log` reads the whole log of one table."""
 
     table: TableRecord
     log: list[LogEntry]
@@ -130,6 +131,10 @@ class Store(MatchStore, Protocol):
     def read_log(self, table_id: str) -> list[LogEntry]:
         """The whole log of one table, in order (a table whose snapshot does not load is
         replayed from it)."""
+
+    def read_ids(self, table_id: str) -> list[LogEntry]:
+        """The entries of one table's log that carry a client message id, in order (what a
+        table restored from its snapshot needs to apply a retry once)."""
 
     async def create_table(self, table: TableRecord, match: StoredMatch | None = None) -> None:
         """Store a new table with its first version (``match``; none for a real-time table)."""
@@ -335,10 +340,11 @@ class SQLiteStore:
 
     def read_log(self, table_id: str) -> list[LogEntry]:
         with self._reader() as db:
-            return [LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event))
-                    for idx, seat, client_id, action, event in db.execute(
-                        "SELECT idx, seat, client_id, action, event FROM log WHERE table_id=? ORDER BY idx",
-                        (table_id,))]
+            return read_entries(db, table_id, "?", False)
+
+    def read_ids(self, table_id: str) -> list[LogEntry]:
+        with self._reader() as db:
+            return read_entries(db, table_id, "?", True)
 
     # -- the MatchStore calls (any thread but the event loop) --------------------------------------------
     def get(self, match_id: str) -> StoredMatch | None:
@@ -505,6 +511,15 @@ def run_job(db: Any, job: WriteJob) -> bool | None:
     return True if job.cas else None
 
 
+def read_entries(db: Any, table_id: str, mark: str, ids_only: bool) -> list[LogEntry]:
+    """One table's log entries in order (``ids_only``: those with a client message id)."""
+    where = " AND client_id IS NOT NULL" if ids_only else ""
+    return [LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event))
+            for idx, seat, client_id, action, event in db.execute(
+                f"SELECT idx, seat, client_id, action, event FROM log WHERE table_id={mark}{where} ORDER BY idx",
+                (table_id,))]
+
+
 def read_tables(db: Any, table_id: str | None, mark: str) -> list[StoredTable]:
     """Every table of the server (or the one ``table_id``) with its version and log, as
     :class:`StoredTable` says, in creation order (``mark``: the database's parameter mark).
@@ -522,11 +537,12 @@ def read_tables(db: Any, table_id: str | None, mark: str) -> list[StoredTable]:
         + table_where + " ORDER BY position", parameters) if row[0] in seats]
     snapshots = {row[0] for row in rows if row[10] is not None and row[9] is not None}
     logs: dict[str, list[LogEntry]] = {}
+    # Where the snapshot is the match, nothing of the log is read (its ids: when the table's first action comes).
+    log_where = "" if table_id is None else f" AND l.table_id={mark}"
     for tid, idx, seat, client_id, action, event in db.execute(
-            "SELECT table_id, idx, seat, client_id, action, event FROM log" + where + " ORDER BY table_id, idx",
-            parameters):
-        if tid in snapshots and client_id is None:
-            continue  # the snapshot is the match: only the message ids are read
+            "SELECT l.table_id, l.idx, l.seat, l.client_id, l.action, l.event FROM log l JOIN tables t "
+            "ON t.id = l.table_id WHERE (t.snapshot IS NULL OR t.step IS NULL)"
+            + log_where + " ORDER BY l.table_id, l.idx", parameters):
         logs.setdefault(tid, []).append(
             LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event)))
     result = []

@@ -564,6 +564,8 @@ class TurnTable(Table):
         self._boards: dict[int, str] = {}  # step -> its board's JSON text, least recently asked first
         #: Whether the table was restored from its stored snapshot (not replayed).
         self.restored = False
+        #: The log's message ids are still to be read (a table restored from its snapshot).
+        self._ids_unread = False
 
     @property
     def step(self) -> int:
@@ -592,10 +594,12 @@ class TurnTable(Table):
         return StoredMatch(self.id, self.state.step, self._writer.save(self.state),
                            _data_text(self.data, self._records))
 
-    def restore(self, match: StoredMatch, entries: list[LogEntry]) -> None:
+    def restore(self, match: StoredMatch, entries: list[LogEntry] | None = None) -> None:
         """Take up the stored version ``match`` (its snapshot restored, not replayed: signed
         with this table's key; else :class:`~fourcards.errors.InvalidStateError` and nothing
-        changed) and the message ids of ``entries`` (so that a retry is applied once)."""
+        changed) and the message ids of ``entries`` (so that a retry is applied once); None:
+        they are read from the store when the table's first action comes (nothing of the log
+        is read at start: a restore takes about as long at any length of the match)."""
         state = load(match.save, self.key)
         try:
             data = json.loads(match.data)
@@ -610,7 +614,10 @@ class TurnTable(Table):
         self._records = [list(entry) for entry in data.pop("records")]
         self.data = data
         self._records_floor = state.step
-        self._remember_ids(entries)
+        if entries is None:
+            self._ids_unread = True
+        else:
+            self._remember_ids(entries)
         self.restored = True
         self._changed()
 
@@ -829,8 +836,21 @@ class TurnTable(Table):
         # connection that sent it goes away meanwhile.
         await asyncio.shield(self._act(seat, message, client))
 
+    async def _read_ids(self, message_id: str | None) -> None:
+        """Read the log's message ids of a table restored from its snapshot (the lock is held)."""
+        try:
+            entries = await asyncio.to_thread(self.store.read_ids, self.id)
+        except Exception:
+            log.exception("table %s: its log's message ids could not be read", self.id)
+            raise ProtocolError("server_error", "the table's stored messages could not be read; nothing changed",
+                                message_id) from None
+        self._remember_ids(entries)
+        self._ids_unread = False
+
     async def _act(self, seat: int, message: Act, client: Client) -> None:
         async with self.lock:
+            if self._ids_unread:
+                await self._read_ids(message.id)
             done = self.retried(seat, message.id, ("act", message.version, message.action))
             if done is not None:
                 client.send({"type": "ack", "id": message.id, "version": done})
