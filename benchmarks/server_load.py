@@ -167,7 +167,7 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
         try:
             async with connect(url, max_size=2**22, open_timeout=30, ping_interval=None,
                                **({"local_addr": (source, 0)} if source else {})) as ws:
-                await ws.send(json.dumps({"type": "join", "table": table, "token": token}))
+                await ws.send(json.dumps({"type": "join", "table": table, "token": token, "protocol": PROTOCOL}))
                 run.connected += 1
                 run.peak = max(run.peak, run.connected)
                 if not first:
@@ -180,7 +180,7 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
                     async for raw in ws:
                         message = loads(raw)
                         kind = message["type"]
-                        if kind == "state":
+                        if kind in ("state", "update"):  # an update's legal actions and version are whole
                             version = message["version"]
                             if message["legal_actions"] and not message["terminal"] and version not in acted:
                                 acted.add(version)
@@ -507,7 +507,12 @@ def hostile_main(args: argparse.Namespace) -> int:
     return 0 if not failures else 1
 
 
+#: The protocol the load clients speak (``--protocol``): 2, the page's (updates), by default.
+PROTOCOL = 2
+
+
 def main(argv: list[str] | None = None) -> int:
+    global PROTOCOL
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument("--players", type=int, default=4)
@@ -526,7 +531,10 @@ def main(argv: list[str] | None = None) -> int:
                         "rounds, side by side, each client from its own loopback address, the default limits "
                         "(8 tables, 4 rounds of 20 s runs)")
     parser.add_argument("--quick", action="store_true", help="with --hostile: 4 tables, 2 rounds of 12 s runs (CI)")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                        help="the protocol the clients speak: 2 (updates, the page's; default) or 1 (whole states)")
     args = parser.parse_args(argv)
+    PROTOCOL = args.protocol
     given = set(argv if argv is not None else sys.argv[1:])
     args.tables_given = any(a.startswith("--tables") for a in given)
     args.think_given = any(a.startswith("--think") for a in given)

@@ -175,17 +175,43 @@ def stored_client_ids(db: Path, table: str) -> int:
         con.close()
 
 
-class Seat:
-    """One scripted client: joins with its token, keeps every message it receives."""
+HISTORY_KEPT = 20
 
-    def __init__(self, server: ServerProcess, table: str, token: str) -> None:
-        self.server, self.table, self.token = server, table, token
+
+def apply_update(state: dict[str, Any] | None, update: dict[str, Any]) -> dict[str, Any]:
+    """The ``state`` a protocol-2 client holds after ``update`` (what the page's updates.js does)."""
+    assert state is not None and update["since"] == state["version"], (update, state and state["version"])
+    view = {k: v for k, v in state["view"].items() if k not in update["removed"]}
+    view.update(update["view"])
+    for name, items in update["appended"].items():
+        view[name] = list(view.get(name, [])) + list(items)
+    records = [{k: v for k, v in r.items() if k != "step"} for r in update["records"]]
+    return {**state, "version": update["version"], "current_player": update["current_player"],
+            "terminal": update["terminal"], "view": view, "legal_actions": update["legal_actions"],
+            "scores": update["scores"], "history": (state["history"] + records)[-HISTORY_KEPT:]}
+
+
+class Seat:
+    """One scripted client: joins with its token, keeps every message it receives. With
+    ``protocol=2`` it applies each ``update`` to its copy of the state (``states``: the state
+    it held after each ``state`` or ``update``, in order; ``state``: the latest)."""
+
+    def __init__(self, server: ServerProcess, table: str, token: str, protocol: int = 1) -> None:
+        self.server, self.table, self.token, self.protocol = server, table, token, protocol
         self.messages: list[dict[str, Any]] = []
+        self.states: list[dict[str, Any]] = []
         self.ws: ClientConnection | None = None
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return self.states[-1] if self.states else None
 
     async def join(self) -> dict[str, Any]:
         self.ws = await connect(self.server.ws, max_size=2**24)
-        await self.send({"type": "join", "table": self.table, "token": self.token})
+        hello: dict[str, Any] = {"type": "join", "table": self.table, "token": self.token}
+        if self.protocol != 1:
+            hello["protocol"] = self.protocol
+        await self.send(hello)
         welcome = await self.recv()
         assert welcome["type"] == "welcome", welcome
         return welcome
@@ -198,6 +224,10 @@ class Seat:
         assert self.ws is not None
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         self.messages.append(message)
+        if message["type"] == "state":
+            self.states.append(message)
+        elif message["type"] == "update":
+            self.states.append(apply_update(self.state, message))
         return message
 
     async def until(self, kind: str, timeout: float = 30, **fields: Any) -> dict[str, Any]:
@@ -219,9 +249,11 @@ async def play_to_end(seat: Seat, rng: random.Random, retry: float = 0.0) -> dic
     With probability ``retry`` an action is sent twice (a client retry)."""
     acted: set[int] = set()
     last: dict[str, Any] | None = None
-    backlog = [m for m in seat.messages if m["type"] == "state"][-1:]  # a state already read
+    backlog = seat.states[-1:]  # a state already read
     while True:
         message = backlog.pop() if backlog else await seat.recv(60)
+        if message["type"] == "update":
+            message = seat.states[-1]  # the state it brought the seat's copy to
         if message["type"] == "end":
             return message
         if message["type"] == "error" and message["code"] == "rate_limited" and last is not None \

@@ -156,13 +156,21 @@ def test_codes_are_the_bundled_servers_strings_where_it_has_one() -> None:
 
     server = Path(fourcards.server.__file__).parent
     source = "\n".join(path.read_text(encoding="utf-8") for path in sorted(server.glob("*.py")))
-    sent = set(protocol.ERROR_CODES) | set(re.findall(r'(?:Refusal|_HTTPError)\(\d+, "([a-z_]+)"', source))
+    sent = set(protocol.ERROR_CODES) | set(re.findall(r'(?:Refusal|_HTTPError)\(\d+, "([a-z_]+)"', source)) \
+        | set(re.findall(r'_refusal\(\w+, "([a-z_]+)"', source))
     shared = {"illegal_action", "not_your_turn", "stale", "game_over", "unknown_table", "bad_token", "bad_rules",
               "bad_deck", "unknown_game", "unknown_seat", "bad_seats", "bad_request"}
     assert shared <= sent and shared <= set(ERROR_CODES)
     # the codes of its own are for cases the server has no string for
-    assert set(ERROR_CODES) - sent == {"bad_card", "impossible_cards", "bad_combo", "bad_action", "bad_save",
-                                       "missing_extra"}
+    assert set(ERROR_CODES) - sent == {"bad_card", "impossible_cards", "bad_combo", "bad_save", "missing_extra"}
+    # the WebSocket protocol maps the library's errors by their code, in one place
+    from fourcards.errors import InvalidActionError, InvalidCardError, UnknownSeatError
+
+    for error, code in ((InvalidActionError("x"), "bad_action"), (UnknownSeatError("x"), "unknown_seat"),
+                        (StaleActionError("x"), "stale"), (GameOverError("x"), "game_over"),
+                        (type("Own", (IllegalMoveError,), {"code": "own_code"})("x"), "illegal_action"),
+                        (InvalidCardError("x"), "bad_message"), (FourCardsError("x"), "bad_message")):
+        assert protocol.ProtocolError.of(error, "m").code == code, (error, code)
 
 
 def test_every_code_has_an_http_status() -> None:

@@ -6,7 +6,9 @@ seat's update."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import random
 import threading
 from collections.abc import Iterator
@@ -31,6 +33,7 @@ from fourcards.hosting import (
 from fourcards.hosting.updates import REMOVED, REPLACED, delta
 
 from .hosting_helpers import BUILTIN, PLUGIN, at_once, hidden_twin, plugin
+from .pg_cluster import ENV, Cluster, find_bin
 from .plugin_game import EndsPick
 
 #: Whole matches through the service: run in compiled mode (slow on the pure-Python twin).
@@ -52,14 +55,49 @@ def fast_bot(name: str) -> str:
     return "greedy" if entry.best_bot == "search" else "best"
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(scope="module")
+def pg_cluster() -> Iterator[Any]:
+    """A throwaway PostgreSQL cluster for the server's PostgreSQL store (started when a test asks)."""
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.skip("psycopg is not installed (the postgres extra): the server's PostgreSQL store is not tested")
+    if not os.environ.get(ENV) and find_bin() is None:
+        pytest.skip(f"PostgreSQL is not installed (no initdb) and {ENV} is not set: the server's PostgreSQL "
+                    "store is not tested")
+    cluster = Cluster(fsync=False)
+    try:
+        cluster.start()
+    except Exception as error:  # pragma: no cover - depends on the environment
+        pytest.skip(f"no throwaway PostgreSQL cluster could start: {error}")
+    yield cluster
+    cluster.stop()
+
+
+#: The stores every contract test runs on: the two of fourcards.hosting, and the bundled
+#: server's two (its stores are MatchStores: a MatchService may keep matches in its database).
+STORES = ["memory", "sqlite", "server-sqlite", "server-postgres"]
+
+
+@pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MatchStore]:
     if request.param == "memory":
         yield MemoryMatchStore()
+        return
+    closing: Any
+    if request.param == "sqlite":
+        closing = SQLiteMatchStore(tmp_path / "matches.db", synchronous="NORMAL")
+    elif request.param == "server-sqlite":
+        pytest.importorskip("starlette", reason="the server extra is not installed: its stores are not tested")
+        from fourcards.server.store import SQLiteStore
+
+        closing = SQLiteStore(tmp_path / "tables.db")
     else:
-        sqlite = SQLiteMatchStore(tmp_path / "matches.db", synchronous="NORMAL")
-        yield sqlite
-        sqlite.close()
+        pytest.importorskip("starlette", reason="the server extra is not installed: its stores are not tested")
+        from fourcards.server.pgstore import PostgresStore
+
+        closing = PostgresStore(request.getfixturevalue("pg_cluster").database())
+    assert isinstance(closing, MatchStore)
+    yield closing
+    closing.close()  # type: ignore[attr-defined]
 
 
 def history_views(service: MatchService, match_id: str, seat: int | None) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+import fourcards
 from fourcards.games import get_game
 from fourcards.server.pgstore import Elsewhere, LeaseLost, PostgresStore
 from fourcards.server.store import LogEntry, SeatRecord, SQLiteStore, TableRecord
@@ -302,8 +303,9 @@ LEASE = "1"  # seconds: a stopped process's tables are taken over quickly
 def _servers(cluster: Cluster, tmp_path: Path, count: int = 2) -> tuple[str, list[ServerProcess]]:
     pytest.importorskip("uvicorn")
     url = cluster.database()
-    servers = [ServerProcess(tmp_path / "unused.db", url=url, options=(*GENEROUS, "--lease-seconds", LEASE))
-               for _ in range(count)]
+    servers = [ServerProcess(tmp_path / "unused.db", url=url, log=tmp_path / f"server{number}.log",
+                             options=(*GENEROUS, "--lease-seconds", LEASE, "--log-level", "info"))
+               for number in range(count)]
     for server in servers:
         server.start()
     return url, servers
@@ -465,6 +467,19 @@ def test_kill_9_of_the_owner_mid_match_the_other_finishes_it(cluster: Cluster, t
                 await asyncio.sleep(0.1)
             stored = pg_match(url, table["id"])[1]
             assert all(stored[v - 1] == a for v, a in acked.items())  # nothing acknowledged lost
+            # Taken over from its snapshot (signed with the key the processes share in the database).
+            deadline = time.monotonic() + 10
+            while f"table {table['id']} taken over" not in second.log_text():
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
+            assert "(from its snapshot)" in second.log_text()
+            with psycopg.connect(url) as db:
+                key = bytes.fromhex(db.execute("SELECT key FROM server_key").fetchone()[0])  # type: ignore[index]
+                step, snapshot = db.execute("SELECT step, snapshot FROM tables WHERE id=%s",
+                                            (table["id"],)).fetchone()  # type: ignore[misc]
+            seed = pg_match(url, table["id"])[0]
+            assert step == len(stored) and fourcards.load(snapshot, key) == get_game("gang-of-four").new_game(
+                players=4, target_score=1).replay(seed, stored)
             clients = [(await join_somewhere(second, table["id"], t))[0] for t in tokens]
             states = [await c.until("state") for c in clients]
             assert {s["version"] for s in states} == {len(stored)}

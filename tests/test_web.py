@@ -388,13 +388,16 @@ GAME_SETUPS = {
 @pytest.mark.parametrize("game", list(GAME_SETUPS))
 def test_a_whole_match_by_clicking_with_a_reload_in_the_middle(browser: Any, server: Server, game: str) -> None:
     rules, bots = GAME_SETUPS[game]
-    table = server.table(game, rules, bots)
     tab = Page(browser, server)
     try:
-        tab.take_seat(table)
-        tab.page.wait_for_selector(".board")
-        assert tab.page.inner_text("h2") == catalog("en")[f"game.{game}"]
-        first = tab.play(moves=3)
+        for _ in range(3):  # a deal where the bots end the match before the person's turn (Four Pack, 1 in 80): again
+            table = server.table(game, rules, bots)
+            tab.take_seat(table)
+            tab.page.wait_for_selector(".board")
+            assert tab.page.inner_text("h2") == catalog("en")[f"game.{game}"]
+            first = tab.play(moves=3)
+            if first >= 1:
+                break
         assert first >= 1
         tab.screenshot(f"table-{game}.png")
         before = tab.version()

@@ -42,18 +42,19 @@ import binascii
 import copyreg
 import dataclasses
 import inspect
+import json
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from ._links import slot_names, unroll
+from ._links import slot_names
 from .errors import FourCardsError, InvalidStateError
 from .rng import Rng
 
-__all__ = ["snapshot_of", "restore", "snapshot_actions"]
+__all__ = ["snapshot_of", "restore", "snapshot_actions", "SnapshotCache"]
 
 #: The modules besides a game's own package whose classes a snapshot may name.
 _CORE_MODULES = frozenset({"fourcards.engine", "fourcards.rng", "fourcards.decks"})
@@ -185,19 +186,80 @@ def _log_of(snapshot: dict[str, Any], num_actions: int) -> tuple[str, int, int]:
     return log, width, size // width
 
 
-def _packed_log(state: Any, width: int) -> bytes:
+class SnapshotCache:
+    """What the latest snapshot of one match encoded (its links' newest nodes with their
+    encoded items and each item's JSON text, its actions' newest node with their packed
+    bytes), so that the next snapshot of the same match, an action or a few later, encodes
+    only what was added since: a host that saves after every action (the bundled server)
+    pays for the new items, not for the whole past again. The links are immutable (a
+    newer state links to the older nodes), so a node met again stands for the same items;
+    a state of another lineage (one restored, or a clone that went another way) simply
+    encodes everything."""
+
+    __slots__ = ("links", "acts")
+
+    #: A value no state holds, standing for the links in the envelope while it is written.
+    SENTINEL = "\x00fourcards-snapshot-links\x00"
+
+    def __init__(self) -> None:
+        #: Each link's newest node, its items encoded, and their JSON texts (canonical: sorted
+        #: keys; and as ``json.dumps`` writes them), each item encoded once.
+        self.links: dict[str, tuple[Any, list[Any], list[str], list[str]]] = {}
+        self.acts: tuple[Any, bytes] | None = None
+
+    def links_json(self, names: Iterable[str], canonical: bool) -> str:
+        """The ``links`` of the latest snapshot as JSON (compact; ``canonical``: sorted keys,
+        as the digest covers them; else in order, as ``json.dumps`` writes the envelope),
+        built from the items' texts."""
+        which = 2 if canonical else 3
+        order = sorted(names) if canonical else list(names)
+        return "{" + ",".join(f"{json.dumps(name)}:[{','.join(self.links[name][which])}]" for name in order) + "}"
+
+
+def _packed_log(state: Any, width: int, cache: SnapshotCache | None = None) -> bytes:
     """The state's actions packed, reusing a restored state's packed bottom (only the
-    actions applied since it was restored are packed here)."""
+    actions applied since it was restored are packed here), or what ``cache`` packed."""
     newer: list[int] = []
     node = state._acts
+    known = cache.acts if cache is not None else None
+    base = b""
     while node is not None:
+        if known is not None and node is known[0]:
+            base = known[1]
+            break
         if isinstance(node, _PackedActions):
-            newer.reverse()
-            return bytes(node.raw + np.asarray(newer, dtype=_DTYPES[width]).tobytes())
+            base = node.raw
+            break
         newer.append(node[0])
         node = node[1]
     newer.reverse()
-    return bytes(np.asarray(newer, dtype=_DTYPES[width]).tobytes())
+    raw = bytes(base + np.asarray(newer, dtype=_DTYPES[width]).tobytes()) if newer else bytes(base)
+    if cache is not None:
+        cache.acts = (state._acts, raw)
+    return raw
+
+
+def _encoded_link(codec: _Codec, head: Any, name: str, cache: SnapshotCache | None) -> list[Any]:
+    """The items of the link ``head`` (a state's own link ``name``), oldest first, encoded:
+    only the ones newer than what ``cache`` encoded when it knows an older node of it."""
+    known = cache.links.get(name) if cache is not None else None
+    newer: list[Any] = []
+    node = head
+    base: list[Any] = []
+    sorted_texts: list[str] = []
+    texts: list[str] = []
+    while node is not None:
+        if known is not None and node is known[0]:
+            base, sorted_texts, texts = known[1], known[2], known[3]
+            break
+        newer.append(node[0])
+        node = node[1]
+    added = [codec.encode(item) for item in reversed(newer)]
+    if cache is not None:
+        cache.links[name] = (head, base + added,
+                             sorted_texts + [json.dumps(item, sort_keys=True, separators=(",", ":")) for item in added],
+                             texts + [json.dumps(item, separators=(",", ":")) for item in added])
+    return base + added
 
 
 # -- the values ---------------------------------------------------------------------------------
@@ -439,8 +501,8 @@ def _layout_of(cls: Any) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ..
     return stored, frozenset(stored), tuple(sorted(set(links) - {"_log", "_acts"})), has_dict
 
 
-def snapshot_of(state: Any) -> dict[str, Any]:
-    """The ``snapshot`` field of ``state``'s envelope."""
+def snapshot_of(state: Any, cache: SnapshotCache | None = None) -> dict[str, Any]:
+    """The ``snapshot`` field of ``state``'s envelope (``cache``: see :class:`SnapshotCache`)."""
     cls = type(state)
     game = state.game
     codec = _Codec(game)
@@ -452,13 +514,13 @@ def snapshot_of(state: Any) -> dict[str, Any]:
     for name, value in getattr(state, "__dict__", {}).items():
         values[name] = codec.encode(value)
     width = _width(game.num_distinct_actions)
-    raw = _packed_log(state, width)
+    raw = _packed_log(state, width, cache)
     if len(raw) != width * state.step:
         raise FourCardsError(f"the state's log holds {len(raw) // width} actions at step {state.step}")
     return {
         "class": _name_of(cls, codec.packages),
         "state": values,
-        "links": {name: [codec.encode(item) for item in unroll(getattr(state, name))] for name in own_links},
+        "links": {name: _encoded_link(codec, getattr(state, name), name, cache) for name in own_links},
         "history": state._log is not None,
         "width": width,
         "log": base64.b64encode(raw).decode("ascii"),

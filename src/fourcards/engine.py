@@ -919,7 +919,12 @@ class State(ABC, Generic[A]):
         independent of the match's length (what a service that loads a match
         for every request wants). Every save reveals every hand: it is for the
         server, never for a client."""
-        secret = _key_bytes(key)
+        return self._save(_key_bytes(key), snapshot)
+
+    def _save(self, secret: bytes | None, snapshot: bool, cache: Any = None) -> str:
+        """:meth:`to_json` with the key's bytes; ``cache`` (a snapshot's
+        :class:`~fourcards._snapshot.SnapshotCache`) lets a snapshot encode only what
+        was added since the latest one (:class:`fourcards.saves.SnapshotWriter`)."""
         body: dict[str, Any] = {
             "format": ENVELOPE_FORMAT,
             "version": ENVELOPE_VERSION,
@@ -933,15 +938,42 @@ class State(ABC, Generic[A]):
                 raise InvalidStateError("a snapshot is accepted only signed: give to_json a key")
             from ._snapshot import snapshot_of
 
-            body["snapshot"] = snapshot_of(self)
+            body["snapshot"] = snapshot_of(self, cache)
         else:
             body["actions"] = list(self.actions)
         body["summary"] = self.summary()
+        if cache is not None and snapshot:
+            return self._save_spliced(body, secret, cache)
         content = _canonical(body)
         body["digest"] = hashlib.sha256(content).hexdigest()
         if secret is not None:
             body["signature"] = _signature(body, secret, content)
         return json.dumps(body, separators=(",", ":"))
+
+    @staticmethod
+    def _save_spliced(body: dict[str, Any], secret: bytes | None, cache: Any) -> str:
+        """The snapshot envelope ``body`` written as :meth:`_save` writes it, but with its links'
+        JSON spliced in from ``cache`` (each item encoded once, when it first appeared)."""
+        snapshot = body["snapshot"]
+        links = snapshot["links"]
+        marker = json.dumps(cache.SENTINEL)
+        snapshot["links"] = cache.SENTINEL
+        try:
+            content = _canonical(body)
+            if content.count(marker.encode()) != 1:  # cannot happen (no state holds the marker): written whole
+                snapshot["links"] = links
+                content = _canonical(body)
+            else:
+                content = content.replace(marker.encode(), cache.links_json(links, True).encode(), 1)
+            body["digest"] = hashlib.sha256(content).hexdigest()
+            if secret is not None:
+                body["signature"] = _signature(body, secret, content)
+            text = json.dumps(body, separators=(",", ":"))
+        finally:
+            snapshot["links"] = links
+        if text.count(marker) != 1:
+            return json.dumps(body, separators=(",", ":"))
+        return text.replace(marker, cache.links_json(links, False), 1)
 
     # -- what players may know -----------------------------------------------------
     def observation(self, player: int) -> Any:

@@ -32,11 +32,12 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from ._snapshot import SnapshotCache
 from .engine import Game, State, _key_bytes, _short, check_signature, read_envelope
 from .errors import FourCardsError, InvalidStateError
 from .games import get_game
 
-__all__ = ["load", "game_of"]
+__all__ = ["load", "game_of", "SnapshotWriter"]
 
 _GAMES_KEPT = 64
 _games: OrderedDict[tuple[type, str], Game[Any]] = OrderedDict()
@@ -93,3 +94,36 @@ def load(text: str | bytes, key: str | bytes | None = None, *, verify: bool = Tr
     game = game_of(data["game"], data["rules"])
     state: State[Any] = game._from_envelope(data, trusted=secret is not None)
     return state
+
+
+class SnapshotWriter:
+    """Signed snapshots of one match as it goes on (a host that saves after every action):
+    each :meth:`save` is ``state.to_json(key, snapshot=True)``, text for text, but encodes
+    only what the match added since the writer's previous save. A game whose observations
+    list the whole past (Four Pack's asks, Duelo's hands played) keeps that list in its
+    snapshot; without a writer each save encodes all of it again, so a save costs more
+    with every action.
+
+    One writer per match (and not shared between threads); a state of another lineage
+    (restored from a save, or a clone that went another way) is simply encoded whole.
+
+    >>> from fourcards.games import get_game
+    >>> state = get_game("four-pack").new_game().new_match(seed=2)
+    >>> writer = SnapshotWriter("server secret")
+    >>> for _ in range(5):
+    ...     _ = state.apply(state.legal_actions()[0])
+    ...     assert writer.save(state) == state.to_json("server secret", snapshot=True)
+    """
+
+    __slots__ = ("_secret", "_cache")
+
+    def __init__(self, key: str | bytes) -> None:
+        secret = _key_bytes(key)
+        if secret is None:
+            raise TypeError("a SnapshotWriter needs a key (str or bytes): snapshots are accepted only signed")
+        self._secret = secret
+        self._cache = SnapshotCache()
+
+    def save(self, state: State[Any]) -> str:
+        """``state.to_json(key, snapshot=True)``, encoding only what is new since the last save."""
+        return state._save(self._secret, True, self._cache)

@@ -46,6 +46,10 @@ def add_commands(sub: Any) -> None:
     parser.add_argument("--advertise", metavar="URL", default=None,
                         help="with PostgreSQL: this process's URL, told to clients that ask it for a table another "
                         "process holds (default http://HOST:PORT when --host is one address)")
+    parser.add_argument("--key-file", metavar="PATH", default=None,
+                        help="a file holding the server's secret key (its text, at least 16 bytes), which signs the "
+                        "tables' snapshots; default: the key kept beside the SQLite file (DB.key) or in the "
+                        "PostgreSQL database, made on first use. Several processes on one database need the same key")
     parser.add_argument("--bot-delay", type=_seconds, default=0.3,
                         help="seconds a bot waits before it acts (default 0.3)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="URL",
@@ -77,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..server.app import create_app
         from ..server.http_server import serve
+        from ..server.store import read_key_file
     except ImportError as error:
         print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
         return 2
@@ -90,13 +95,20 @@ def run(args: argparse.Namespace) -> int:
     except (FourCardsError, ValueError) as error:
         print(f"fourcards serve: {error}", file=sys.stderr)
         return 2
+    key = None
+    if args.key_file is not None:
+        try:
+            key = read_key_file(args.key_file)
+        except (OSError, ValueError) as error:
+            print(f"fourcards serve: --key-file: {error}", file=sys.stderr)
+            return 2
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:
             host = f"[{args.host}]" if ":" in args.host else args.host
             advertise = f"http://{host}:{args.port}"
         app = create_app(args.db, bot_delay=args.bot_delay, admission=admission, lease_seconds=args.lease_seconds,
-                         advertise=advertise)
+                         advertise=advertise, key=key)
     except ValueError as error:
         print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
         return 2

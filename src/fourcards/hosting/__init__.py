@@ -28,13 +28,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..errors import FourCardsError
+from .bots import bot_for_turn, bot_kind, checked_bot
 from .service import DATA_FORMAT, Hosted, MatchService, Update
 from .store import LoggedAction, MatchStore, MemoryMatchStore, SQLiteMatchStore, StoredMatch
 from .updates import REMOVED, REPLACED, SPECTATOR, changes, merge
 
 __all__ = ["MatchService", "Update", "Hosted", "MatchStore", "StoredMatch", "LoggedAction", "MemoryMatchStore",
            "SQLiteMatchStore", "HTTP_STATUS", "http_status", "error_body", "DATA_FORMAT", "changes", "merge",
-           "REPLACED", "REMOVED", "SPECTATOR"]
+           "REPLACED", "REMOVED", "SPECTATOR", "bot_kind", "checked_bot", "bot_for_turn"]
 
 #: The HTTP status of each error code of :data:`fourcards.errors.ERROR_CODES` (a test checks
 #: that none is missing; :func:`http_status` answers 400 for a code not listed): the

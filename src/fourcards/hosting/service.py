@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..engine import Bot, Game, State, _key_bytes, derive_seed
+from ..engine import Bot, Game, State, _key_bytes
 from ..errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, NotYourTurnError,
     StaleActionError, UnknownMatchError,
@@ -24,10 +24,11 @@ from ..errors import (
 from ..games import GameEntry, get_game
 from ..saves import load
 from ..views import plain
+from .bots import bot_for_turn, bot_kind, bot_seed_of, checked_bot, remember
 from .store import LoggedAction, MatchStore, StoredMatch
-from .updates import SPECTATOR, changes, delta, merge, records_for
+from .updates import SPECTATOR, changes, delta, merge, record_entries, records_for
 
-__all__ = ["MatchService", "Update", "Hosted", "DATA_FORMAT"]
+__all__ = ["MatchService", "Update", "Hosted", "DATA_FORMAT", "DATA_VERSION", "new_data"]
 
 #: The ``format`` of a stored match's ``data`` (its version: :data:`DATA_VERSION`).
 DATA_FORMAT: Final = "fourcards-hosted"
@@ -116,13 +117,16 @@ def _key_of(seat: int | None) -> str:
     return SPECTATOR if seat is None else str(seat)
 
 
-def _bot_kind(bot: Bot) -> str | None:
-    """``"stateless"`` or ``"memory"`` as the bot declares (:class:`fourcards.engine.Bot`), else None."""
-    if callable(getattr(bot, "save_memory", None)) and callable(getattr(bot, "load_memory", None)):
-        return "memory"
-    if getattr(bot, "stateless", None) is True:
-        return "stateless"
-    return None
+#: Kept for callers of the name before :func:`fourcards.hosting.bots.bot_kind`.
+_bot_kind = bot_kind
+
+
+def new_data(game: str, kinds: Sequence[str | None], seed: int) -> dict[str, Any]:
+    """A new match's host data (:data:`DATA_FORMAT`): its game's registry name, the seats (None
+    for a person, else the bot kind), the bots' seed (from the match's ``seed``), the bots'
+    memory and the journal of recent updates (both empty)."""
+    return {"format": DATA_FORMAT, "version": DATA_VERSION, "game": game, "seats": list(kinds),
+            "bot_seed": bot_seed_of(seed), "memory": {}, "journal": []}
 
 
 class MatchService:
@@ -203,9 +207,7 @@ class MatchService:
             state = built.new_match(seed, **dict(setup or {}))
         except TypeError as error:
             raise FourCardsError(f"{entry.name}: {error}") from None
-        data: dict[str, Any] = {"format": DATA_FORMAT, "version": DATA_VERSION, "game": entry.name,
-                                "seats": kinds, "bot_seed": derive_seed(seed, 0x5EA7) >> 1, "memory": {},
-                                "journal": []}
+        data = new_data(entry.name, kinds, seed)
         loaded = _Loaded(StoredMatch(match_id, 0, "", ""), state, data)
         records: list[tuple[int, Any]] = [(0, record) for record in state.history]
         before: dict[str, dict[str, Any]] = {key: {} for key in self._keys(state)}
@@ -227,15 +229,7 @@ class MatchService:
             if kind is None:
                 kinds.append(None)
                 continue
-            try:
-                resolved = entry.kind_of(kind)
-                bot = entry.new_bot(resolved, game, seed=0)
-            except (FourCardsError, TypeError, ValueError, RuntimeError) as error:
-                raise InvalidSeatsError(f"seat {seat}: {error}") from None
-            if _bot_kind(bot) is None:
-                raise InvalidSeatsError(f"seat {seat}: the {resolved} bot of {entry.name} declares neither "
-                                        "stateless = True nor its memory (save_memory/load_memory), so a host "
-                                        "cannot keep it between requests")
+            resolved = checked_bot(entry, game, kind, seat)
             kinds.append(resolved)
         return kinds
 
@@ -383,14 +377,11 @@ class MatchService:
             if state.step >= limit:
                 raise RuntimeError(f"the bots played past the game's bound of {limit} actions")
             kind = seats[seat]
+            assert kind is not None
             bot = bots.get(seat)
             if bot is None:
-                assert kind is not None
-                bot = bots[seat] = entry.new_bot(kind, state.game,
-                                                 seed=derive_seed(derive_seed(loaded.data["bot_seed"], seat),
-                                                                  state.step))
-                if _bot_kind(bot) == "memory" and str(seat) in memory:
-                    bot.load_memory(memory[str(seat)])  # type: ignore[attr-defined]
+                bot = bots[seat] = bot_for_turn(entry, state.game, kind, loaded.data["bot_seed"], seat, state.step,
+                                                memory)
             choice = bot.choose(state.observation(seat), state.legal_actions())
             try:
                 code = state.verify(choice, seat)
@@ -398,8 +389,7 @@ class MatchService:
                 raise RuntimeError(f"the {kind} bot at seat {seat} chose {choice!r}: {error}") from None
             log.append(LoggedAction(state.step, seat, code, bot=True))
             self._apply(state, code, seat, records)
-            if _bot_kind(bot) == "memory":
-                memory[str(seat)] = bot.save_memory()  # type: ignore[attr-defined]
+            remember(bot, seat, memory)
 
     def _stored(self, loaded: _Loaded, before: dict[str, dict[str, Any]], version: int,
                 records: list[tuple[int, Any]], log: list[LoggedAction]) -> StoredMatch:
@@ -407,7 +397,7 @@ class MatchService:
         state = loaded.state
         after = self._views(state)
         entry = {"from": version, "to": state.step,
-                 "records": self._record_entries(state.game, records, list(after)),
+                 "records": record_entries(state.game, records, list(after)),
                  "changed": {key: changes(before.get(key, {}), view) for key, view in after.items()}}
         journal = loaded.data["journal"]
         journal.append(entry)
@@ -418,26 +408,6 @@ class MatchService:
         except (TypeError, ValueError) as error:
             raise RuntimeError(f"match data is not JSON (a bot's memory?): {error}") from None
         return StoredMatch(loaded.stored.id, state.step, state.to_json(self._key, snapshot=True), data, tuple(log))
-
-    @staticmethod
-    def _record_entries(game: Game[Any], records: list[tuple[int, Any]], keys: list[str]) -> list[list[Any]]:
-        """``[step, keys that may see it or None for all, view]`` for each record (several
-        when seats see a record differently)."""
-        public = type(game).seat_record_view is Game.seat_record_view
-        entries: list[list[Any]] = []
-        for step, record in records:
-            if public:
-                entries.append([step, None, game.record_view(record)])
-                continue
-            groups: dict[str, list[Any]] = {}
-            for key in keys:
-                view = game.seat_record_view(record, None if key == SPECTATOR else int(key))
-                if view is not None:
-                    text = json.dumps(view, sort_keys=True)
-                    groups.setdefault(text, [view, []])[1].append(key)
-            for view, seen in groups.values():
-                entries.append([step, None if len(seen) == len(keys) else seen, view])
-        return entries
 
     @staticmethod
     def _result(state: State[Any]) -> dict[str, Any] | None:

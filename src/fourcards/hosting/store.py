@@ -29,12 +29,14 @@ __all__ = ["LoggedAction", "StoredMatch", "MatchStore", "MemoryMatchStore", "SQL
 @dataclass(frozen=True)
 class LoggedAction:
     """One action applied to a match: at ``step`` (the match's step before it), by ``seat``;
-    ``bot`` when a bot of the match chose it."""
+    ``bot`` when a bot of the match chose it; ``message``: the client's message id that
+    asked for it, when the host keeps them (the bundled server does, to apply a retry once)."""
 
     step: int
     seat: int
     action: int
     bot: bool = False
+    message: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,13 @@ names, depend on nothing the seat may not see.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-__all__ = ["REPLACED", "REMOVED", "changes", "merge", "SPECTATOR"]
+from ..engine import Game
+
+__all__ = ["REPLACED", "REMOVED", "changes", "merge", "SPECTATOR", "delta", "records_for", "record_entries"]
 
 #: A field whose new value replaces the old one.
 REPLACED: Final = -1
@@ -97,3 +100,26 @@ def records_for(entries: Sequence[Mapping[str, Any]], key: str, since: int) -> l
             if step > since and (seats is None or key in seats):
                 found.append({"step": step, **view})
     return found
+
+
+def record_entries(game: Game[Any], records: Iterable[tuple[int, Any]], keys: Sequence[str]) -> list[list[Any]]:
+    """``[step, keys that may see it or None for all, view]`` for each ``(step, record)``
+    (several entries for one record when seats see it differently): each record passed
+    through ``game.seat_record_view`` for each of ``keys`` (seats as text, and
+    :data:`SPECTATOR`); a game that does not override it (every record public) costs one
+    ``record_view`` a record."""
+    public = type(game).seat_record_view is Game.seat_record_view
+    entries: list[list[Any]] = []
+    for step, record in records:
+        if public:
+            entries.append([step, None, game.record_view(record)])
+            continue
+        groups: dict[str, list[Any]] = {}
+        for key in keys:
+            view = game.seat_record_view(record, None if key == SPECTATOR else int(key))
+            if view is not None:
+                text = json.dumps(view, sort_keys=True)
+                groups.setdefault(text, [view, []])[1].append(key)
+        for view, seen in groups.values():
+            entries.append([step, None if len(seen) == len(keys) else seen, view])
+    return entries

@@ -31,15 +31,17 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..decks import parse_deck
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidStateError
 from ..games import GAMES, get_game
+from ..hosting import HTTP_STATUS
+from ..hosting.bots import checked_bot
 from .admission import CLIENT_KEY, Admission, AdmissionMiddleware, Limits, OriginPolicy, Refusal, TokenBucket
 from .compute import Compute
 from .protocol import (Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message, parse_client_message,
                        text_problem, unstorable_text)
 from .pgstore import Elsewhere, LeaseLost, PostgresStore, is_postgres_url
-from .store import SeatRecord, SharedStore, SQLiteStore, Store, StoredTable, TableRecord
-from .tables import (Table, dumps, event_types, hash_token, make_table, master_specs, rules_options)
+from .store import MIN_KEY_BYTES, SeatRecord, SharedStore, SQLiteStore, Store, StoredTable, TableRecord
+from .tables import Table, TurnTable, dumps, event_types, hash_token, make_table, master_specs, rules_options
 
 __all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB", "OriginPolicy", "Admission"]
 
@@ -60,8 +62,12 @@ class GameServer:
     """Every table in memory, their store, the CPU for bots and hints (:class:`~.compute.Compute`),
     and the admission decisions (:class:`~.admission.Admission`, made from ``limits`` when not given)."""
 
-    def __init__(self, store: Store, bot_delay: float, limits: Limits, admission: Admission | None = None) -> None:
+    def __init__(self, store: Store, bot_delay: float, limits: Limits, admission: Admission | None = None,
+                 key: bytes | None = None) -> None:
         self.store = store
+        #: The server's signing key (its tables' snapshots; never sent to a client): given, else the
+        #: one the store keeps (``Store.key()``), else a key of this process's own.
+        self.key = key if key is not None else _store_key(store)
         self.bot_delay = bot_delay
         self.limits = limits
         self.admission = admission if admission is not None else Admission(limits)
@@ -87,20 +93,40 @@ class GameServer:
 
     # -- life --------------------------------------------------------------------------------------
     def recover(self) -> None:
-        """Load every stored table and replay its log (a shared store: none here; the lease
-        sweep takes over the tables no live process holds)."""
+        """Load every stored table: restored from its snapshot, or replayed from its log when it
+        has none (a shared store: none here; the lease sweep takes over the tables no live
+        process holds)."""
         if self.shared:
             return
+        began = time.monotonic()
+        restored = 0
         for stored in self.store.load():
             table = self._rebuild(stored)
             if table is not None:
                 self.tables[table.id] = table
+                restored += bool(getattr(table, "restored", False))
+        if self.tables:
+            log.info("%d tables recovered in %.3f s (%d from their snapshot)", len(self.tables),
+                     time.monotonic() - began, restored)
 
     def _rebuild(self, stored: StoredTable) -> Table | None:
-        """A stored table's master with its log replayed (None when it no longer loads)."""
+        """A stored table's master: restored from its snapshot, else replayed from its log
+        (a snapshot that does not load, say signed with another key, is replayed too); None
+        when it no longer loads."""
         try:
-            table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text)
-            table.replay(stored.log)
+            table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+            if isinstance(table, TurnTable) and stored.match is not None:
+                try:
+                    table.restore(stored.match)  # the log's message ids: read with the first action
+                    return table
+                except InvalidStateError as error:
+                    log.warning("table %s: its snapshot does not load (%s): replaying its log", stored.table.id,
+                                error)
+                table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+                assert isinstance(table, TurnTable)
+                table.replay(self.store.read_log(stored.table.id), stored.match.data)
+            else:
+                table.replay(stored.log)
         except Exception:  # a table that no longer loads must not stop the others
             log.exception("table %s could not be recovered", stored.table.id)
             return None
@@ -215,7 +241,7 @@ class GameServer:
             raise ProtocolError("table_elsewhere", f"another server process holds table {table_id}: connect "
                                 "again" + (f" to {found.owner}" if found.owner else ""),
                                 details={"owner": found.owner, "retry_after": round(found.retry_after, 2)})
-        table = self._rebuild(found)
+        table = await asyncio.to_thread(self._rebuild, found)
         if table is None:
             self._shared().release(table_id)
             return None
@@ -223,8 +249,8 @@ class GameServer:
         self.takeovers += 1
         table.start()
         await self._save_summary(table)
-        log.info("table %s taken over (%d entries replayed in %.3f s)", table_id, len(found.log),
-                 time.monotonic() - began)
+        log.info("table %s taken over in %.3f s (%s)", table_id, time.monotonic() - began,
+                 "from its snapshot" if getattr(table, "restored", False) else "its log replayed")
         return table
 
     async def readable(self, table_id: str) -> Table | None:
@@ -234,7 +260,7 @@ class GameServer:
         if table is not None or not self.shared or not _TABLE_ID.fullmatch(table_id):
             return table
         stored = await self._shared().load_table(table_id)
-        table = None if stored is None else self._rebuild(stored)
+        table = None if stored is None else await asyncio.to_thread(self._rebuild, stored)
         if table is not None and table.terminal:  # a finished match never changes: kept for the next reads
             while len(self.finished_elsewhere) >= FINISHED_ELSEWHERE_KEPT:
                 del self.finished_elsewhere[next(iter(self.finished_elsewhere))]
@@ -397,7 +423,7 @@ class GameServer:
             try:
                 name = get_game(name).name
             except FourCardsError as error:
-                raise Refusal(404, "unknown_game", str(error)) from None
+                raise _refusal(error, "unknown_game") from None
         if self.open_tables() >= self.limits.max_tables:
             raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables")
         mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
@@ -416,18 +442,29 @@ class GameServer:
                 deck_text = json.dumps(body["deck"])
                 _load_deck_text(deck_text)
             except FourCardsError as error:
-                raise Refusal(400, "bad_deck", str(error)) from None
+                raise _refusal(error, "bad_deck") from None
         players, rules = _checked_rules(name, rules)
         seats = _checked_seats(name, body.get("seats"), players)
         invite = secrets.token_urlsafe(24) if private else None
         record = TableRecord(secrets.token_urlsafe(9), name, rules, secrets.randbits(62), seats, {}, deck_text,
                              time.time(), private, None if invite is None else hash_token(invite))
         try:
-            table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text)
-        except (FourCardsError, TypeError, ValueError) as error:
+            table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+        except FourCardsError as error:
+            raise _refusal(error, "bad_rules") from None
+        except (TypeError, ValueError) as error:
             raise Refusal(400, "bad_rules", str(error)) from None
+        first = None
+        if isinstance(table, TurnTable):
+            for seat, record_seat in enumerate(seats):
+                if record_seat.bot is not None:  # what a MatchService refuses, refused here too
+                    try:
+                        checked_bot(table.entry, table.game, record_seat.bot, seat)
+                    except FourCardsError as error:
+                        raise _refusal(error, "bad_seats") from None
+            first = table.first_version()
         table.creator = address
-        await self.store.create_table(record)
+        await self.store.create_table(record, first)
         self.tables[record.id] = table
         self._listing = None  # the new table is listed at once (the cache holds changes of seats and versions)
         table.start()
@@ -469,6 +506,28 @@ class GameServer:
         except FourCardsError:
             raise Refusal(409, "seat_taken", f"seat {number} is a bot's or already claimed") from None
         return {"table": table_id, "seat": number, "token": token}
+
+
+def _refusal(error: FourCardsError, code: str) -> Refusal:
+    """The HTTP refusal of a library error, by its code (``code`` when it carries none more
+    specific than ``bad_request``), with that code's status (:data:`fourcards.hosting.HTTP_STATUS`)."""
+    found = getattr(error, "code", "bad_request")
+    if found == "bad_request" or found not in HTTP_STATUS:
+        found = code
+    return Refusal(HTTP_STATUS.get(found, 400), found, str(error))
+
+
+def _store_key(store: Any) -> bytes:
+    """The signing key a store keeps (``key()``: beside an SQLite file, in a PostgreSQL
+    database), else a random one for this process (its snapshots are then replayed after a
+    restart)."""
+    keeper = getattr(store, "key", None)
+    if callable(keeper):
+        key: bytes = keeper()
+        return key
+    log.warning("the store keeps no signing key and none was given: the tables' snapshots will not load "
+                "after a restart (they are replayed from the log then)")
+    return secrets.token_bytes(32)
 
 
 def _load_deck_text(text: str) -> Any:
@@ -588,6 +647,8 @@ class WebSocketClient:
 
     def __init__(self, websocket: WebSocket, max_queued: int) -> None:
         self.websocket = websocket
+        #: The protocol version the connection's join (or watch) named.
+        self.protocol = 1
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.max_queued = max_queued
         self.closed = False
@@ -752,6 +813,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         table = found
         if seat is None:
             raise ProtocolError("bad_token", f"the token is not the token of a seat at table {table.id}")
+        client.protocol = message.protocol
         table.attach(seat, client)
         return (table, seat)
     if isinstance(message, Watch):
@@ -759,6 +821,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         if len(table.spectators) >= server.limits.max_spectators:
             raise ProtocolError("too_many_spectators", f"table {table.id} has {server.limits.max_spectators} "
                                 "spectators already")
+        client.protocol = message.protocol
         table.watch(client)
         return (table, None)
     message_id = getattr(message, "id", None)
@@ -841,7 +904,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
                max_tables: int = 1000, limits: Limits | None = None,
                allow_origins: Iterable[str] = (), lease_seconds: float = 5.0,
                advertise: str | None = None, forwarded_allow_ips: Iterable[str] = (),
-               admission: Admission | None = None) -> Starlette:
+               admission: Admission | None = None, key: str | bytes | None = None) -> Starlette:
     """The game server as a Starlette (ASGI) application.
 
     ``db``: the SQLite file (default ``fourcards-server.db``); ``store``: any
@@ -857,7 +920,15 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     PostgreSQL URL (``postgresql://user@host:port/db``, the ``postgres`` extra):
     several processes may then share it, each table held by one of them under a
     lease of ``lease_seconds``; ``advertise`` is this process's URL, told to
-    clients that ask it for a table another process holds (see ``docs/server.md``)."""
+    clients that ask it for a table another process holds (see ``docs/server.md``).
+    ``key``: the server's secret signing key (at least 16 bytes), which signs the
+    tables' snapshots (a table is restored from its snapshot only when it carries
+    this key's signature; never sent to a client); default: the one the store keeps
+    (beside the SQLite file, ``PATH.key``, or in the PostgreSQL database), made on
+    first use."""
+    secret = None if key is None else (key.encode() if isinstance(key, str) else bytes(key))
+    if secret is not None and len(secret) < MIN_KEY_BYTES:
+        raise ValueError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")
     if admission is None:
         admission = Admission(limits if limits is not None else Limits(max_tables=max_tables), allow_origins,
                               forwarded_allow_ips)
@@ -878,7 +949,8 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             backing = await asyncio.to_thread(PostgresStore, str(db), lease_seconds=lease_seconds, address=advertise)
         else:
             backing = SQLiteStore(db if db is not None else DEFAULT_DB)
-        game_server = GameServer(backing, bot_delay, limits, gate)
+        signing = secret if secret is not None else await asyncio.to_thread(_store_key, backing)
+        game_server = GameServer(backing, bot_delay, limits, gate, signing)
         game_server.recover()
         holder["server"] = game_server
         app.state.server = game_server

@@ -2,11 +2,14 @@
 
 One JSON object per WebSocket text message, with a ``type`` field. A client
 first sends ``join`` (table id and seat token), or ``watch`` (a table id, and
-its invitation when the table is private) to follow it as a spectator; then ``act`` (turn games),
-``hint`` and ``ping``, and the events a real-time table takes (each
-:class:`~fourcards.server.tables.MasterSpec` names its own, parsed here as an
-:class:`Event` and checked by its master). The server
-answers with ``welcome``, ``state``, ``ack``, ``error``, ``end``, ``hint`` and
+its invitation when the table is private) to follow it as a spectator, each
+naming the protocol version it speaks (``"protocol": 2``; 1 when it names none);
+then ``act`` (turn games), ``hint`` and ``ping``, and the events a real-time
+table takes (each :class:`~fourcards.server.tables.MasterSpec` names its own,
+parsed here as an :class:`Event` and checked by its master). The server
+answers with ``welcome``, ``state`` (the whole view: after a join, and after
+every change in version 1), ``update`` (version 2: what changed since the
+connection's last version), ``ack``, ``error``, ``end``, ``hint`` and
 ``pong``; ``docs/server.md`` lists every field.
 
 Parsing is strict and never raises anything but :class:`ProtocolError`, which
@@ -33,7 +36,7 @@ from ..errors import FourCardsError
 __all__ = [
     "ERROR_CODES", "ProtocolError", "Join", "Watch", "Act", "Event", "Hint", "Ping", "ClientMessage",
     "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
-    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH", "text_problem", "unstorable_text",
+    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH", "text_problem", "unstorable_text", "PROTOCOLS", "LATEST",
 ]
 
 MAX_MESSAGE_BYTES: Final = 4096
@@ -44,6 +47,12 @@ MAX_TOKEN_LENGTH: Final = 128
 MAX_TABLE_ID_LENGTH: Final = 64
 MAX_INT: Final = 2**31 - 1
 """Largest integer accepted in a message (versions, actions): bigger ones are ``bad_message``."""
+
+#: The protocol versions the server speaks: 1 sends the whole ``state`` after every change, 2 an
+#: ``update`` with what changed since the connection's last version (the whole ``state`` once,
+#: after the join). A ``join`` or ``watch`` names its version (1 when it names none).
+PROTOCOLS: Final = (1, 2)
+LATEST: Final = 2
 
 CLIENT_TYPES: Final = ("join", "watch", "act", "hint", "ping")
 """The client messages of every table; a real-time table adds its events."""
@@ -90,7 +99,7 @@ def unstorable_text(data: Any, path: str = "") -> str | None:
         elif isinstance(value, list):
             stack.extend((f"{where}[{index}]", item) for index, item in enumerate(value))
     return None
-SERVER_TYPES: Final = ("welcome", "state", "ack", "error", "end", "hint", "pong")
+SERVER_TYPES: Final = ("welcome", "state", "update", "ack", "error", "end", "hint", "pong")
 
 #: Every error code the server sends, with its meaning (``docs/server.md`` has the same table).
 ERROR_CODES: Final[dict[str, str]] = {
@@ -106,6 +115,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "stale": "the action was chosen on an older version of the state",
     "not_your_turn": "it is another seat's turn",
     "illegal_action": "the rules do not allow this action now",
+    "bad_action": "the integer names no action of this game",
+    "unknown_seat": "the seat number is not a seat of the table",
     "game_over": "the match is over",
     "not_supported": "this table's game does not take this message",
     "spectator": "a spectator cannot act, send events or ask for hints",
@@ -131,21 +142,50 @@ class ProtocolError(FourCardsError):
         self.details = details or {}
         super().__init__(f"{code}: {reason}")
 
+    @classmethod
+    def of(cls, error: FourCardsError, message_id: str | None = None) -> ProtocolError:
+        """The protocol's error for a library error, by its ``code`` (the one place the server
+        maps them): the error's own code when the protocol has it (``bad_action``,
+        ``illegal_action``, ``not_your_turn``, ``stale``, ``game_over``, ``unknown_seat``...),
+        else the nearest one of the classes it derives from (a plug-in's own subclass of
+        :class:`~fourcards.errors.IllegalMoveError` is ``illegal_action``), else ``bad_message``.
+
+        >>> from fourcards.errors import NotYourTurnError
+        >>> ProtocolError.of(NotYourTurnError("it is seat 2's turn"), "m1").code
+        'not_your_turn'
+        """
+        if isinstance(error, ProtocolError):
+            return error
+        code = "bad_message"
+        for candidate in (getattr(error, "code", None), *(getattr(k, "code", None) for k in type(error).__mro__)):
+            if isinstance(candidate, str) and candidate in ERROR_CODES and candidate not in _SERVER_ONLY:
+                code = candidate
+                break
+        return cls(code, str(error), message_id)
+
+#: Codes that only the server itself gives (never a library error's, whatever it says).
+_SERVER_ONLY = frozenset({"bad_json", "too_large", "rate_limited", "not_joined", "already_joined", "replaced",
+                          "not_supported", "spectator", "too_many_spectators", "table_expired", "server_error",
+                          "table_elsewhere", "id_reused", "busy"})
+
 
 @dataclass(frozen=True)
 class Join:
-    """Take the seat of ``token`` at ``table`` on this connection."""
+    """Take the seat of ``token`` at ``table`` on this connection, speaking ``protocol``."""
 
     table: str
     token: str
+    protocol: int = 1
 
 
 @dataclass(frozen=True)
 class Watch:
-    """Follow ``table`` as a spectator (``invite``: its invitation, for a private table)."""
+    """Follow ``table`` as a spectator (``invite``: its invitation, for a private table),
+    speaking ``protocol``."""
 
     table: str
     invite: str | None = None
+    protocol: int = 1
 
 
 @dataclass(frozen=True)
@@ -225,6 +265,17 @@ def _text(data: dict[str, Any], name: str, limit: int, message_id: str | None) -
     return value
 
 
+def _protocol(data: dict[str, Any]) -> int:
+    """The protocol version a ``join`` or ``watch`` names (1 when it names none)."""
+    if "protocol" not in data:
+        return 1
+    version = _field(data, "protocol", int, None)
+    if version not in PROTOCOLS:
+        raise ProtocolError("bad_message", f"'protocol' must be one of {', '.join(map(str, PROTOCOLS))}, "
+                            f"not {version}")
+    return int(version)
+
+
 def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> ClientMessage:
     """One client message, checked; raises :class:`ProtocolError` for anything else.
 
@@ -246,12 +297,13 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
     message_id = (raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH and text_problem(raw_id) is None
                   else None)
     if kind == "join":
-        return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None))
+        return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None),
+                    _protocol(data))
     if kind == "watch":
         invite = None
         if data.get("invite") is not None:
             invite = _text(data, "invite", MAX_TOKEN_LENGTH, None)
-        return Watch(_text(data, "table", MAX_TABLE_ID_LENGTH, None), invite)
+        return Watch(_text(data, "table", MAX_TABLE_ID_LENGTH, None), invite, _protocol(data))
     if kind == "ping":
         return Ping()
     if kind == "hint":
