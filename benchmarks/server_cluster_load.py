@@ -88,7 +88,7 @@ async def seat_client(urls: list[str], table: str, token: str, run: Run, cluster
     while time.monotonic() < deadline:
         try:
             async with connect(current, max_size=2**22, open_timeout=30, ping_interval=None) as ws:
-                await ws.send(dumps({"type": "join", "table": table, "token": token}))
+                await ws.send(dumps({"type": "join", "table": table, "token": token, "protocol": PROTOCOL}))
                 opening = loads(await ws.recv())
                 if opening["type"] == "error" and opening["code"] == "table_elsewhere":
                     cluster.redirects += 1
@@ -110,7 +110,7 @@ async def seat_client(urls: list[str], table: str, token: str, run: Run, cluster
                     async for raw in ws:
                         message = loads(raw)
                         kind = message["type"]
-                        if kind == "state":
+                        if kind in ("state", "update"):  # an update's legal actions and version are whole
                             version = message["version"]
                             if message["legal_actions"] and not message["terminal"] and version not in acted:
                                 acted.add(version)
@@ -250,7 +250,12 @@ async def play(processes: list[Process], tables: int, players: int, target: int,
     return run, cluster, [t for t, _ in made], killed_tables, time.perf_counter() - began
 
 
+#: The protocol the load clients speak (``--protocol``): 2, the page's (updates), by default.
+PROTOCOL = 2
+
+
 def main(argv: list[str] | None = None) -> int:
+    global PROTOCOL
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", default=None, help="a PostgreSQL URL to use (default: a throwaway cluster)")
     parser.add_argument("--tables", type=int, default=250)
@@ -262,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lease-seconds", type=float, default=5.0, help="the servers' lease (default 5)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds the run may take at most")
     parser.add_argument("--no-kill", action="store_true", help="no kill -9 (both processes to the end)")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                        help="the protocol the clients speak: 2 (updates, the page's; default) or 1 (whole states)")
     args = parser.parse_args(argv)
+    PROTOCOL = args.protocol
     if not 1 <= args.tables <= 1000:
         parser.error("--tables must be 1..1000")
     try:

@@ -4,6 +4,7 @@ the middle.
 
     python benchmarks/server_load.py                 # 250 tables x 4 clients, both runs
     python benchmarks/server_load.py --tables 20 --no-crash
+    python benchmarks/server_load.py --hostile       # a quiet run and one under attack, side by side
 
 Needs the ``server`` extra. It starts ``fourcards serve`` on 127.0.0.1 and a
 free port with a fresh SQLite file, creates the tables over HTTP, connects one
@@ -64,8 +65,8 @@ class Server:
     """``fourcards serve`` on 127.0.0.1 and ``port`` with the store ``db`` (a SQLite file or a
     database URL) and ``extra`` options, in its own process (so a kill -9 is real)."""
 
-    def __init__(self, db: Path | str, port: int, extra: tuple[str, ...] = ()) -> None:
-        self.db, self.port, self.extra = db, port, extra
+    def __init__(self, db: Path | str, port: int, extra: tuple[str, ...] = (), generous: bool = True) -> None:
+        self.db, self.port, self.extra, self.generous = db, port, extra, generous
         self.http = f"http://127.0.0.1:{port}"
         self.ws = f"ws://127.0.0.1:{port}/ws"
         self.process: subprocess.Popen[bytes] | None = None
@@ -77,8 +78,8 @@ class Server:
              *(["-m", "cProfile", "-o", os.environ["SERVER_PROFILE"]] if os.environ.get("SERVER_PROFILE") else []),
              "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(self.db),
              "--bot-delay", "0", "--log-level", "error",
-             # every table and seat comes from this one address: its creation and claim limits lifted
-             "--tables-per-client", "1000000", "--create-rate", "100000", "--claim-rate", "100000", *self.extra],
+             # every table and seat comes from this one address: its per-address limits lifted
+             *(GENEROUS if self.generous else ()), *self.extra],
             stdout=subprocess.DEVNULL)
         while True:
             if self.process.poll() is not None:
@@ -123,6 +124,12 @@ class Server:
                 self.process.wait()
 
 
+GENEROUS = ("--tables-per-client", "1000000", "--create-rate", "100000", "--claim-rate", "100000",
+            "--socket-rate", "100000", "--sockets-per-address", "100000", "--connections-per-address", "100000",
+            "--max-connections", "100000", "--max-sockets", "100000", "--connection-rate", "100000",
+            "--request-rate", "100000")
+
+
 def post(url: str, body: Any) -> Any:
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json"})
@@ -150,7 +157,7 @@ class Run:
 
 
 async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Random, retry: float,
-                      think: float, deadline: float) -> None:
+                      think: float, deadline: float, source: str | None = None) -> None:
     pending: dict[str, tuple[dict[str, Any], int, float]] = {}  # id -> (message, action, first send)
     acted: set[int] = set()
     acked = run.acked.setdefault(table, {})
@@ -158,8 +165,9 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
     first = True
     while time.monotonic() < deadline:
         try:
-            async with connect(url, max_size=2**22, open_timeout=30, ping_interval=None) as ws:
-                await ws.send(json.dumps({"type": "join", "table": table, "token": token}))
+            async with connect(url, max_size=2**22, open_timeout=30, ping_interval=None,
+                               **({"local_addr": (source, 0)} if source else {})) as ws:
+                await ws.send(json.dumps({"type": "join", "table": table, "token": token, "protocol": PROTOCOL}))
                 run.connected += 1
                 run.peak = max(run.peak, run.connected)
                 if not first:
@@ -172,7 +180,7 @@ async def seat_client(url: str, table: str, token: str, run: Run, rng: random.Ra
                     async for raw in ws:
                         message = loads(raw)
                         kind = message["type"]
-                        if kind == "state":
+                        if kind in ("state", "update"):  # an update's legal actions and version are whole
                             version = message["version"]
                             if message["legal_actions"] and not message["terminal"] and version not in acted:
                                 acted.add(version)
@@ -367,7 +375,144 @@ def report(title: str, run: Run, checked: dict[str, int], seconds: float, tables
     return lines
 
 
+# -- the hostile mix (issue 27) -----------------------------------------------------------------------------
+
+async def play_hostile(server: Server, tables: int, think: float, seconds: float, attacks: str,
+                       seed: int) -> tuple[Run, list[str], Any, float]:
+    """Normal tables of four people (each client its own address) playing to the end, the bot
+    table and the listing reader watched, and the ``attacks`` (comma separated names of
+    ``server_attacks.ATTACKS``; none when empty) run meanwhile in a process of their own."""
+    import server_attacks as hostile
+
+    port = server.port
+    await asyncio.to_thread(hostile.make_background, port, hostile.BACKGROUND_TABLES)
+    made: list[tuple[str, list[tuple[str, str]]]] = []
+    for number in range(tables):
+        creator = hostile.address(1, 4 * number)
+        status, answer = await asyncio.to_thread(
+            hostile.request, creator, port, "POST", "/api/tables",
+            {"game": "gang-of-four", "rules": {"players": 4, "target_score": 1}, "seats": [{"kind": "human"}] * 4})
+        assert status == 201, answer
+        seats = []
+        for seat in range(4):
+            source = hostile.address(1, 4 * number + seat)
+            status, claimed = await asyncio.to_thread(hostile.request, source, port, "POST",
+                                                      f"/api/tables/{answer['id']}/seats/{seat}", {})
+            assert status == 201, claimed
+            seats.append((source, claimed["token"]))
+        made.append((answer["id"], seats))
+    observed = hostile.Observed()
+    run = Run()
+    rng = random.Random(seed)
+    began = time.perf_counter()
+    deadline = time.monotonic() + seconds
+    attackers = None
+    if attacks:
+        attackers = await asyncio.create_subprocess_exec(
+            sys.executable, str(Path(hostile.__file__)), "--port", str(port), "--seconds", str(seconds),
+            "--attacks", attacks, stdout=asyncio.subprocess.PIPE)
+        await asyncio.sleep(1.0)  # the attacks set up (their tables, their seats) before the clients start
+    watchers = [asyncio.create_task(hostile.watch_bots(port, observed, deadline)),
+                asyncio.create_task(hostile.read_listing(port, observed, deadline))]
+    url = f"ws://127.0.0.1:{port}/ws"
+    players = [asyncio.create_task(seat_client(url, table, token, run, random.Random(rng.getrandbits(64)), 0.02,
+                                               think, deadline, source))
+               for table, seats in made for source, token in seats]
+    _, late = await asyncio.wait(players, timeout=max(0.0, deadline - time.monotonic()))
+    played = time.perf_counter() - began
+    for task in late:
+        task.cancel()
+    await asyncio.gather(*late, return_exceptions=True)
+    await asyncio.gather(*watchers)  # they stop by themselves at the deadline
+    if attackers is not None:
+        out, _ = await asyncio.wait_for(attackers.communicate(), seconds + 60)
+        observed.attacks = json.loads(out.decode().strip().splitlines()[-1])
+    return run, [t for t, _ in made], observed, played
+
+
+def hostile_main(args: argparse.Namespace) -> int:
+    """Quiet, hints-only and hostile runs of the same normal clients, each on a fresh server with
+    its default limits, in rounds (quiet, hints, hostile, quiet, ...) so that the machine's other
+    load drifts over all three alike; each kind's samples pooled; the figures side by side. The
+    exit status says whether anything acknowledged was lost (timings are reported against their
+    targets, not asserted)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    tables = args.tables if args.tables_given else (4 if args.quick else 8)
+    rounds = 2 if args.quick else 4
+    seconds = 12.0 if args.quick else 20.0
+    think = args.think if args.think_given else 0.1
+    print(f"server load, hostile mix: {tables} Gang of Four tables x 4 people (each its own address, think "
+          f"{think} s), a bot table watched, a listing reader; {rounds} rounds of a quiet, a hints-only and a "
+          f"hostile run, {seconds:g} s each; default limits, loopback, {os.cpu_count()} cores", flush=True)
+    results: dict[str, tuple[Run, Any, dict[str, int]]] = {}
+    failures = 0
+    phases = (("quiet", ""), ("hints", "hints"), ("hostile", "text,sockets,hints,listing,forwarded,ids,slowloris"))
+    with tempfile.TemporaryDirectory() as work:
+        for number in range(rounds):
+            for title, attacks in phases:
+                db = Path(work) / f"{title}{number}.db"
+                server = Server(db, free_port(), generous=False)
+                server.start()
+                try:
+                    run, made, observed, played = run_clients(play_hostile(server, tables, think, seconds, attacks,
+                                                                           args.seed + number))
+                finally:
+                    server.stop()
+                checked = check(db, run, made, 4, 1)
+                lost = checked["lost"]
+                failures += bool(lost or checked["doubled"] or checked["mismatched"] or run.conflicts)
+                print(f"  round {number + 1} {title} ({attacks or 'no attacks'}): {checked['tables ended']} / {tables} "
+                      f"tables ended, {sum(len(a) for a in run.acked.values())} actions acknowledged, "
+                      f"acknowledged-but-lost {lost}, doubled {checked['doubled']}, mismatched "
+                      f"{checked['mismatched']}; load average {os.getloadavg()[0]:.1f}", flush=True)
+                if title not in results:
+                    results[title] = (run, observed, checked)
+                    continue
+                pooled, seen, counted = results[title]
+                pooled.latencies += run.latencies
+                seen.bot_turns += observed.bot_turns
+                seen.listing += observed.listing
+                for attack, outcomes in observed.attacks.items():
+                    for outcome, amount in outcomes.items():
+                        seen.count(attack, outcome, amount)
+                for key, value in checked.items():
+                    counted[key] += value
+    quiet, hostile_run = results["quiet"], results["hostile"]
+
+    def row(name: str, a: list[float], b: list[float], q: float, target: float) -> str:
+        x, y = percentile(a, q), percentile(b, q)
+        ratio = y / x if x > 0 else float("nan")
+        return (f"  {name:<38} {1000 * x:8.1f} ms {1000 * y:8.1f} ms  {ratio:5.2f}x  (target <= {target:g}x: "
+                f"{'met' if ratio <= target else 'NOT met'})")
+
+    print("\n  what                                      quiet      hostile  ratio")
+    print(row("normal clients act -> ack p50", quiet[0].latencies, hostile_run[0].latencies, 0.5, 2))
+    print(row("normal clients act -> ack p99", quiet[0].latencies, hostile_run[0].latencies, 0.99, 2))
+    print(row("bot turns at an unrelated table p50", quiet[1].bot_turns, hostile_run[1].bot_turns, 0.5, 2))
+    hints = results["hints"]
+    print(row("bot turns p50, ten seats flooding hints", quiet[1].bot_turns, hints[1].bot_turns, 0.5, 1.5))
+    print(row("act -> ack p99, ten seats flooding hints", quiet[0].latencies, hints[0].latencies, 0.99, 2))
+    print(row("another client's listing p50", quiet[1].listing, hostile_run[1].listing, 0.5, 2))
+    print(f"  samples: acks {len(quiet[0].latencies)} / {len(hostile_run[0].latencies)}, bot turns "
+          f"{len(quiet[1].bot_turns)} / {len(hostile_run[1].bot_turns)}, listings {len(quiet[1].listing)} / "
+          f"{len(hostile_run[1].listing)}")
+    print(f"\n  what each attack got (the hostile runs, {rounds * seconds:g} s in all)")
+    for attack, outcomes in sorted(hostile_run[1].attacks.items()):
+        print(f"    {attack}: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+    print("    hints-only runs: " + ", ".join(f"{a}: {o}" for a, o in sorted(hints[1].attacks.items())))
+    lost = sum(result[2]["lost"] for result in results.values())
+    print(f"\n  acknowledged-but-lost: {lost} (must be 0); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print("PASS: nothing acknowledged was lost or applied twice" if not failures else "FAIL: see above")
+    return 0 if not failures else 1
+
+
+#: The protocol the load clients speak (``--protocol``): 2, the page's (updates), by default.
+PROTOCOL = 2
+
+
 def main(argv: list[str] | None = None) -> int:
+    global PROTOCOL
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument("--players", type=int, default=4)
@@ -381,7 +526,18 @@ def main(argv: list[str] | None = None) -> int:
                              "human-paced table, with margin")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take at most")
     parser.add_argument("--no-crash", action="store_true", help="skip the run with a kill -9")
+    parser.add_argument("--hostile", action="store_true",
+                        help="quiet, hints-only and hostile runs (the attacks of issue 27: server_attacks.py) in "
+                        "rounds, side by side, each client from its own loopback address, the default limits "
+                        "(8 tables, 4 rounds of 20 s runs)")
+    parser.add_argument("--quick", action="store_true", help="with --hostile: 4 tables, 2 rounds of 12 s runs (CI)")
+    parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                        help="the protocol the clients speak: 2 (updates, the page's; default) or 1 (whole states)")
     args = parser.parse_args(argv)
+    PROTOCOL = args.protocol
+    given = set(argv if argv is not None else sys.argv[1:])
+    args.tables_given = any(a.startswith("--tables") for a in given)
+    args.think_given = any(a.startswith("--think") for a in given)
     try:  # a socket a client here and one in the server: raise the open-file limit (inherited)
         import resource
 
@@ -391,6 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         pass
     if not 1 <= args.tables <= 1000:
         parser.error("--tables must be 1..1000")
+    if args.hostile:
+        return hostile_main(args)
     failures = 0
     with tempfile.TemporaryDirectory() as work:
         runs = [("normal run", False)] + ([] if args.no_crash else [("run with kill -9 in the middle", True)])

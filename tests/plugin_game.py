@@ -163,6 +163,9 @@ class EndsPickState(State[Take]):
 class GreedyBot:
     """Takes the larger end."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: Any, legal_actions: Any) -> int:
         row = observation.row
         return 1 if 1 in legal_actions and row[-1] > row[0] else 0

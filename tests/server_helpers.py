@@ -12,7 +12,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -27,9 +29,13 @@ def free_port() -> int:
         return port
 
 
-#: The per-client creation limits lifted: the tests create many tables from one address
-#: (``tests/test_server_security.py`` checks the limits with their defaults).
-GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000")
+#: The per-client limits lifted: the tests create many tables, open many WebSockets and ask for
+#: many hints from one address (``tests/test_server_security.py`` and ``tests/test_server_hostile.py``
+#: check the limits with their defaults).
+GENEROUS = ("--tables-per-client", "100000", "--create-rate", "100000", "--claim-rate", "100000",
+            "--socket-rate", "100000", "--sockets-per-address", "100000", "--list-rate", "100000",
+            "--hint-rate", "100000", "--connections-per-address", "100000", "--connection-rate", "100000",
+            "--request-rate", "100000")
 
 
 class ServerProcess:
@@ -39,9 +45,10 @@ class ServerProcess:
     (PostgreSQL) to use instead of the SQLite file ``db``."""
 
     def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0,
-                 options: tuple[str, ...] = GENEROUS, url: str | None = None) -> None:
+                 options: tuple[str, ...] = GENEROUS, url: str | None = None, log: Path | None = None) -> None:
         self.db = db
         self.url = url
+        self.log = log
         self.port = port or free_port()
         self.bot_delay = bot_delay
         self.options = options
@@ -57,14 +64,17 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         env = dict(os.environ)
+        errors: Any = subprocess.PIPE if self.log is None else self.log.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", self.url or str(self.db),
              "--bot-delay", str(self.bot_delay), *self.options],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        if self.log is not None:
+            errors.close()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                error = self.process.stderr.read().decode() if self.process.stderr else self.log_text()
                 raise RuntimeError(f"the server stopped: {error}")
             try:
                 urllib.request.urlopen(self.http + "/api/games", timeout=1).read()
@@ -72,6 +82,10 @@ class ServerProcess:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("the server did not start in 30 s")
+
+    def log_text(self) -> str:
+        """What the server logged so far (when started with ``log``)."""
+        return self.log.read_text(errors="replace") if self.log is not None and self.log.exists() else ""
 
     def kill9(self) -> None:
         assert self.process is not None
@@ -100,6 +114,24 @@ def request(method: str, url: str, body: Any = None, raw: bytes | None = None,
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def request_from(source: str, method: str, url: str, body: Any = None,
+                 headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
+    """An HTTP request sent from the loopback address ``source`` (127.0.0.x: each its own client
+    address to the server); (status, JSON answer, headers)."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10,
+                                            source_address=(source, 0))
+    try:
+        sent = {"Content-Type": "application/json"}
+        sent.update(headers or {})
+        data = None if body is None else json.dumps(body).encode()
+        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=data, headers=sent)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read()), {k.lower(): v for k, v in answer.getheaders()}
+    finally:
+        connection.close()
 
 
 def create_table(server: ServerProcess, game: str, rules: dict[str, Any] | None = None,
@@ -143,17 +175,43 @@ def stored_client_ids(db: Path, table: str) -> int:
         con.close()
 
 
-class Seat:
-    """One scripted client: joins with its token, keeps every message it receives."""
+HISTORY_KEPT = 20
 
-    def __init__(self, server: ServerProcess, table: str, token: str) -> None:
-        self.server, self.table, self.token = server, table, token
+
+def apply_update(state: dict[str, Any] | None, update: dict[str, Any]) -> dict[str, Any]:
+    """The ``state`` a protocol-2 client holds after ``update`` (what the page's updates.js does)."""
+    assert state is not None and update["since"] == state["version"], (update, state and state["version"])
+    view = {k: v for k, v in state["view"].items() if k not in update["removed"]}
+    view.update(update["view"])
+    for name, items in update["appended"].items():
+        view[name] = list(view.get(name, [])) + list(items)
+    records = [{k: v for k, v in r.items() if k != "step"} for r in update["records"]]
+    return {**state, "version": update["version"], "current_player": update["current_player"],
+            "terminal": update["terminal"], "view": view, "legal_actions": update["legal_actions"],
+            "scores": update["scores"], "history": (state["history"] + records)[-HISTORY_KEPT:]}
+
+
+class Seat:
+    """One scripted client: joins with its token, keeps every message it receives. With
+    ``protocol=2`` it applies each ``update`` to its copy of the state (``states``: the state
+    it held after each ``state`` or ``update``, in order; ``state``: the latest)."""
+
+    def __init__(self, server: ServerProcess, table: str, token: str, protocol: int = 1) -> None:
+        self.server, self.table, self.token, self.protocol = server, table, token, protocol
         self.messages: list[dict[str, Any]] = []
+        self.states: list[dict[str, Any]] = []
         self.ws: ClientConnection | None = None
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return self.states[-1] if self.states else None
 
     async def join(self) -> dict[str, Any]:
         self.ws = await connect(self.server.ws, max_size=2**24)
-        await self.send({"type": "join", "table": self.table, "token": self.token})
+        hello: dict[str, Any] = {"type": "join", "table": self.table, "token": self.token}
+        if self.protocol != 1:
+            hello["protocol"] = self.protocol
+        await self.send(hello)
         welcome = await self.recv()
         assert welcome["type"] == "welcome", welcome
         return welcome
@@ -166,6 +224,10 @@ class Seat:
         assert self.ws is not None
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         self.messages.append(message)
+        if message["type"] == "state":
+            self.states.append(message)
+        elif message["type"] == "update":
+            self.states.append(apply_update(self.state, message))
         return message
 
     async def until(self, kind: str, timeout: float = 30, **fields: Any) -> dict[str, Any]:
@@ -187,9 +249,11 @@ async def play_to_end(seat: Seat, rng: random.Random, retry: float = 0.0) -> dic
     With probability ``retry`` an action is sent twice (a client retry)."""
     acted: set[int] = set()
     last: dict[str, Any] | None = None
-    backlog = [m for m in seat.messages if m["type"] == "state"][-1:]  # a state already read
+    backlog = seat.states[-1:]  # a state already read
     while True:
         message = backlog.pop() if backlog else await seat.recv(60)
+        if message["type"] == "update":
+            message = seat.states[-1]  # the state it brought the seat's copy to
         if message["type"] == "end":
             return message
         if message["type"] == "error" and message["code"] == "rate_limited" and last is not None \

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from fourcards.cli import main
 from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
+from fourcards.games import get_game
 
 pytestmark = pytest.mark.engine
 
@@ -200,3 +204,53 @@ def test_console_script_help() -> None:
                          check=True).stdout
     for command in ("demo", "hand", "play", "simulate", "tournament", "bench"):
         assert command in out
+
+
+def test_tournament_takes_a_policy_file_for_the_learned_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``learned:policy=FILE``: an option's value may be text (a file name, spaces and all); two
+    learned bots with other policies are reported apart; a missing file is refused by name."""
+    from importlib import resources
+
+    if "learned" not in get_game("gang-of-four").available_bots:
+        pytest.skip("the learned bot is not available here")
+    policy = tmp_path / "my policy.npz"
+    policy.write_bytes(resources.files("fourcards.gangoffour").joinpath("learned_policy.npz").read_bytes())
+    assert main(["tournament", "--bots", f"learned:policy={policy},learned,greedy,greedy", "--deals", "1",
+                 "--workers", "1", "--no-progress"]) == 0
+    table = capsys.readouterr().out
+    assert f"| learned:policy={policy} | 4 |" in table and "| learned | 4 |" in table
+    assert main(["tournament", "--bots", f"learned:policy={tmp_path / 'none.npz'},greedy", "--deals", "1",
+                 "--no-progress"]) == 2
+    assert "none.npz" in capsys.readouterr().err
+
+
+def test_progress_writes_no_carriage_returns_into_a_log() -> None:
+    """A progress bar redraws one line in a terminal; a log or a pipe gets plain lines, no ``\\r``."""
+    from fourcards.terminal import ProgressBar
+
+    log = io.StringIO()
+    bar = ProgressBar(log)
+    for done in range(101):
+        bar(done, 100)
+    assert "\r" not in log.getvalue() and 10 <= len(log.getvalue().splitlines()) <= 11
+    assert log.getvalue().splitlines()[-1].startswith("[" + "#" * 30 + "] 100/100 matches")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    live = ProgressBar(screen)
+    for done in range(11):
+        live(done, 10)
+    assert screen.getvalue().count("\r") == 11 and screen.getvalue().endswith("\n")
+
+
+def test_bench_says_how_to_read_its_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """``fourcards bench`` explains what a row measures and that figures vary; a missed target
+    reads "not met here", never as a failure."""
+    assert main(["bench", "--quick", "--only", "zangle", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("How to read these tables: each row times one call")
+    assert "Figures vary with the machine and its load" in out
+    assert re.search(r"\| (met|not met here) \|", out) and "MISS" not in out and "PASS" not in out

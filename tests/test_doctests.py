@@ -30,7 +30,7 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
 OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
             "fourcards.rl.gymnasium_vector": ("gymnasium",), "fourcards.rl.openspiel": ("pyspiel",),
             "fourcards.server.app": ("starlette",),
-            "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium")}
+            "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium"), "fourcards.rl.train": ("torch",)}
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).

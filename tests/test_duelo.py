@@ -144,3 +144,22 @@ def test_category_bot_and_its_memory() -> None:
     assert 0 <= action < len(DECK.categories)
     state = play_match(Duelo(players=2).new_match(3), [CategoryBot(), RandomBot(2)])
     assert state.is_terminal
+
+
+@pytest.mark.parametrize("players", [9, 16, 32])
+def test_as_many_players_as_the_deck_can_deal(players: int) -> None:
+    """Seed 004: "Participantes: 2 o más." and "El mazo de 32 naipes es repartido en su
+    totalidad": up to 32 players, each dealt one card at least; a 33rd would be dealt none
+    (eliminated before the first hand) and is refused."""
+    from fourcards.duelo.game import MAX_PLAYERS
+
+    game = Duelo(players=players)
+    state = game.new_match(players)
+    assert all(len(pile) >= 1 for pile in state._piles) and sum(len(p) for p in state._piles) == 32
+    final = play_match(state, [CategoryBot(deck=game.deck) if p % 2 else RandomBot(p) for p in range(players)])
+    assert final.is_terminal
+    assert final.observation_tensor(0).shape == (game.observation_size,)
+    assert game.observation_size == 32 + len(game.deck.categories) + 3 * players + 2
+    assert MAX_PLAYERS == 32 and Duelo(players=8).observation_size == 32 + len(game.deck.categories) + 26
+    with pytest.raises(InvalidRulesError, match="from 2 to 32"):
+        Duelo(players=33)

@@ -118,7 +118,7 @@ def test_rules_validation() -> None:
     with pytest.raises(InvalidRulesError):
         Rules(players=2)
     with pytest.raises(InvalidRulesError):
-        Rules(players=9)
+        Rules(players=33)
     with pytest.raises(InvalidRulesError):
         Rules(must_hold_family=1)  # type: ignore[arg-type]
 
@@ -194,3 +194,21 @@ def test_the_knowledge_kept_as_asks_happen_matches_the_asks(players: int) -> Non
         np.testing.assert_array_equal(copy.observation_tensor(0)[64:], _tensor_from_the_asks(copy, 0))
         asks += 1
     assert asks > 20
+
+
+@pytest.mark.parametrize("players", [9, 17, 32])
+def test_as_many_players_as_the_deck_can_deal(players: int) -> None:
+    """Seed 004: "Participantes: 3 o más." and "El mazo de 32 naipes es repartido en su
+    totalidad": as many players as the 32 cards can be dealt to, one card each at least;
+    a 33rd would start with none (out of the game before it begins) and is refused."""
+    from fourcards.fourpack.game import MAX_PLAYERS, observation_size
+
+    game = FourPack(players=players)
+    state = game.new_match(players)
+    assert all(size >= 1 for size in state.hand_sizes) and sum(state.hand_sizes) == 32
+    final = play_match(state, [MemoryBot() if p % 2 else RandomBot(p) for p in range(players)])
+    assert final.is_terminal and sum(final.scores) == 8
+    assert final.observation_tensor(players - 1).shape == (game.observation_size,) == (observation_size(players),)
+    assert MAX_PLAYERS == 32 and observation_size(8) == OBSERVATION_SIZE
+    with pytest.raises(InvalidRulesError, match="from 3 to 32"):
+        FourPack(players=33)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fourcards.cli import main
-from fourcards.cli.demo import demo_lines
+from fourcards.cli.demo import demo_lines, next_steps
 from fourcards.cli.session import Session, Table, draw_view, make_bots, table_class
 from fourcards.errors import FourCardsError
 from fourcards.games import ALIASES, GAMES, GameEntry, get_game, register
@@ -77,7 +77,7 @@ def test_the_generic_table_plays_a_whole_match_of_every_game(game: str) -> None:
     entry = get_game(game)
     state = entry.new_game(**SMALL_RULES[game]).new_match(11)
     table = Table(state)
-    assert type(table) is Table and table.game == entry.name
+    assert type(table) is Table and table.game == state.game.name and table.title == entry.title
     kind = _quick_bot(game)
     bots, adviser = make_bots(game, state, kind, 11)
     person = Typist(table, kind)
@@ -102,11 +102,12 @@ def test_the_generic_table_answers_bad_input_and_the_shared_commands(tmp_path: P
     saved = tmp_path / "m.json"
     lines = ["help", "hint", "rules", "hand", "0", "6", "call nothing", "dance", "x" * 300, f"save {saved}", "quit"]
     out = io.StringIO()
-    Session(table, bots, adviser, stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out).run()
+    Session(table, bots, adviser, stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out,
+            adviser_name="category").run()
     text = out.getvalue()
     assert "take choice 3 of the list" in text and "what the category bot would do" in text
     assert re.search(r"hint: call \w+  \(choice \d\)", text)
-    assert "! '0' is not a choice: type 1..5, or an action's text" in text
+    assert "! '0' is not a choice: type 1..5 ('list' shows them), or an action's text" in text
     assert "! '6' is not a choice: type 1..5" in text
     assert "! 'call nothing' is not an action of Duelo ('nothing' is not a category of" in text  # the engine's reason
     assert "! 'dance' is not an action of Duelo (" in text and "type a choice's number (1..5)" in text
@@ -130,8 +131,10 @@ def test_draw_view_lays_out_seats_cards_and_logs() -> None:
 @pytest.mark.parametrize("game", BUILTIN)
 def test_demo_for_every_game(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--game", game, "--seed", "1", "--colour", "never"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines == demo_lines(1, game=game)
+    printed = capsys.readouterr().out.splitlines()
+    lines = demo_lines(1, game=game)
+    assert printed == lines + next_steps(game)  # the match, then what to try next
+    assert f"fourcards play {game}" in "\n".join(printed[len(lines):])
     entry = get_game(game)
     assert lines[0].startswith("fourcards ") and f"{entry.title}, " in lines[0] and "seed 1 (" in lines[0]
     assert lines[-1].startswith(("Game over: ", "Match over: "))
@@ -141,8 +144,8 @@ def test_demo_for_every_game(game: str, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_demo_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--game", "duelo", "--players", "9"]) == 2
-    assert "Duelo is for 2 to 8 players" in capsys.readouterr().err
+    assert main(["demo", "--game", "duelo", "--players", "33"]) == 2
+    assert "Duelo is for 2 to 32 players" in capsys.readouterr().err
     assert main(["demo", "--game", "duelo", "--bots", "greedy"]) == 2
     assert "choose from random, category" in capsys.readouterr().err
     assert main(["demo", "--game", "four-pack", "--bots", "random", "--seed", "2", "--players", "3"]) == 0
@@ -179,7 +182,8 @@ def test_a_registered_game_plays_everywhere_with_no_edit(plugin: GameEntry, tmp_
     assert main(["demo", "--game", "ends-pick", "--seed", "4"]) == 0
     demo = capsys.readouterr().out.splitlines()
     assert demo[0].endswith(")") and "Ends Pick, 2 greedy bots, seed 4" in demo[0]
-    assert sum(1 for line in demo if line.startswith("   P")) == 18 and demo[-1].startswith("Game over: ")
+    assert sum(1 for line in demo if line.startswith("   P")) == 18
+    assert demo[-len(next_steps("ends-pick")) - 1].startswith("Game over: ") and demo[-1].endswith("fourcards --help")
     # play: the rules' options, a variant, numbers and texts, save and resume
     with pytest.raises(SystemExit):
         main(["play", "ends-pick", "--help"])

@@ -13,11 +13,14 @@ from fourcards._backend import EXTENSIONS
 from fourcards.games import GAMES as REGISTRY
 
 PACKAGE = Path(fourcards.__file__).parent
+#: The package's sources as the repository and the sdist hold them (the wheel has no .pyx or .pxd).
+SOURCE = Path(__file__).resolve().parent.parent / "src" / "fourcards"
 GAMES = ("gangoffour", "fourcolor", "zangle", "fourpack", "duelo")
 #: Modules that list every game and may import any of them.
 EVERY_GAME = ("fourcards.games", "fourcards.benchmarks", "fourcards.server", "fourcards.rl")
 #: Modules that know the games only through the registry: they import no game package.
-GAME_FREE_IMPORTS = ("fourcards.cli", "fourcards.tournament")
+GAME_FREE_IMPORTS = ("fourcards.cli", "fourcards.tournament", "fourcards.hosting", "fourcards.saves",
+                     "fourcards._snapshot")
 
 
 def module_name(path: Path) -> str:
@@ -106,13 +109,36 @@ def test_each_compiled_game_keeps_its_kernels_beside_its_twin() -> None:
     for name in EXTENSIONS:
         *folders, module = name.split(".")[1:]
         folder = PACKAGE.joinpath(*folders)
-        assert ((folder / f"{module}.pyx").exists() or list(folder.glob(f"{module}.*.so"))
-                or list(folder.glob(f"{module}.*.pyd"))), name
+        assert list(folder.glob(f"{module}.*.so")) or list(folder.glob(f"{module}.*.pyd")), name
         assert (folder / f"{module}.pyi").exists(), name
+        if name != "fourcards._cyutility":  # Cython's own code, generated at build time
+            assert SOURCE.joinpath(*folders, f"{module}.pyx").exists(), name
     for game in ("gangoffour", "fourcolor"):
-        assert (PACKAGE / game / f"_{'gof' if game == 'gangoffour' else 'fc'}.pxd").exists()  # the shared header
+        assert (SOURCE / game / f"_{'gof' if game == 'gangoffour' else 'fc'}.pxd").exists()  # the shared header
     for game in ("gangoffour", "fourcolor"):
         assert (PACKAGE / game / "_kernels.py").exists() and (PACKAGE / game / "_reference.py").exists()
+
+
+#: The consumers that sit above the games: no game package imports them.
+CONSUMERS = ("fourcards.cli", "fourcards.server", "fourcards.rl", "fourcards.tournament")
+
+
+def test_no_game_imports_a_consumer_above_it() -> None:
+    """The games sit below the command line, the server, the RL adapters and the
+    tournaments: they build their terminal tables on :mod:`fourcards.terminal`."""
+    found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items()
+                   if (name.split(".") + [""])[1] in GAMES
+                   for target in targets if target.startswith(CONSUMERS))
+    assert found == []
+    assert "fourcards.terminal" in GRAPH["fourcards.fourcolor.terminal"]  # the graph sees the toolkit
+
+
+def test_the_terminal_toolkit_knows_no_game_and_no_consumer() -> None:
+    """The toolkit the games build on sits below them: it imports no game, no registry, no consumer."""
+    found = sorted(f"{name} -> {target}" for name, targets in GRAPH.items() if name.startswith("fourcards.terminal")
+                   for target in targets
+                   if (target.split(".") + [""])[1] in GAMES or target.startswith((*CONSUMERS, "fourcards.games")))
+    assert found == []
 
 
 def test_the_generic_modules_import_no_game() -> None:
@@ -142,12 +168,16 @@ MORE_GAME_WORDS = ("Speedster", "Zangle", "GangOfFour", "FourColor", "FourPack")
 GAME_WORDS = game_words()
 
 #: Where no game may be named: folders and modules of the package, served alike for every game.
-GAME_FREE = ["cli", "tournament.py", "server", "rl"]
+GAME_FREE = ["cli", "tournament.py", "server", "rl", "terminal", "stats.py", "hosting", "saves.py", "_snapshot.py",
+             "_links.py"]
 #: Modules there that may name a game anyway, each with the reason (a per-game override module).
 ALLOWED: dict[str, str] = {
     "rl/vector.py": "the vectorized environment steps one game's matches in C (its entry's rl_exports)",
     "rl/gymnasium_vector.py": "that vectorized environment behind Gymnasium's make_vec (its entry's vector_env)",
     "rl/openspiel.py": "one game as an OpenSpiel Python game (its chance node, resampling and C playouts)",
+    "rl/train.py": "trains that game's learned policy (shipped with its bot) over its vectorized environment",
+    "server/speedster.py": "Zangle Speedster's real-time server table (its entry's masters): a server part, "
+                           "so it lives with the server, above the game",
 }
 
 
@@ -192,3 +222,19 @@ def test_names_in_finds_a_game_in_code_strings_and_comments(tmp_path: Path) -> N
     assert hits == ["zangle", "duelo", "gang of four"]
     assert names_in(module) == []
 
+
+
+def test_tests_and_tools_never_import_the_source_tree() -> None:
+    """Against an installed wheel, the tests and tools must import the installed package:
+    nothing puts the repository's ``src/`` on ``sys.path`` or ``PYTHONPATH`` (the generators
+    once did, and the suite then failed against a wheel for want of the compiled core)."""
+    root = SOURCE.parent.parent
+    offenders = []
+    for folder in ("tests", "tools"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".py", ".sh") or "corpus" in path.parts:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if ("sys.path" in line or "PYTHONPATH" in line) and re.search(r"""["'/]src\b""", line):
+                    offenders.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert offenders == []

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from fourcards.__main__ import demo_lines
+from fourcards.cli.demo import next_steps
 from fourcards.gangoffour.commands import show_hand
 from fourcards.gangoffour.bots import GreedyBot
 from fourcards.gangoffour.match import GangOfFour
@@ -79,7 +80,10 @@ def test_demo_is_a_seeded_match_between_rule_based_players() -> None:
 def test_main_command_runs_the_demo() -> None:
     out = subprocess.run([sys.executable, "-m", "fourcards", "--seed", "5", "--colour", "never"],
                          capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == demo_lines(5)
+    lines = demo_lines(5)
+    assert out.splitlines()[:len(lines)] == lines
+    assert out.splitlines()[len(lines):] == next_steps("gang-of-four")
+    assert "fourcards play gang-of-four" in out and "fourcards demo --game four-color" in out
     three = subprocess.run([sys.executable, "-m", "fourcards", "demo", "--players", "3"],
                            capture_output=True, text=True, check=True).stdout
     assert "3 rule-based players" in three and "Match over" in three

@@ -39,17 +39,18 @@ RULES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "four-color": st.fixed_dictionaries({
         "players": st.sampled_from([2, 3, 4]), "threshold": st.sampled_from([0, 10]),
         "rounds": st.sampled_from([1, 2]), "lucky_rank_only": st.booleans(),
+        "same_colour_soldiers": st.booleans(), "only_generals": st.sampled_from(["hu", "no_winner"]),
     }),
     "zangle": st.one_of(
         st.fixed_dictionaries({"players": st.sampled_from([2, 3, 5]), "rounds": st.sampled_from([1, 2])}),
         st.just({"mode": "solitaire"}),
     ),
     "four-pack": st.fixed_dictionaries({
-        "players": st.sampled_from([3, 4, 8]), "must_hold_family": st.booleans(),
+        "players": st.sampled_from([3, 4, 8, 11, 32]), "must_hold_family": st.booleans(),
         "max_asks": st.sampled_from([30, 10_000]),
     }),
     "duelo": st.fixed_dictionaries({
-        "players": st.sampled_from([2, 3, 8]), "hand_limit": st.sampled_from([15, 10_000]),
+        "players": st.sampled_from([2, 3, 8, 13, 32]), "hand_limit": st.sampled_from([15, 10_000]),
     }),
 }
 assert set(RULES) == set(GAMES)

@@ -166,8 +166,8 @@ def test_four_color_names_its_cards(monkeypatch: pytest.MonkeyPatch, capsys: pyt
 def test_zangle_offers_pass_and_hint(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     _, text = play(["zangle", "--seed", "3"], ["pass", "hint", "99", "quit"], monkeypatch, capsys)
     assert "! you have a Zangle, so you make one" in text
-    assert re.search(r"hint: \d+  \(\w+\((centre|own)\) = ", text)
-    assert "! '99': choose a Zangle by its number (0..4)" in text
+    assert re.search(r"hint: \w+\((centre|own)\) = .*  \(choice \d+\)", text)
+    assert "! '99' is not a choice: type 1..5 ('list' shows them)" in text
     assert "pass" in text.split("in short:")[0] if "in short:" in text else True
 
 
@@ -205,3 +205,62 @@ def test_save_command_reports_a_bad_path(tmp_path: Path, monkeypatch: pytest.Mon
     _, text = play(["duelo", "--seed", "2"], [f"save {tmp_path}/missing/dir/x.json", "save", "quit"],
                    monkeypatch, capsys)
     assert "! could not save to" in text and "! save where?" in text
+
+
+@pytest.mark.parametrize("game", list(TABLES))
+def test_every_game_takes_the_choice_number_its_hint_and_list_give(
+        game: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md: "any game: a number from the list of your choices (3)". The hint's
+    "(choice N)" and the numbers 'list' prints are taken as typed, in every game."""
+    _, text = play([game, "--seed", "4"], ["hint", "list", "quit"], monkeypatch, capsys)
+    hint = re.search(r"hint: (.*)  \(choice (\d+)\)", text)
+    assert hint is not None, text[-2000:]
+    listed = re.search(rf"^  {hint.group(2)}\. (.*)$", text.split("hint: ")[1], re.M)
+    assert listed is not None, "the hint's number is not in the list"
+    _, text = play([game, "--seed", "4"], [hint.group(2), "quit"], monkeypatch, capsys)
+    assert "> !" not in text, text[text.index("> !") - 200:text.index("> !") + 200]
+    _, by_text = play([game, "--seed", "4"], [hint.group(1), "quit"], monkeypatch, capsys)
+    assert "> !" not in by_text
+    assert text.split("\n> ")[1] == by_text.split("\n> ")[1]  # the same move, by number or by text
+
+
+def test_every_command_takes_its_game_by_position_or_by_game(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``fourcards play --game zangle`` and ``fourcards demo zangle`` are what a new user types."""
+    _, by_position = play(["zangle", "--seed", "3"], ["quit"], monkeypatch, capsys)
+    _, by_flag = play(["--game", "zangle", "--seed", "3"], ["quit"], monkeypatch, capsys)
+    _, by_equals = play(["--seed", "3", "--game=zangle"], ["quit"], monkeypatch, capsys)
+    assert by_position == by_flag == by_equals and "Zangle, seed 3" in by_flag
+    assert main(["demo", "zangle", "--seed", "2", "--colour", "never"]) == 0
+    positional = capsys.readouterr().out
+    assert main(["demo", "--game", "zangle", "--seed", "2", "--colour", "never"]) == 0
+    assert capsys.readouterr().out == positional and "Zangle" in positional
+    assert main(["tournament", "four-pack", "--bots", "memory,random,random", "--deals", "1", "--workers", "1",
+                 "--no-progress"]) == 0
+    assert "families" in capsys.readouterr().out
+
+
+def test_zangle_shows_everyones_face_up_cards_and_piles_and_only_the_bonus_rounds_players() -> None:
+    """Seed 002: the players turn up their cards "boca arriba frente a ti": everyone sees
+    them and how many cards each pile holds. A bonus round is played by "todos los jugadores
+    con la misma puntuación más baja": its end names only them."""
+    from fourcards.zangle import ZangleGame
+
+    state = ZangleGame(players=3).new_match(4)
+    table = ZangleTable(state)
+    status = "\n".join(table.status())
+    for seat in (1, 2):
+        cards = " ".join(state.face_up[seat])
+        assert f"P{seat}: {cards} | pile {len(state._piles[seat])}" in status
+    state = ZangleGame(players=3, rounds=1).from_position(centre="2", cards=["", "", "1 1"], current=2, seed=5,
+                                                          totals=[5, 0, 0])
+    state.apply("2(centre) = 1(own) + 1(own)")
+    assert state._bonus and state._seats == [1, 2]
+    bots = [get_game("zangle").new_bot("greedy", state.game, p) for p in range(3)]
+    while not state.is_terminal:
+        p = state.current_player
+        state.apply(bots[p].choose(state.observation(p), state.legal_actions()), p)
+    table = ZangleTable(state)
+    lines = [line for record in state.history for line in table.show(record)]
+    bonus = next(line for line in lines if "Bonus round over" in line)
+    assert "You" not in bonus and "P1 " in bonus and "P2 " in bonus, bonus

@@ -25,6 +25,8 @@ pytest.importorskip("websockets")
 # The server plays on the compiled kernels (its search bot needs them); CI runs these in compiled mode.
 pytestmark = pytest.mark.engine
 
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -44,11 +46,12 @@ def humans(n: int) -> list[dict[str, Any]]:
     return [{"kind": "human"} for _ in range(n)]
 
 
-async def seated(server: ServerProcess, table: dict[str, Any]) -> list[Seat]:
-    seats = []
+async def seated(server: ServerProcess, table: dict[str, Any], protocols: tuple[int, ...] = (1,)) -> list[Seat]:
+    """A client at each human seat, speaking the protocols given in turn (the first one's first)."""
+    seats: list[Seat] = []
     for number, seat in enumerate(table["seats"]):
         if seat["kind"] == "human":
-            s = Seat(server, table["id"], claim(server, table["id"], number))
+            s = Seat(server, table["id"], claim(server, table["id"], number), protocols[len(seats) % len(protocols)])
             await s.join()
             seats.append(s)
     return seats
@@ -119,7 +122,7 @@ def scan_hidden(db: Path, game_name: str, rules: dict[str, Any], table: str, sea
             version = stamp if isinstance(stamp, int) and 0 <= stamp < len(truths) else len(truths) - 1
             hands, known, own, legal = truths[version]
             hidden = set().union(*(hands[p] for p in range(len(hands)) if p != me)) - own[me] - known
-            if message["type"] == "state":
+            if message["type"] in ("state", "update"):
                 # The legal actions are the seat's own options (the engine's, from its own hand:
                 # in Four Pack every card it lacks): they must be exactly those, and only on its turn.
                 listed = [a["action"] for a in message["legal_actions"]]
@@ -130,7 +133,35 @@ def scan_hidden(db: Path, game_name: str, rules: dict[str, Any], table: str, sea
             leaked = _tokens(message) & hidden
             assert not leaked, f"seat {me} received {leaked} of another seat's hand: {message}"
             checked += len(hidden)
+    check_states(game, seed, actions, seats)
     return checked
+
+
+def check_states(game: Any, seed: int, actions: list[int], seats: list[Seat]) -> None:
+    """The state each client held after each message (a protocol-2 client: the updates applied to
+    the state of its join) is, at its version, exactly what the engine says that seat sees: its
+    view, its legal actions (its turn only), the scores and the latest 20 records."""
+    wanted: dict[int, list[Any]] = {}
+    state = game.new_match(seed)
+    for version in range(len(actions) + 1):
+        for seat in seats:
+            me = seat.messages[0]["seat"]
+            if any(s["version"] == version for s in seat.states):
+                legal = ([int(a) for a in state.legal_actions()]
+                         if state.current_player == me and not state.is_terminal else [])
+                wanted.setdefault(version, []).append((seat, json.loads(json.dumps(state.view(me))), legal,
+                                                       plain(list(state.scores)),
+                                                       [plain(game.record_view(r)) for r in
+                                                        state.recent_history(20)]))
+        if version < len(actions):
+            state.apply(actions[version])
+    for version, expected in wanted.items():
+        for seat, view, legal, scores, history in expected:
+            for held in (s for s in seat.states if s["version"] == version):
+                assert held["view"] == view, (seat.protocol, version, held["view"], view)
+                assert [a["action"] for a in held["legal_actions"]] == legal
+                assert held["scores"] == scores and json.loads(json.dumps(held["history"])) == \
+                    json.loads(json.dumps(history)), (seat.protocol, version)
 
 
 # -- every game to the end ------------------------------------------------------------------------
@@ -164,7 +195,7 @@ def test_every_game_played_to_the_end_and_no_message_reveals_a_hidden_card(
     async def main() -> None:
         players = get_game(game).new_game(**rules).num_players
         table = create_table(server, game, rules, seats or humans(players))
-        clients = await seated(server, table)
+        clients = await seated(server, table, (2, 1))  # the page's protocol (updates) and the first one
         rng = random.Random(7)
         ends = await asyncio.gather(*(play_to_end(c, rng, retry=0.1) for c in clients))
         for c in clients:
@@ -185,6 +216,10 @@ def test_every_game_played_to_the_end_and_no_message_reveals_a_hidden_card(
             assert all(len(v) == 1 for v in versions.values()), "a retry was acknowledged with another version"
             acked += len(versions)
         assert stored_client_ids(server.db, table["id"]) == acked
+        for c in clients:  # protocol 2: the whole state once (the join), then updates; protocol 1: states
+            kinds = [m["type"] for m in c.messages]
+            assert (kinds.count("state"), "update" in kinds) == ((1, True) if c.protocol == 2 else
+                                                                 (kinds.count("state"), False)), (c.protocol, kinds)
         summary = request("GET", f"{server.http}/api/tables/{table['id']}")[1]
         assert summary["terminal"] and summary["version"] == len(actions)
         assert scan_hidden(server.db, game, rules, table["id"], clients) > 0 or game == "zangle"
@@ -356,9 +391,16 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(server: ServerProce
             return answer
 
         await expect({"type": "act", "id": "a", "version": 0, "action": 1}, "not_joined")
-        await expect({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table")
-        await expect({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")
         await expect({"type": "join", "table": table["id"], "token": 12345}, "bad_message")
+        await expect({"type": "join", "table": table["id"], "token": "\ud800"}, "bad_message")
+        # A join refused for its table or token closes the connection at once (no use going on).
+        for hello, code in (({"type": "join", "table": "no-such-table", "token": tokens[0]}, "unknown_table"),
+                            ({"type": "join", "table": table["id"], "token": "guessed-token"}, "bad_token")):
+            async with connect(server.ws) as refused:
+                await refused.send(json.dumps(hello))
+                assert json.loads(await refused.recv())["code"] == code
+                with pytest.raises(ConnectionClosed):
+                    await asyncio.wait_for(refused.recv(), 5)
         await seat.send({"type": "join", "table": table["id"], "token": tokens[0]})
         await seat.until("welcome")
         state = await seat.until("state")
@@ -396,13 +438,14 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(server: ServerProce
         ]
         for message, code in bad:
             await expect(message, code)
-        # Acting out of turn, an illegal action, a stale version.
+        # Acting out of turn, an illegal action, an integer that names no action, a stale version:
+        # each the engine's refusal, sent with its error code (one mapping, by code).
         await waiting.send(act | {"id": "e2"})
         assert (await waiting.until("error"))["code"] == "not_your_turn"
         await mover.send(act | {"id": "e3", "action": illegal})
         assert (await mover.until("error", id="e3"))["code"] == "illegal_action"
         await mover.send(act | {"id": "e4", "action": 2**31 - 1})
-        assert (await mover.until("error", id="e4"))["code"] == "illegal_action"
+        assert (await mover.until("error", id="e4"))["code"] == "bad_action"
         await mover.send(act | {"id": "e5", "version": version + 5})
         assert (await mover.until("error", id="e5"))["code"] == "stale"
         # Nothing changed, and the connections are still open.
@@ -449,7 +492,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
         ({"game": "gang-of-four", "extra": 1}, 400, "bad_request"),
         ([1, 2], 400, "bad_request"),
     ]
-    before = len(request("GET", url)[1]["tables"])
+    before = request("GET", url)[1]["total"]
     for body, status, code in cases:
         answer = request("POST", url, body)
         assert answer == (status, answer[1]) and answer[1]["error"]["code"] == code, (body, answer)
@@ -457,7 +500,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
     assert request("POST", url, raw=b" " * 300_000)[0] == 413
     assert request("GET", url + "/nope")[0] == 404
     assert request("POST", url + "/nope/seats/0", {})[0] == 404
-    assert len(request("GET", url)[1]["tables"]) == before
+    assert request("GET", url)[1]["total"] == before
     games = request("GET", server.http + "/api/games")[1]["games"]
     assert {g["name"] for g in games} == {"gang-of-four", "four-color", "zangle", "zangle-speedster",
                                           "four-pack", "duelo"}
@@ -484,14 +527,17 @@ def test_hint_comes_from_the_best_bot(server: ServerProcess) -> None:
 
 
 class _FailingStore:
-    """A store whose appends fail on demand (to check that a refused action leaves no trace)."""
+    """A store whose writes fail on demand (to check that a refused action leaves no trace)."""
 
     def __init__(self) -> None:
         self.fail = False
+        self.versions: list[Any] = []
 
-    async def append(self, table_id: str, entry: Any) -> None:
+    async def replace_async(self, match: Any, expected_step: int) -> bool:
         if self.fail:
             raise OSError("disk full")
+        self.versions.append(match)
+        return True
 
 
 def test_state_text_built_once_a_version_equals_the_message_and_follows_every_change() -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+import fourcards
 from fourcards.games import get_game
 from fourcards.server.pgstore import Elsewhere, LeaseLost, PostgresStore
 from fourcards.server.store import LogEntry, SeatRecord, SQLiteStore, TableRecord
@@ -150,6 +151,37 @@ def test_a_duplicate_entry_is_refused_and_the_others_stay(make_store: Callable[[
     assert [e.client_id for e in store.load()[0].log] == ["a", "c"]
 
 
+@pytest.mark.parametrize("bad", ["\ud800", "nul\x00", 2**70], ids=["lone surrogate", "NUL", "huge int"])
+def test_a_bad_entry_fails_only_itself_and_the_writer_goes_on(make_store: Callable[[], Store], bad: Any) -> None:
+    """Issue 27: a value the database cannot take (text no store can hold, an int too big for its
+    column) once reached the writer, which died (SQLite) or failed the whole batch (PostgreSQL).
+    Now the bad entry's own write fails; its batch neighbours, and every later write, succeed."""
+    store = make_store()
+    # SQLite holds a NUL in text (PostgreSQL refuses it); the server refuses it from the network anyway.
+    accepted = isinstance(store, SQLiteStore) and bad == "nul\x00"
+
+    async def main() -> None:
+        await asyncio.gather(*(store.create_table(record(f"t{n}")) for n in range(8)))
+        entries = [store.append(f"t{n}", LogEntry(0, 0, f"m{n}", n)) for n in range(8)]
+        if isinstance(bad, str):
+            poisoned = store.append("t3", LogEntry(1, 0, bad, 1))
+        else:
+            poisoned = store.append("t3", LogEntry(1, 0, "big", bad))
+        results = await asyncio.gather(poisoned, *entries, return_exceptions=True)
+        assert results[0] is None if accepted else isinstance(results[0], Exception), results[0]
+        assert results[1:] == [None] * 8  # the neighbours of the batch were all written
+        # The writer is alive: later writes of every kind go through.
+        await store.append("t3", LogEntry(2, 0, "after", 7))
+        await store.set_seat("t1", 0, SeatRecord("human", "Ana", None, "ef" * 32))
+        await store.create_table(record("t9"))
+
+    asyncio.run(main())
+    loaded = {s.table.id: s for s in store.load()}
+    assert [e.client_id for e in loaded["t3"].log] == ["m3", *([bad] if accepted else []), "after"]
+    assert all(len(loaded[f"t{n}"].log) == 1 for n in range(8) if n != 3)
+    assert loaded["t1"].table.seats[0].name == "Ana" and "t9" in loaded
+
+
 def test_a_deleted_table_is_gone_with_its_seats_and_log(make_store: Callable[[], Store]) -> None:
     store = make_store()
 
@@ -271,8 +303,9 @@ LEASE = "1"  # seconds: a stopped process's tables are taken over quickly
 def _servers(cluster: Cluster, tmp_path: Path, count: int = 2) -> tuple[str, list[ServerProcess]]:
     pytest.importorskip("uvicorn")
     url = cluster.database()
-    servers = [ServerProcess(tmp_path / "unused.db", url=url, options=(*GENEROUS, "--lease-seconds", LEASE))
-               for _ in range(count)]
+    servers = [ServerProcess(tmp_path / "unused.db", url=url, log=tmp_path / f"server{number}.log",
+                             options=(*GENEROUS, "--lease-seconds", LEASE, "--log-level", "info"))
+               for number in range(count)]
     for server in servers:
         server.start()
     return url, servers
@@ -434,6 +467,19 @@ def test_kill_9_of_the_owner_mid_match_the_other_finishes_it(cluster: Cluster, t
                 await asyncio.sleep(0.1)
             stored = pg_match(url, table["id"])[1]
             assert all(stored[v - 1] == a for v, a in acked.items())  # nothing acknowledged lost
+            # Taken over from its snapshot (signed with the key the processes share in the database).
+            deadline = time.monotonic() + 10
+            while f"table {table['id']} taken over" not in second.log_text():
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
+            assert "(from its snapshot)" in second.log_text()
+            with psycopg.connect(url) as db:
+                key = bytes.fromhex(db.execute("SELECT key FROM server_key").fetchone()[0])  # type: ignore[index]
+                step, snapshot = db.execute("SELECT step, snapshot FROM tables WHERE id=%s",
+                                            (table["id"],)).fetchone()  # type: ignore[misc]
+            seed = pg_match(url, table["id"])[0]
+            assert step == len(stored) and fourcards.load(snapshot, key) == get_game("gang-of-four").new_game(
+                players=4, target_score=1).replay(seed, stored)
             clients = [(await join_somewhere(second, table["id"], t))[0] for t in tokens]
             states = [await c.until("state") for c in clients]
             assert {s["version"] for s in states} == {len(stored)}

@@ -14,7 +14,7 @@ from fourcards.server.protocol import (
     ERROR_CODES, MAX_MESSAGE_BYTES, Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message,
     parse_client_message,
 )
-from fourcards.zangle.speedster_master import parse_zangle_text
+from fourcards.server.speedster import parse_zangle_text
 
 EVENTS = frozenset({"call", "hit"})
 
@@ -170,3 +170,21 @@ def test_the_spectator_view_holds_no_seats_private_fields(name: str) -> None:
         if state.is_terminal:
             break
         state.apply(rng.choice(state.legal_actions()))
+
+
+def test_join_and_watch_name_their_protocol() -> None:
+    assert parse_client_message('{"type": "join", "table": "t", "token": "x", "protocol": 2}') == Join("t", "x", 2)
+    assert parse_client_message('{"type": "watch", "table": "t"}') == Watch("t", None, 1)
+    assert parse_client_message('{"type": "watch", "table": "t", "protocol": 1}') == Watch("t", None, 1)
+    for bad in ("0", "3", '"2"', "true", "null", "2.0"):
+        with pytest.raises(ProtocolError, match="protocol") as caught:
+            parse_client_message(f'{{"type": "join", "table": "t", "token": "x", "protocol": {bad}}}')
+        assert caught.value.code == "bad_message"
+
+
+def test_the_error_table_of_docs_server_lists_every_code_once() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text(encoding="utf-8")
+    table = docs.split("| code | meaning |", 1)[1].split("\n\n", 1)[0]
+    assert sorted(re.findall(r"^\| `([a-z_]+)` \|", table, re.M)) == sorted(ERROR_CODES)

@@ -51,14 +51,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def listed(server: ServerProcess) -> set[str]:
-    return {t["id"] for t in request("GET", server.http + "/api/tables")[1]["tables"]}
+    """Every listed table's id, page after page."""
+    found: set[str] = set()
+    query = "?limit=200"
+    while True:
+        status, page = request("GET", server.http + "/api/tables" + query)
+        assert status == 200, page
+        found |= {t["id"] for t in page["tables"]}
+        if page["next"] is None:
+            return found
+        query = f"?limit=200&after={page['next']}"
 
 
 class Watcher(Seat):
     """A spectator: ``watch`` instead of ``join``."""
 
-    def __init__(self, server: ServerProcess, table: str, invite: str | None = None) -> None:
-        super().__init__(server, table, "")
+    def __init__(self, server: ServerProcess, table: str, invite: str | None = None, protocol: int = 1) -> None:
+        super().__init__(server, table, "", protocol)
         self.invite = invite
 
     async def join(self) -> dict[str, Any]:
@@ -66,6 +75,8 @@ class Watcher(Seat):
         message: dict[str, Any] = {"type": "watch", "table": self.table}
         if self.invite is not None:
             message["invite"] = self.invite
+        if self.protocol != 1:
+            message["protocol"] = self.protocol
         await self.send(message)
         return await self.recv()
 
@@ -426,6 +437,8 @@ def test_a_spectator_sees_every_state_with_no_hidden_card_and_cannot_act(
         watcher = Watcher(server, table["id"])
         welcome = await watcher.join()
         assert welcome["type"] == "welcome" and welcome["seat"] is None and welcome["game"] == game
+        follower = Watcher(server, table["id"], protocol=2)  # the page's protocol: updates
+        assert (await follower.join())["protocol"] == 2 and welcome["protocol"] == 1
         clients = await seated(server, table)
         first = await watcher.until("state")
         for message, code in (({"type": "act", "id": "s1", "version": first["version"], "action": 0}, "spectator"),
@@ -435,9 +448,22 @@ def test_a_spectator_sees_every_state_with_no_hidden_card_and_cannot_act(
             await watcher.send(message)
             assert (await watcher.until("error"))["code"] == code
         rng = random.Random(11)
-        ends = await asyncio.gather(*(play_to_end(c, rng) for c in clients), watcher.until_end())
-        assert ends[-1] == ends[0]
+        ends = await asyncio.gather(*(play_to_end(c, rng) for c in clients), watcher.until_end(),
+                                    follower.until_end())
+        assert ends[-1] == ends[-2] == ends[0]
         truths = _spectator_truths(game, rules, server.db, table["id"])
+        # The spectator that speaks protocol 2: one whole state, then updates; its copy of the
+        # public view, brought up to date by each, is the engine's spectator view at every version.
+        kinds = [m["type"] for m in follower.messages]
+        assert kinds.count("state") == 1 and kinds.count("update") == len(follower.states) - 1 > 0
+        assert [s["version"] for s in follower.states] == sorted({s["version"] for s in follower.states})
+        for held in follower.states:
+            assert held["view"] == truths[held["version"]][0] and held["legal_actions"] == []
+        for message in follower.messages:
+            stamp = message.get("version")
+            hidden = truths[stamp if isinstance(stamp, int) else -1][1]
+            leaked = _tokens({k: v for k, v in message.items() if k != "deck"}) & hidden
+            assert not leaked, f"the spectator received {leaked}: {message}"
         states = [m for m in watcher.messages if m["type"] == "state"]
         assert states[-1]["version"] == len(truths) - 1 and states[-1]["terminal"]
         checked = 0
@@ -480,7 +506,7 @@ def test_a_spectator_sees_every_state_with_no_hidden_card_and_cannot_act(
             status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay/{bad}")
             assert (status, answer["error"]["code"]) == (400, "bad_request"), bad
             assert "step" in answer["error"]["reason"]
-        for c in (*clients, watcher):
+        for c in (*clients, watcher, follower):
             await c.close()
 
     asyncio.run(main())
@@ -496,8 +522,14 @@ def test_a_speedster_spectator_sees_the_public_table(server: ServerProcess) -> N
         await watcher.send({"type": "hit", "id": "w1", "version": state["version"]})
         assert (await watcher.until("error", id="w1"))["code"] == "spectator"
         (person,) = await seated(server, table)
-        ends = await asyncio.gather(play_to_end(person, random.Random(2)), watcher.until_end())
-        assert ends[1]["winners"] == ends[0]["winners"]
+        follower = Watcher(server, table["id"], protocol=2)
+        await follower.join()
+        ends = await asyncio.gather(play_to_end(person, random.Random(2)), watcher.until_end(), follower.until_end())
+        assert ends[1]["winners"] == ends[0]["winners"] == ends[2]["winners"]
+        # Protocol 2 at a real-time table: updates (each outcome a record), the same table in the end.
+        assert [m["type"] for m in follower.messages].count("update") > 1
+        assert follower.states[-1]["view"] == [m for m in watcher.messages if m["type"] == "state"][-1]["view"]
+        assert follower.states[-1]["history"] == [m for m in watcher.messages if m["type"] == "state"][-1]["history"]
         seen = [m for m in watcher.messages if m["type"] == "state"]
         assert len(seen) > 2
         for message in seen:
@@ -512,7 +544,7 @@ def test_a_speedster_spectator_sees_the_public_table(server: ServerProcess) -> N
         assert replay["boards"] is False and replay["record_steps"] is None  # a real-time table: records only
         status, answer = request("GET", f"{server.http}/api/tables/{table['id']}/replay/0")
         assert (status, answer["error"]["code"]) == (404, "no_boards")
-        for c in (person, watcher):
+        for c in (person, watcher, follower):
             await c.close()
 
     asyncio.run(main())

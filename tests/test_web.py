@@ -150,7 +150,7 @@ def test_every_literal_key_the_page_uses_is_in_the_catalog() -> None:
 #: The codes of the HTTP API's errors (docs/server.md).
 HTTP_ERRORS = ("bad_deck", "bad_json", "bad_request", "bad_rules", "bad_seats", "unknown_game", "unknown_seat",
                "unknown_table", "seat_taken", "too_large", "too_many_tables", "not_found", "forbidden_origin",
-               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited")
+               "unsupported_media_type", "bad_invite", "not_finished", "rate_limited", "too_many_connections")
 
 
 def _data_keys() -> set[str]:
@@ -164,6 +164,7 @@ def _data_keys() -> set[str]:
         rules = entry.game_class.rules_type
         keys |= {f"rule.{f.name}" for f in dataclasses.fields(rules) if f.name != "deck"}
     keys |= {"rule.mode.turn", "rule.mode.solitaire", "rule.check", "rule.check.each", "rule.check.at_round_end",
+             "rule.only_generals.hu", "rule.only_generals.no_winner",
              "rule.bot_reaction", "game.zangle-speedster", "game.zangle-speedster.about", "score.zangle-speedster"}
     keys |= {f"error.{code}" for code in (*ERROR_CODES, *HTTP_ERRORS)}
     keys |= {f"status.{s}" for s in ("connecting", "connected", "reconnecting")}
@@ -239,11 +240,12 @@ class Server:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db = db
-        # The per-address creation limits lifted: every table of the tests comes from 127.0.0.1.
+        # The per-address limits lifted: every table, page and socket of the tests comes from 127.0.0.1.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fourcards", "serve", "--port", str(self.port), "--db", str(db),
              "--bot-delay", str(bot_delay), "--tables-per-client", "100000", "--create-rate", "100000",
-             "--claim-rate", "100000"],
+             "--claim-rate", "100000", "--request-rate", "100000", "--connection-rate", "100000",
+             "--socket-rate", "100000", "--list-rate", "100000", "--hint-rate", "100000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:
@@ -294,12 +296,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def browser(server: Server) -> Iterator[Any]:
+def playwright(server: Server) -> Iterator[Any]:
+    """One Playwright driver for the module's browsers."""
     sync_api = _browser_parts()
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    with sync_api.sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Any) -> Iterator[Any]:
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    yield chromium
+    chromium.close()
 
 
 class Page:
@@ -380,13 +388,16 @@ GAME_SETUPS = {
 @pytest.mark.parametrize("game", list(GAME_SETUPS))
 def test_a_whole_match_by_clicking_with_a_reload_in_the_middle(browser: Any, server: Server, game: str) -> None:
     rules, bots = GAME_SETUPS[game]
-    table = server.table(game, rules, bots)
     tab = Page(browser, server)
     try:
-        tab.take_seat(table)
-        tab.page.wait_for_selector(".board")
-        assert tab.page.inner_text("h2") == catalog("en")[f"game.{game}"]
-        first = tab.play(moves=3)
+        for _ in range(3):  # a deal where the bots end the match before the person's turn (Four Pack, 1 in 80): again
+            table = server.table(game, rules, bots)
+            tab.take_seat(table)
+            tab.page.wait_for_selector(".board")
+            assert tab.page.inner_text("h2") == catalog("en")[f"game.{game}"]
+            first = tab.play(moves=3)
+            if first >= 1:
+                break
         assert first >= 1
         tab.screenshot(f"table-{game}.png")
         before = tab.version()
@@ -1123,5 +1134,135 @@ def test_the_replay_steps_through_every_record_to_the_end(browser: Any, server: 
         tab.page.wait_for_selector("#replay-record[data-index='-1']")
         check_board(0)
         tab.screenshot("replay.png")
+    finally:
+        tab.close()
+
+
+# -- Four Color's characters ship with the page --------------------------------------------------
+
+#: Font folders with Latin fonts only; the browser below sees nothing else.
+LATIN_FONTS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"),
+               Path("/usr/share/fonts/truetype/liberation2")]
+FC_CHARACTERS = "帥仕相俥傌炮兵將士象車馬包卒"
+
+
+def test_the_page_ships_the_four_color_characters_and_its_font_s_licence() -> None:
+    """The @font-face asks for exactly the cards' characters; the font is a few KB, with its licence."""
+    css = (STATIC / "style.css").read_text(encoding="utf-8")
+    face = re.search(r"@font-face \{([^}]*)\}", css)
+    assert face is not None and 'url("fonts/fourcolor-ranks.woff2")' in face.group(1)
+    points = {int(p, 16) for p in re.findall(r"U\+([0-9A-F]+)", face.group(1))}
+    assert points == {ord(c) for c in FC_CHARACTERS}
+    assert all(c in (STATIC / "cards.js").read_text(encoding="utf-8") for c in FC_CHARACTERS)
+    font = STATIC / "fonts" / "fourcolor-ranks.woff2"
+    assert font.read_bytes()[:4] == b"wOF2" and 1_000 < font.stat().st_size < 12_000
+    assert "SIL OPEN FONT LICENSE" in (STATIC / "fonts" / "OFL.txt").read_text(encoding="utf-8")
+    assert '"Fourcards Four Color Ranks"' in re.search(r"\.card\.fc \.glyph \{[^}]*\}", css).group(0)  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def browser_without_cjk_fonts(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Chromium whose fontconfig knows Latin fonts only, whatever fonts the machine has (as
+    Debian's Chromium out of the box: no CJK font)."""
+    folders = [folder for folder in LATIN_FONTS if folder.is_dir()]
+    if not folders:
+        pytest.fail(f"no Latin font folder among {[str(f) for f in LATIN_FONTS]} (apt-get install fonts-dejavu-core)")
+    work = tmp_path_factory.mktemp("fontconfig")
+    conf = work / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+                    + "".join(f"  <dir>{folder}</dir>\n" for folder in folders)
+                    + f"  <cachedir>{work / 'cache'}</cachedir>\n</fontconfig>\n", encoding="utf-8")
+    env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
+    env.pop("FONTCONFIG_PATH", None)
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env=env)
+    yield chromium
+    chromium.close()
+
+
+#: Every Four Color card drawn by the page's own code, each twice more: its character
+#: replaced by one no font has (the missing-glyph box) and by a space (nothing drawn).
+FONT_PROBE = """async () => {
+  const { fcCard } = await import("fourcards/cards.js");
+  const box = document.createElement("div");
+  box.id = "font-probe";
+  box.style.cssText = "display: grid; grid-template-columns: repeat(12, 48px); grid-auto-rows: 96px; background: #fff;";
+  const cell = (card, probe) => {  // whole pixels, so every cell's screenshot has the same size
+    const wrap = document.createElement("div");
+    wrap.style.cssText = "width: 48px; height: 96px; overflow: hidden; font-size: 16px;";
+    wrap.dataset.card = card.dataset.card;
+    wrap.dataset.probe = probe;
+    wrap.append(card);
+    box.append(wrap);
+  };
+  for (let code = 0; code < 28; code++) {
+    for (const probe of [null, "\\uE000", "\\u00A0"]) {
+      const card = fcCard(code);
+      if (probe !== null) card.querySelector(".glyph").textContent = probe;
+      cell(card, probe === null ? "card" : probe === "\\uE000" ? "missing" : "blank");
+    }
+  }
+  // a CJK character that is not on any card: no font of this browser may have it
+  const other = fcCard(0);
+  other.querySelector(".glyph").textContent = "\\u4E00";
+  cell(other, "other-cjk");
+  document.body.prepend(box);
+  await document.fonts.load('700 24px "Fourcards Four Color Ranks"', "\\u5E25");
+  await document.fonts.ready;
+  return [...box.children].map((wrap) => [wrap.dataset.card, wrap.dataset.probe,
+    wrap.querySelector(".index").textContent, wrap.querySelector(".glyph").textContent]);
+}"""
+
+
+def test_every_four_color_rank_renders_without_a_cjk_font(browser_without_cjk_fonts: Any, server: Server) -> None:
+    """Each card's character, in Chromium with no CJK font at all, is drawn from the page's
+    own font: its pixels are neither the missing-glyph box nor blank, the seven ranks of a
+    colour differ, and the rank's letter is on the card."""
+    tab = Page(browser_without_cjk_fonts, server)
+    try:
+        tab.open()
+        tab.page.wait_for_selector("#create-form")
+        cards = tab.page.evaluate(FONT_PROBE)
+        shots = [element.screenshot() for element in tab.page.query_selector_all("#font-probe > div")]
+        assert len(shots) == len(cards) == 28 * 3 + 1
+        by = {(name, probe): shot for (name, probe, _, _), shot in zip(cards, shots)}
+        # the browser really has no CJK font: another CJK character draws the missing-glyph box
+        no_cjk_font = by[("RG", "other-cjk")] == by[("RG", "missing")]
+        assert no_cjk_font, "this Chromium has a CJK font, so the test could not tell the page's font from it"
+        for name, probe, index, glyph in cards:
+            if probe != "card":
+                continue
+            assert index == name[1], f"{name}: the rank's letter is not on the card"
+            assert glyph in FC_CHARACTERS
+            as_box, as_nothing = by[(name, "card")] == by[(name, "missing")], by[(name, "card")] == by[(name, "blank")]
+            assert not as_box, f"{name}: {glyph} is drawn as the missing-glyph box"
+            assert not as_nothing, f"{name}: {glyph} is drawn as nothing"
+        for colour in "RGYW":
+            ranks = {by[(colour + rank, "card")] for rank in "GAECHNS"}
+            assert len(ranks) == 7, f"two ranks of colour {colour} look the same"
+    finally:
+        tab.close()
+
+
+def test_a_four_color_hu_shows_the_winner_s_melds_and_the_lucky_card(browser: Any, server: Server) -> None:
+    """"il giocatore può dichiarare di aver vinto ("hu") e mostrare la sua mano": after a
+    round ends on a hu, the history and the board show the melds and the lucky card."""
+    table = server.table("four-color", {"players": 2, "rounds": 3}, ["greedy"])
+    tab = Page(browser, server)
+    try:
+        tab.take_seat(table)
+        for _ in range(400):
+            if tab.page.query_selector(".shown-hand .hu-hand .meld") or tab.page.query_selector("#end"):
+                break
+            tab.play(moves=1)
+        shown = tab.page.query_selector(".shown-hand")
+        if shown is None:  # every round of this deal ended on an empty stock: the records say so
+            finished = server.get(f"/api/tables/{table}")
+            pytest.fail(f"no round of table {table} ended on a hu: {json.dumps(finished)[:300]}")
+        melds = tab.page.query_selector_all(".shown-hand .hu-hand .meld")
+        assert melds and all(m.query_selector(".card.fc") and m.query_selector(".meld-points") for m in melds)
+        text = tab.page.inner_text(".history")
+        assert re.search(catalog("en")["fc.h.shows"].replace("{seat}", r".+"), text)
+        lucky = tab.page.query_selector(".shown-hand .lucky")
+        assert lucky is not None and ("lucky card" in lucky.inner_text() or "no lucky card" in lucky.inner_text())
     finally:
         tab.close()

@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 import threading
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fourcards import FourCardsError, IllegalMoveError, InvalidRulesError
 from fourcards.engine import play_match
@@ -149,7 +152,7 @@ def test_speedster_check_at_round_end_takes_zangles_on_trust() -> None:
         if check == "at_round_end":
             # seat 0 went out (round winner) with a wrong Zangle: it scores 5, everyone else 0
             assert outcomes[check][:2] == ["zangle", "round end"]
-            assert table.totals == [5, 0] and table.levels[0] == 1
+            assert table.totals == [5, 0] and table.levels == [0, 0]
     assert outcomes["each"][0] == "false call"
 
 
@@ -223,3 +226,59 @@ def test_more_than_fifteen_of_a_kind_takes_the_careful_search() -> None:
     assert state._available_rows(seat) is None
     assert state.legal_actions() == sorted(
         state.game.index[z] for z in state._available(seat) if z in state.game.index)
+
+
+def test_a_winner_caught_with_a_wrong_zangle_gains_no_equalizer() -> None:
+    """Seed 002: "El ganador de cada ronda DEBE mostrar sus Zangles al final. Si sus Zangles
+    no son correctos, entonces ese jugador suma 5 puntos a su puntuación y todos los demás
+    reciben 0 puntos para la ronda" and "En cada ronda, se otorga un [ecualizador] al jugador
+    que gana esa ronda": with the worst score of the round, they did not win it, so they go
+    up no equalizer level; a winner whose Zangles were right does."""
+    four_b, two, one = kind_code("4b"), kind_code("2"), kind_code("1")
+    wrong = Zangle(four_b, CENTRE, ((two, OWN), (two, OWN)))
+    right = Zangle(two, CENTRE, ((one, OWN), (one, OWN)))
+    for zangle, totals, levels in ((wrong, [5, 0], [0, 0]), (right, [0, None], [1, 0])):
+        table = SpeedsterTable(players=2, seed=4, check="at_round_end")
+        table.centre[0] = zangle.target
+        table.cards[0] = [k for k, _ in zangle.pieces]
+        table.piles[0] = []
+        table.submit_call(0, zangle, 1.0)
+        kinds = [o.kind for o in table.resolve(1.0)]
+        assert kinds[:2] == ["zangle", "round end"]
+        assert table.totals[0] == totals[0] and (totals[1] is None or table.totals[1] == totals[1])
+        assert table.levels == levels
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(1, 5), steps=st.integers(0, 40),
+       shuffle=st.randoms(use_true_random=False))
+def test_no_observation_shows_a_face_down_card(seed: int, players: int, steps: int, shuffle: random.Random) -> None:
+    """Seed 002: "Reparte una pila de 10 cartas para cada jugador. ¡Sin espiar!": nobody, the
+    pile's owner included, sees what a face-down pile holds, only how many cards it has.
+    Every seat's observation, tensor and view stay the same when the face-down cards (every
+    pile and the centre draw pile) are dealt among those places again, sizes kept."""
+    s = ZangleGame(players=players, mode="solitaire" if players == 1 else "turn").new_match(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if s.is_terminal:
+            break
+        s.apply(rng.choice(s.legal_actions()))
+    other = s.clone()
+    hidden = [card for pile in other._piles for card in pile] + list(other._centre_pile)
+    shuffle.shuffle(hidden)
+    for pile in other._piles:
+        pile[:], hidden = hidden[:len(pile)], hidden[len(pile):]
+    other._centre_pile[:] = hidden
+    for seat in range(players):
+        assert other.observation(seat) == s.observation(seat)
+        assert np.array_equal(other.observation_tensor(seat), s.observation_tensor(seat))
+        assert other.view(seat) == s.view(seat)
+
+
+def test_the_tensor_carries_pile_sizes_not_contents() -> None:
+    s = ZangleGame(players=3).new_match(5)
+    tensor = s.observation_tensor(1)
+    nk = 11
+    assert s.game.observation_size == 2 * nk + 8 * nk + 19 == tensor.shape[0]
+    assert np.allclose(tensor[10 * nk:10 * nk + 3], [len(p) / 10 for p in (s._piles[1], s._piles[2], s._piles[0])])
+    assert tensor[:nk].sum() == 4 and tensor[nk:2 * nk].sum() == len(s._cards[1])

@@ -282,6 +282,10 @@ def summarize(report: Path) -> None:
         if skipped is None:
             continue
         reason = (skipped.get("message") or "").strip()
+        text = (skipped.text or "").strip().splitlines()
+        if reason == "collection skipped" and text:  # a module skipped whole: its reason is in the text
+            found = re.search(r"Skipped: (.*?)['\"]\)?$", text[-1])
+            reason = found.group(1) if found else text[-1]
         if not reason or reason.lower() in ("skipped", "unconditional skip"):
             unexplained.append(f"{case.get('classname')}.{case.get('name')}")
         reasons[reason or "(no reason)"] += 1

@@ -14,8 +14,14 @@ __all__ = ["lazy_exports"]
 def lazy_exports(namespace: dict[str, Any], where: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``name`` from the relative module
     ``where[name]`` on first use and keeps it in ``namespace`` (the package's
-    ``globals()``)."""
+    ``globals()``); it also puts a ``__dir__`` in ``namespace`` so that ``dir()``
+    and completion list the names before their first use."""
     package = namespace["__name__"]
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(where))
+
+    namespace["__dir__"] = __dir__
 
     def __getattr__(name: str) -> Any:
         module = where.get(name)

@@ -25,6 +25,9 @@ class RandomBot:
     :class:`~fourcards.rng.Rng` (``legal[rng.below(len(legal))]``); it plays
     any game."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def __init__(self, seed: int = 0) -> None:
         self.rng = Rng(seed)
 

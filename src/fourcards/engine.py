@@ -11,18 +11,23 @@ starts matches; a :class:`State` is one match in progress:
 - doing it: ``apply(action, player=None, expected_step=None)`` takes an int, the
   game's readable action type, or the text ``action_to_string`` printed;
   returns the first immutable record it appended to ``history``; raises
-  :class:`~fourcards.errors.IllegalMoveError`,
-  :class:`~fourcards.errors.NotYourTurnError` or
-  :class:`~fourcards.errors.StaleActionError` leaving the state exactly as it
+  :class:`~fourcards.errors.InvalidActionError` (text or an integer that names
+  no action), :class:`~fourcards.errors.UnknownSeatError`,
+  :class:`~fourcards.errors.GameOverError`,
+  :class:`~fourcards.errors.NotYourTurnError`,
+  :class:`~fourcards.errors.StaleActionError` or
+  :class:`~fourcards.errors.IllegalMoveError` leaving the state exactly as it
   was (``verify`` raises the same without acting); ``step`` counts the actions;
 - results: ``returns()``, one number per seat with one meaning in every game
   (the share of the win minus 1/n: they sum to 0, and are all 0 for a draw),
   consistent with ``winners`` (the winning seats: several for a shared win,
   none for a draw); ``scores`` is each game's own tally (documented per game);
-- copies and saves: ``clone()``, ``to_json(key=None)`` / ``Game.from_json(text, key=None)``
-  (a versioned envelope naming game and rules, with a SHA-256 digest for
-  integrity and, with a key, an HMAC-SHA256 signature against forgery),
-  ``Game.replay(seed, actions)``;
+- copies and saves: ``clone()``, ``to_json(key=None, snapshot=False)`` /
+  ``Game.from_json(text, key=None)`` / :func:`fourcards.load` (a versioned
+  envelope naming game and rules, with a SHA-256 digest for integrity and,
+  with a key, an HMAC-SHA256 signature against forgery; a signed snapshot
+  holds the state itself and loads in time independent of the match's
+  length), ``Game.replay(seed, actions)``;
 - what a player may know: ``observation(player)`` and
   ``observation_tensor(player, out=buffer)`` with a layout each game documents;
   every method that takes a seat refuses ``bool``, non-ints and seats off the table;
@@ -43,28 +48,33 @@ hidden until all eligible players have answered.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import inspect
 import json
 import math
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from ._links import slot_names as _slot_names
+from ._links import unroll
 from .errors import (
-    FourCardsError, IllegalMoveError, InvalidRulesError, InvalidStateError, NotYourTurnError, StaleActionError,
+    FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidStateError,
+    NotYourTurnError, StaleActionError, UnknownSeatError,
 )
 from .rng import MASK64, Rng
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "win_shares", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
-    "ENVELOPE_VERSION", "GameInfo", "InformationSet",
+    "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -73,18 +83,6 @@ ENVELOPE_VERSION = 1
 A = TypeVar("A")  # a game's readable action type
 S = TypeVar("S", bound="State[Any]")
 R = TypeVar("R")  # a game's record type
-
-
-def unroll(node: Any) -> tuple[Any, ...]:
-    """The items of a linked log ``(newest, (older, (..., None)))``, oldest first.
-
-    States keep their history as such links so that ``clone()`` shares it."""
-    items = []
-    while node is not None:
-        items.append(node[0])
-        node = node[1]
-    items.reverse()
-    return tuple(items)
 
 
 def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray[np.float32]:
@@ -190,6 +188,19 @@ def _conforms(value: Any, hint: Any) -> bool:
     return isinstance(value, hint) if isinstance(hint, type) else True
 
 
+def _tuples(value: Any, hint: Any) -> Any:
+    """``value`` with its lists made tuples wherever ``hint`` (a tuple type) has one:
+    what JSON data of a rules field (``rules_dict()`` saved and read back) becomes."""
+    if not isinstance(value, list) or typing.get_origin(hint) is not tuple:
+        return value
+    args = typing.get_args(hint)
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_tuples(item, args[0]) for item in value)
+    if len(args) == len(value):
+        return tuple(_tuples(item, arg) for item, arg in zip(value, args))
+    return value
+
+
 def _type_name(hint: Any) -> str:
     return hint.__name__ if isinstance(hint, type) else str(hint)
 
@@ -212,6 +223,9 @@ class GameRules:
         for f in fields(self):
             value = getattr(self, f.name)
             hint = hints[f.name]
+            if isinstance(value, list):  # JSON data (a saved rules_dict): lists where the type has tuples
+                value = _tuples(value, hint)
+                object.__setattr__(self, f.name, value)
             if not _conforms(value, hint):
                 raise InvalidRulesError(f"rule {f.name}={value!r} must be {_type_name(hint)}")
             meta = f.metadata
@@ -259,6 +273,25 @@ class GameInfo:
         return data
 
 
+def _signature_with_rules(cls: type) -> inspect.Signature:
+    """A game class's signature as ``help()`` and completion show it: its own
+    parameters (``rules``, a deck...) and, keyword-only, every field of its
+    ``rules_type`` with its type and default (``players: int = 4, ...``)."""
+    rules_type: Any = cls.rules_type  # type: ignore[attr-defined]
+    own = [p for p in inspect.signature(cls.__init__).parameters.values()  # type: ignore[misc]
+           if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "self"]
+    try:
+        hints = typing.get_type_hints(rules_type)
+    except Exception:  # an annotation that does not resolve: shown as written
+        hints = {}
+    own = [p.replace(annotation=rules_type | None) if p.name == "rules" else p for p in own]
+    taken = {p.name for p in own}
+    rules = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints.get(f.name, f.type),
+                               default=f.default if f.default is not MISSING else inspect.Parameter.empty)
+             for f in fields(rules_type) if f.name not in taken and not f.name.startswith("_")]
+    return inspect.Signature(own + rules)
+
+
 class Game(ABC, Generic[S]):
     """Static facts of a game under one set of rules, and a factory of matches.
 
@@ -268,6 +301,13 @@ class Game(ABC, Generic[S]):
     name: ClassVar[str]
     rules_type: ClassVar[type]
     rules: Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "rules_type" in cls.__dict__:
+            # only what help() shows: a game whose rules it cannot read keeps its own signature
+            with contextlib.suppress(TypeError, ValueError):
+                cls.__signature__ = _signature_with_rules(cls)  # type: ignore[attr-defined]
 
     def __init__(self, rules: Any = None, **options: Any) -> None:
         if rules is not None and options:
@@ -303,7 +343,9 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def rules_dict(self) -> dict[str, Any]:
-        """The rules as plain JSON data (what ``to_json`` records)."""
+        """The rules as plain JSON data (what ``to_json`` records): every option the
+        game was made with, so that ``type(game)(**game.rules_dict())`` (the registry's
+        ``new_game``) makes the same game again (a contract test checks it)."""
 
     # -- facts every consumer reads (OpenSpiel's game type and info) ------------------------
     #: The game's title for people ("Gang of Four"); default: the name in title case.
@@ -412,6 +454,14 @@ class Game(ABC, Generic[S]):
         data["text"] = self.record_text(record)
         return data
 
+    def seat_record_view(self, record: Any, seat: int | None) -> dict[str, Any] | None:
+        """What ``seat`` (None: a spectator) may see of one history record, as JSON
+        data, or None when it may see none of it. By default every record is
+        public (:meth:`record_view` for everyone); a game whose records hold a
+        seat's secret overrides this (a per-seat update of
+        :mod:`fourcards.hosting` sends each seat only this)."""
+        return self.record_view(record)
+
     def action_view(self, action: Any) -> dict[str, Any]:
         """One readable action (``State.int_to_action``) as JSON data: ``kind``
         and its fields, so a client draws it without parsing its text."""
@@ -434,22 +484,51 @@ class Game(ABC, Generic[S]):
                 raise IllegalMoveError(f"replay step {index}: {error}") from None
         return state
 
-    def from_json(self, text: str | bytes, key: str | bytes | None = None) -> S:
-        """Load a match saved by :meth:`State.to_json` under these rules.
+    def from_json(self, text: str | bytes, key: str | bytes | None = None, *, verify: bool = True) -> S:
+        """Load a match saved by :meth:`State.to_json` under these rules
+        (:func:`fourcards.load` reads the game and its rules from the save itself).
 
         The digest is always checked (it catches damage, not forgery: anyone
         can recompute it).  With ``key``, the save must also carry the
         HMAC-SHA256 signature ``to_json(key=...)`` made with the same key, so a
-        server can hand saves to clients and refuse edited ones."""
+        server can hand saves to clients and refuse edited ones.  A signed save
+        is refused without its key unless ``verify=False`` (then it is checked
+        by replaying its actions, a snapshot too).  A snapshot loads without
+        replaying (its signature vouches for it), in time independent of the
+        match's length."""
         secret = _key_bytes(key)
+        data = read_envelope(text, self.name)
+        check_signature(data, secret, verify)
+        if not self._same_rules(data["rules"]):
+            raise InvalidStateError(
+                f"saved match has rules {_short(data['rules'])}, not this game's {_short(self.rules_dict())}"
+            )
+        return self._from_envelope(data, trusted=secret is not None)
+
+    def _snapshot_constants(self) -> Sequence[Any]:
+        """Objects of the game that states share (a deck's cards): a snapshot names
+        them by their place here rather than copying them (none by default)."""
+        return ()
+
+    def _same_rules(self, rules: Any) -> bool:
+        """Whether a save's ``rules`` are this game's (a game may accept an older form too)."""
+        return bool(rules == self.rules_dict())
+
+    def _from_envelope(self, data: dict[str, Any], trusted: bool) -> S:
+        """The state of a checked envelope of this game: a snapshot restored as it
+        is when ``trusted`` (its signature was checked), else every save replayed."""
+        from ._snapshot import restore, snapshot_actions
+
         try:
-            data = _load_envelope(text, self.name, secret)
-            if data["rules"] != self.rules_dict():
-                raise InvalidStateError(
-                    f"saved match has rules {_short(data['rules'])}, not this game's {self.rules_dict()}"
-                )
+            if "snapshot" in data:
+                if trusted:
+                    state: S = restore(self, data, State)
+                    return state
+                actions = snapshot_actions(data["snapshot"], self.num_distinct_actions)
+            else:
+                actions = data["actions"]
             try:
-                state = self.replay(data["seed"], data["actions"], **data["setup"])
+                state = self.replay(data["seed"], actions, **data["setup"])
             except (FourCardsError, TypeError, OverflowError, KeyError, IndexError) as error:
                 raise InvalidStateError(f"saved match does not replay: {error}") from None
             if state.summary() != data["summary"]:
@@ -479,8 +558,21 @@ class Game(ABC, Generic[S]):
 class Bot(Protocol):
     """A player: picks one of the legal integer actions from an observation.
 
-    A bot may keep memory across calls; it must decide from what the
-    observation shows, never from hidden state.
+    It must decide from what the observation shows, never from hidden state.
+    A host that keeps no bot between requests (:mod:`fourcards.hosting`) needs
+    to know whether it may make the bot again for each decision, so a bot says
+    which it is:
+
+    - ``stateless = True`` (a class attribute): its choice depends only on the
+      observation, the legal actions and the seed it was made with; a host
+      makes it again (with a seed of its own for each decision) whenever it is
+      to act;
+    - or it keeps memory across calls and hands it over as JSON data:
+      ``save_memory() -> data`` after a decision and ``load_memory(data)``
+      before the next one (a host stores the data with the match and never
+      shows it to a client).
+
+    A bot that declares neither is refused by a host (it works everywhere else).
     """
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int: ...
@@ -533,6 +625,9 @@ class State(ABC, Generic[A]):
         super().__init_subclass__(**kwargs)
         if "clone" not in cls.__dict__:
             cls.clone = _make_clone(cls)  # type: ignore[method-assign,assignment]
+        parse = cls.__dict__.get("parse_action")
+        if callable(parse) and not getattr(parse, "_names_actions", False):
+            cls.parse_action = _parse_checked(parse)  # type: ignore[method-assign,assignment]
 
     # -- turn and actions ----------------------------------------------------------
     @property
@@ -566,11 +661,14 @@ class State(ABC, Generic[A]):
             return action
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             return int(action)
-        if isinstance(action, str):
-            return self._action_code(self.parse_action(action))
         if isinstance(action, (bool, np.bool_)):
             raise TypeError(f"an action is an int or a {self.game.name} action, not bool")
-        return self._action_code(action)
+        try:
+            return self._action_code(self.parse_action(action) if isinstance(action, str) else action)
+        except InvalidActionError:
+            raise
+        except FourCardsError as error:  # a readable action this game has no integer for
+            raise InvalidActionError(str(error)) from None
 
     def int_to_action(self, action: int) -> A:
         """The readable action of an integer in ``0..num_distinct_actions-1``."""
@@ -579,7 +677,7 @@ class State(ABC, Generic[A]):
                 raise TypeError(f"an integer action must be an int, not {type(action).__name__}")
             action = int(action)
         if not 0 <= action < self._n_actions:
-            raise IllegalMoveError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
+            raise InvalidActionError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
         return self._int_to_action(action)
 
     def action_to_string(self, action: A | int | str) -> str:
@@ -592,7 +690,9 @@ class State(ABC, Generic[A]):
 
     @abstractmethod
     def parse_action(self, text: str) -> A:
-        """The readable action ``text`` names (what ``str`` of the action prints)."""
+        """The readable action ``text`` names (what ``str`` of the action prints);
+        :class:`~fourcards.errors.InvalidActionError` for text that names none
+        (the engine turns a game's own :class:`FourCardsError` into it)."""
 
     @abstractmethod
     def _action_code(self, action: Any) -> int:
@@ -605,7 +705,8 @@ class State(ABC, Generic[A]):
     # -- checks --------------------------------------------------------------------
     def check_seat(self, player: Any, name: str = "player") -> int:
         """``player`` checked as a seat of this table: TypeError for a non-int (``bool``
-        and floats included), :class:`IllegalMoveError` off the table."""
+        and floats included), :class:`~fourcards.errors.UnknownSeatError` (an
+        :class:`IllegalMoveError`) off the table."""
         return self._seat(player, name)
 
     def _seat(self, player: Any, name: str = "player") -> int:
@@ -616,7 +717,7 @@ class State(ABC, Generic[A]):
             player = int(player)
         seat: int = player
         if not 0 <= seat < self._n:
-            raise IllegalMoveError(f"{name} {seat} is not a seat (0..{self._n - 1})")
+            raise UnknownSeatError(f"{name} {seat} is not a seat (0..{self._n - 1})")
         return seat
 
     def _reason(self, code: int) -> str | None:
@@ -656,11 +757,17 @@ class State(ABC, Generic[A]):
                     f"{self._step} ({self.describe()})"
                 )
         code = action if type(action) is int else self.action_to_int(action)
-        if player is not None and self._seat(player) != self.current_player:
+        if not 0 <= code < self._n_actions:
+            raise InvalidActionError(f"{code} is not an action of this game (0..{self._n_actions - 1})")
+        seat = None if player is None else self._seat(player)
+        if self.is_terminal:
+            tried = repr(self.action_to_string(code)) if seat is None else (
+                f"player {seat} tried {self.action_to_string(code)!r}")
+            raise GameOverError(f"{tried} is refused: the game is over ({self.describe()})")
+        if seat is not None and seat != self.current_player:
             raise NotYourTurnError(
                 f"player {player} tried {self.action_to_string(code)!r} but it is "
-                f"{'nobody' if self.is_terminal else f'player {self.current_player}'}'s turn"
-                f" ({self.describe()})"
+                f"player {self.current_player}'s turn ({self.describe()})"
             )
         reason = self._reason(code)
         if reason is not None:
@@ -681,8 +788,11 @@ class State(ABC, Generic[A]):
 
         ``expected_step`` is the :attr:`step` the caller chose the action on:
         when the state has moved on since, :class:`StaleActionError` is raised.
-        Raises :class:`NotYourTurnError` / :class:`IllegalMoveError` and then
-        changes nothing.
+        Raises (checked in this order) :class:`StaleActionError`,
+        :class:`~fourcards.errors.InvalidActionError`,
+        :class:`~fourcards.errors.UnknownSeatError`,
+        :class:`~fourcards.errors.GameOverError`, :class:`NotYourTurnError` or
+        :class:`IllegalMoveError`, and then changes nothing.
         """
         if (type(action) is int and expected_step is None and 0 <= action < self._n_actions
                 and (player is None or (type(player) is int and player == self.current_player))
@@ -799,11 +909,22 @@ class State(ABC, Generic[A]):
         flat = {name: unroll(values.pop(name)) for name in self._links if name in values}
         return _unpickle_state, (type(self), values, flat)
 
-    def to_json(self, key: str | bytes | None = None) -> str:
+    def to_json(self, key: str | bytes | None = None, *, snapshot: bool = False) -> str:
         """The match as a versioned JSON envelope (game, rules, seed, actions),
         with a SHA-256 digest of its content; with ``key``, also an HMAC-SHA256
-        ``signature`` that ``Game.from_json(..., key=key)`` checks."""
-        secret = _key_bytes(key)
+        ``signature`` that ``Game.from_json(..., key=key)`` checks.
+
+        ``snapshot=True`` (a ``key`` is then required) saves the state itself
+        beside the actions, packed: it loads without replaying, in time
+        independent of the match's length (what a service that loads a match
+        for every request wants). Every save reveals every hand: it is for the
+        server, never for a client."""
+        return self._save(_key_bytes(key), snapshot)
+
+    def _save(self, secret: bytes | None, snapshot: bool, cache: Any = None) -> str:
+        """:meth:`to_json` with the key's bytes; ``cache`` (a snapshot's
+        :class:`~fourcards._snapshot.SnapshotCache`) lets a snapshot encode only what
+        was added since the latest one (:class:`fourcards.saves.SnapshotWriter`)."""
         if RESAMPLED in self.setup:
             raise InvalidStateError("a resampled state is a guess at the hidden cards, not a match: "
                                     "it cannot be saved (save the state it was sampled from)")
@@ -814,12 +935,22 @@ class State(ABC, Generic[A]):
             "rules": self.game.rules_dict(),
             "seed": self.seed,
             "setup": self.setup,
-            "actions": list(self.actions),
-            "summary": self.summary(),
         }
-        body["digest"] = _digest(body)
+        if snapshot:
+            if secret is None:
+                raise InvalidStateError("a snapshot is accepted only signed: give to_json a key")
+            from ._snapshot import snapshot_of
+
+            body["snapshot"] = snapshot_of(self, cache)
+        else:
+            body["actions"] = list(self.actions)
+        body["summary"] = self.summary()
+        if cache is not None and snapshot:
+            return self._save_spliced(body, secret, cache)
+        content = _canonical(body)
+        body["digest"] = hashlib.sha256(content).hexdigest()
         if secret is not None:
-            body["signature"] = _signature(body, secret)
+            body["signature"] = _signature(body, secret, content)
         return json.dumps(body, separators=(",", ":"))
 
     # -- what a player cannot see ----------------------------------------------------
@@ -846,6 +977,30 @@ class State(ABC, Generic[A]):
         nothing is hidden from them) and a function writing one of its deals, and
         a generator for later chance, into a copy of the state."""
         raise FourCardsError(f"{self.game.name} does not sample what a seat cannot see")
+    @staticmethod
+    def _save_spliced(body: dict[str, Any], secret: bytes | None, cache: Any) -> str:
+        """The snapshot envelope ``body`` written as :meth:`_save` writes it, but with its links'
+        JSON spliced in from ``cache`` (each item encoded once, when it first appeared)."""
+        snapshot = body["snapshot"]
+        links = snapshot["links"]
+        marker = json.dumps(cache.SENTINEL)
+        snapshot["links"] = cache.SENTINEL
+        try:
+            content = _canonical(body)
+            if content.count(marker.encode()) != 1:  # cannot happen (no state holds the marker): written whole
+                snapshot["links"] = links
+                content = _canonical(body)
+            else:
+                content = content.replace(marker.encode(), cache.links_json(links, True).encode(), 1)
+            body["digest"] = hashlib.sha256(content).hexdigest()
+            if secret is not None:
+                body["signature"] = _signature(body, secret, content)
+            text = json.dumps(body, separators=(",", ":"))
+        finally:
+            snapshot["links"] = links
+        if text.count(marker) != 1:
+            return json.dumps(body, separators=(",", ":"))
+        return text.replace(marker, cache.links_json(links, False), 1)
 
     # -- what players may know -----------------------------------------------------
     def observation(self, player: int) -> Any:
@@ -884,16 +1039,6 @@ class State(ABC, Generic[A]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _slot_names(cls: type) -> list[str]:
-    """The slots of ``cls`` and its bases, base first."""
-    slots: list[str] = []
-    for klass in reversed(cls.__mro__):
-        for name in klass.__dict__.get("__slots__", ()):
-            if name not in ("__weakref__", "__dict__") and name not in slots:
-                slots.append(name)
-    return slots
-
-
 def _unpickle_state(cls: type[S], values: dict[str, Any], flat: dict[str, tuple[Any, ...]]) -> S:
     """A state from :meth:`State.__reduce__`: its values, and its flattened links linked again."""
     state: S = object.__new__(cls)
@@ -905,6 +1050,26 @@ def _unpickle_state(cls: type[S], values: dict[str, Any], flat: dict[str, tuple[
             node = (item, node)
         setattr(state, name, node)
     return state
+
+
+def _parse_checked(parse: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    """A game's ``parse_action`` raising :class:`InvalidActionError` for text that
+    names no action (whatever :class:`FourCardsError` the game raised, its message kept)."""
+
+    def parse_action(self: Any, text: str) -> Any:
+        try:
+            return parse(self, text)
+        except InvalidActionError:
+            raise
+        except FourCardsError as error:
+            raise InvalidActionError(str(error)) from None
+
+    parse_action.__name__ = getattr(parse, "__name__", "parse_action")
+    parse_action.__qualname__ = getattr(parse, "__qualname__", "parse_action")
+    parse_action.__doc__ = parse.__doc__
+    parse_action.__wrapped__ = parse  # type: ignore[attr-defined]
+    parse_action._names_actions = True  # type: ignore[attr-defined]
+    return parse_action
 
 
 def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
@@ -955,16 +1120,38 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
 
 
 def _canonical(body: Mapping[str, Any]) -> bytes:
+    """What the digest and the signature cover: the body but them, as sorted compact
+    JSON; a snapshot's packed ``log`` follows it raw, after a newline (the JSON
+    holds none), rather than inside it (a long text is slow to write as JSON)."""
     content = {k: v for k, v in body.items() if k not in ("digest", "signature")}
-    return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    snapshot = content.get("snapshot")
+    log = snapshot.get("log") if isinstance(snapshot, dict) else None
+    if not isinstance(log, str):
+        return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
+    content["snapshot"] = {k: v for k, v in snapshot.items() if k != "log"}  # type: ignore[union-attr]
+    return (json.dumps(content, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+            + log.encode("utf-8", "surrogatepass"))
 
 
 def _digest(body: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(body)).hexdigest()
 
 
-def _signature(body: Mapping[str, Any], key: bytes) -> str:
-    return hmac.new(key, _canonical(body) + b"\0" + str(body["digest"]).encode(), hashlib.sha256).hexdigest()
+def _signature(body: Mapping[str, Any], key: bytes, content: bytes | None = None) -> str:
+    """The HMAC-SHA256 of a save: of its content and digest; of a snapshot, of its
+    digest alone (the SHA-256 of all its content: the long packed log is hashed once)."""
+    digest = str(body["digest"]).encode("utf-8", "surrogatepass")
+    if "snapshot" in body:
+        return hmac.new(key, b"fourcards-snapshot\0" + digest, hashlib.sha256).hexdigest()
+    if content is None:
+        content = _canonical(body)
+    return hmac.new(key, content + b"\0" + digest, hashlib.sha256).hexdigest()
+
+
+class _Envelope(dict):  # type: ignore[type-arg]
+    """A read envelope, with the bytes its digest covers (checked once, signed over)."""
+
+    content: bytes
 
 
 def _same(expected: str, given: str) -> bool:
@@ -977,13 +1164,25 @@ def _short(value: Any) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _load_envelope(text: str | bytes, game: str, key: bytes | None = None) -> dict[str, Any]:
+def read_envelope(text: str | bytes, game: str | None = None) -> dict[str, Any]:
+    """A saved match's envelope, checked: JSON, format, version, ``game`` (when
+    given), the fields' types and the digest; the signature is
+    :func:`check_signature`'s. Every refusal is an :class:`InvalidStateError`."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise TypeError(f"a saved match is str or bytes, not {type(text).__name__}")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise InvalidStateError("saved match is nested too deeply") from None
     except (TypeError, ValueError) as error:
         raise InvalidStateError(f"saved match is not JSON: {error}") from None
+    try:
+        return _checked_envelope(data, game)
+    except RecursionError:
+        raise InvalidStateError("saved match is nested too deeply") from None
+
+
+def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidStateError(f"saved match must be a JSON object, not {type(data).__name__}")
     if data.get("format") != ENVELOPE_FORMAT:
@@ -992,29 +1191,51 @@ def _load_envelope(text: str | bytes, game: str, key: bytes | None = None) -> di
         raise InvalidStateError(
             f"saved match has version {_short(data.get('version'))}; this fourcards reads {ENVELOPE_VERSION}"
         )
-    if data.get("game") != game:
+    if game is not None and data.get("game") != game:
         raise InvalidStateError(f"saved match is of {_short(data.get('game'))}, not {game!r}")
+    if not isinstance(data.get("game"), str):
+        raise InvalidStateError(f"saved match names no game ({_short(data.get('game'))})")
     expected: dict[str, Callable[[Any], bool]] = {
         "rules": lambda v: isinstance(v, dict),
         "seed": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "actions": lambda v: isinstance(v, list)
-        and all(isinstance(a, int) and not isinstance(a, bool) for a in v),
         "summary": lambda v: isinstance(v, dict),
         "setup": lambda v: isinstance(v, dict),
         "digest": lambda v: isinstance(v, str),
     }
+    if "snapshot" in data:
+        expected["snapshot"] = lambda v: isinstance(v, dict)
+    else:
+        expected["actions"] = lambda v: isinstance(v, list) and all(
+            isinstance(a, int) and not isinstance(a, bool) for a in v)
     for name, check in expected.items():
         if name not in data or not check(data[name]):
             raise InvalidStateError(f"saved match has a missing or malformed {name!r}")
-    if not _same(_digest(data), data["digest"]):
+    if "signature" in data and not isinstance(data["signature"], str):
+        raise InvalidStateError("saved match has a malformed 'signature'")
+    content = _canonical(data)
+    if not _same(hashlib.sha256(content).hexdigest(), data["digest"]):
         raise InvalidStateError("saved match digest does not match its content: it was altered")
+    envelope = _Envelope(data)
+    envelope.content = content
+    return envelope
+
+
+def check_signature(data: Mapping[str, Any], key: bytes | None, verify: bool = True) -> None:
+    """Check a read envelope's signature: with ``key``, it must be there and match;
+    without, a signed save is refused unless ``verify`` is False, and a snapshot
+    needs a signature whatever ``verify`` says (without the key it is replayed)."""
+    signature = data.get("signature")
     if key is not None:
-        signature = data.get("signature")
         if not isinstance(signature, str):
             raise InvalidStateError("saved match is not signed, and a signature is required")
-        if not _same(_signature(data, key), signature):
+        if not _same(_signature(data, key, getattr(data, "content", None)), signature):
             raise InvalidStateError("saved match signature does not match: it was altered or signed with another key")
-    return data
+        return
+    if signature is not None and verify:
+        raise InvalidStateError("saved match is signed: load it with its key (key=...), or with verify=False "
+                                "to load it without checking the signature")
+    if signature is None and "snapshot" in data:
+        raise InvalidStateError("saved match is an unsigned snapshot: a snapshot is accepted only signed")
 
 
 class SimultaneousDecision(Generic[A]):

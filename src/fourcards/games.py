@@ -37,7 +37,7 @@ from typing import Any
 
 from ._backend import COMPILED
 from .engine import Bot, Game
-from .errors import FourCardsError
+from .errors import FourCardsError, UnknownGameError
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
            "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister", "BEST"]
@@ -129,7 +129,7 @@ class GameEntry:
     - ``aliases``: other names people use for the game;
     - ``variants``: named rule presets (``{"solitaire": {"mode": "solitaire"}}``),
       each also registered as a Gymnasium environment;
-    - ``terminal``: a :class:`fourcards.cli.session.Table` subclass
+    - ``terminal``: a :class:`fourcards.terminal.Table` subclass
       (``module:Class``) drawing the game in the terminal better than the
       generic table does;
     - ``page_script``: a JavaScript module (``package:file.js``) drawing the
@@ -266,11 +266,11 @@ BUILTIN: tuple[GameEntry, ...] = (
               best_bot="greedy", variants={"solitaire": {"mode": "solitaire"}},
               terminal="fourcards.zangle.terminal:ZangleTable",
               page_script="fourcards.server:static/games/zangle.js",
-              masters=("fourcards.zangle.speedster_master:SPEEDSTER",)),
+              masters=("fourcards.server.speedster:SPEEDSTER",)),
     GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
               {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot"),
                "search": _game_search("fourcards.fourpack.search:SearchBot")},
-              best_bot="memory", aliases=("fourpack",),
+              best_bot="search", aliases=("fourpack",),
               terminal="fourcards.fourpack.terminal:FourPackTable",
               page_script="fourcards.server:static/games/four-pack.js"),
     GameEntry("duelo", "Duelo", "fourcards.duelo.game:Duelo",
@@ -378,7 +378,7 @@ def get_game(name: str) -> GameEntry:
         raise TypeError(f"a game name is a str, not {type(name).__name__}")
     key = ALIASES.get(name, name)
     if key not in GAMES:
-        raise FourCardsError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
+        raise UnknownGameError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
     return GAMES[key]
 
 

@@ -30,17 +30,11 @@ from typing import Any
 from .engine import Bot, Game, derive_seed
 from .errors import FourCardsError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
+from .stats import Interval, t_interval, wilson_interval
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
            "run_tournament", "play_deals", "make_bot", "parse_entrant", "wilson_interval", "t_interval",
            "add_arguments", "run_command", "score_name"]
-
-Z95 = 1.959963984540054
-# Student's t, 97.5% quantile, by degrees of freedom 1..30 (beyond: a series around the normal).
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-         2.045, 2.042)
-
 
 @dataclass(frozen=True)
 class Entrant:
@@ -71,56 +65,6 @@ class MatchRecord:
     win_share: tuple[float, ...]
     penalties: tuple[int, ...]
     rounds: int
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A mean and its 95% interval (``-inf``/``inf`` ends when a sample is too small to say)."""
-
-    mean: float
-    low: float
-    high: float
-
-    def __str__(self) -> str:
-        return self.format(3)
-
-    def format(self, digits: int) -> str:
-        if math.isinf(self.low) or math.isinf(self.high):
-            return f"{self.mean:.{digits}f} [n/a]"
-        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-
-
-def wilson_interval(mean: float, count: int) -> Interval:
-    """The Wilson score 95% interval of a proportion ``mean`` over ``count``
-    samples: inside [0, 1], and honest for small samples and for 0 or 1."""
-    if count < 1:
-        raise ValueError("a proportion needs at least one sample")
-    z2 = Z95 * Z95 / count
-    centre = (mean + z2 / 2) / (1 + z2)
-    half = Z95 / (1 + z2) * math.sqrt(max(mean * (1 - mean), 0.0) / count + z2 / (4 * count))
-    # it always holds the mean (rounding aside) and stays inside [0, 1]
-    return Interval(mean, max(0.0, min(centre - half, mean)), min(1.0, max(centre + half, mean)))
-
-
-def t_quantile(df: int) -> float:
-    """Student's t 97.5% quantile for ``df`` degrees of freedom."""
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = Z95
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df)
-
-
-def t_interval(values: Sequence[float]) -> Interval:
-    """Student's t 95% interval of the mean of ``values`` (``-inf``/``inf`` ends for one value)."""
-    count = len(values)
-    if count < 1:
-        raise ValueError("a mean needs at least one value")
-    mean = sum(values) / count
-    if count < 2:
-        return Interval(mean, -math.inf, math.inf)
-    variance = sum((v - mean) ** 2 for v in values) / (count - 1)
-    half = t_quantile(count - 1) * math.sqrt(variance / count)
-    return Interval(mean, mean - half, mean + half)
 
 
 @dataclass(frozen=True)
@@ -278,17 +222,21 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
 
 
 def _option_value(text: str) -> Any:
+    """An option's value: a number, ``true``/``false``, or else the text itself (a file name,
+    ``learned:policy=my_policy.npz``)."""
     for kind in (int, float):
         try:
             value = kind(text)
         except ValueError:
             continue
         if isinstance(value, float) and not math.isfinite(value):
-            break
+            raise FourCardsError(f"{text!r} is not a finite number")
         return value
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
-    raise FourCardsError(f"{text!r} is not a number (an option's value is a number, true or false)")
+    if not text or not text.isprintable():
+        raise FourCardsError(f"{text!r} is not a value (a number, true, false or printable text)")
+    return text
 
 
 def parse_entrant(text: str) -> Entrant:
@@ -308,6 +256,17 @@ def parse_entrant(text: str) -> Entrant:
         except FourCardsError as error:
             raise FourCardsError(f"{key.strip()}={value.strip()} in {text!r}: {error}") from None
     return Entrant.of(kind, **options)
+
+
+def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:
+    """Entrants of one kind with other options are reported apart: each is labelled
+    with its options (``learned:policy=mine.npz`` beside ``learned``)."""
+    options_of: dict[str, set[tuple[tuple[str, Any], ...]]] = {}
+    for entrant in entrants:
+        options_of.setdefault(entrant.kind, set()).add(entrant.options)
+    return [replace(entrant, label=entrant.label or (
+        entrant.kind + ":" + ";".join(f"{key}={value}" for key, value in entrant.options)))
+            if len(options_of[entrant.kind]) > 1 and entrant.options else entrant for entrant in entrants]
 
 
 def check_entrant(entrant: Entrant, game: str) -> None:
@@ -339,7 +298,7 @@ def _has_rule(game: str, name: str) -> bool:
 
 def add_arguments(parser: Any) -> None:
     """The tournament's command-line arguments (``fourcards tournament`` and ``python -m fourcards.tournament``)."""
-    from .cli.args import SEED, int_in
+    from .terminal.args import SEED, int_in
 
     def game_name(text: str) -> str:
         import argparse
@@ -355,7 +314,8 @@ def add_arguments(parser: Any) -> None:
                              "separated by semicolons (e.g. search:time_per_move=0.02,greedy,greedy,greedy). "
                              f"Kinds by game: {kinds}; best in every game: its best bot (required)")
     parser.add_argument("--game", type=game_name, default=DEFAULT_GAME, metavar="GAME",
-                        help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
+                        help=f"the game: {', '.join(GAMES)}; fourcards tournament also takes it by position "
+                             f"(default: {DEFAULT_GAME})")
     parser.add_argument("--deals", type=int_in(1), default=100,
                         help="deals, each played once a rotation of the seats (default: 100)")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the deals (default: 0)")
@@ -370,16 +330,16 @@ def add_arguments(parser: Any) -> None:
 
 def run_command(args: Any) -> int:
     """Run a tournament from parsed arguments; print the table.  Bad values raise
-    :class:`~fourcards.cli.args.CommandLineError`."""
+    :class:`~fourcards.terminal.CommandLineError`."""
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from .cli.args import CommandLineError, ProgressBar
+    from .terminal.args import CommandLineError, ProgressBar
 
     if args.target_score is not None and not _has_rule(args.game, "target_score"):
         raise CommandLineError(f"--target-score is no rule of {get_game(args.game).title}")
     try:
-        entrants = [parse_entrant(t) for t in args.bots.split(",") if t.strip()]
+        entrants = distinct_labels([parse_entrant(t) for t in args.bots.split(",") if t.strip()])
         for entrant in entrants:
             check_entrant(entrant, args.game)
         rules: dict[str, Any] = {"players": len(entrants)}
@@ -406,7 +366,7 @@ def run_command(args: Any) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m fourcards.tournament --bots search:time_per_move=0.02,greedy,greedy,greedy``"""
-    from .cli.args import CommandLineError, Parser
+    from .terminal.args import CommandLineError, Parser
 
     parser = Parser(prog="python -m fourcards.tournament", description=DESCRIPTION)
     add_arguments(parser)

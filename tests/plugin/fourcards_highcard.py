@@ -215,6 +215,9 @@ class HighCardState(State[Play]):
 class HighestBot:
     """Plays its highest card."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: Any, legal_actions: Any) -> int:
         return int(max(legal_actions, key=lambda code: (Card(code).rank, code)))
 

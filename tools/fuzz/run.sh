@@ -2,6 +2,7 @@
 # Run every atheris harness for a bounded time; fail on any finding.
 #
 #   tools/fuzz/run.sh [SECONDS_PER_HARNESS]      # default 30
+#   FUZZ_SECONDS_server=60 tools/fuzz/run.sh 30   # one harness (fuzz_server.py) for longer
 #
 # Each harness grows its corpus in tools/fuzz/corpus/NAME (kept in the
 # repository: it seeds the next run).  A finding (an exception that is not a
@@ -23,8 +24,10 @@ for path in "$HERE"/fuzz_*.py; do
     corpus="$HERE/corpus/$harness"
     mkdir -p "$corpus"
     log="$ARTIFACTS/$harness.log"
-    echo "==> fuzz_$harness for ${SECONDS_EACH}s"
-    (cd "$HERE" && python "fuzz_$harness.py" "$corpus" -max_total_time="$SECONDS_EACH" -max_len=4096 \
+    own="FUZZ_SECONDS_$harness"
+    seconds=${!own:-$SECONDS_EACH}
+    echo "==> fuzz_$harness for ${seconds}s"
+    (cd "$HERE" && python "fuzz_$harness.py" "$corpus" -max_total_time="$seconds" -max_len=4096 \
         -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$harness-") \
         > "$log" 2>&1
     status=$?

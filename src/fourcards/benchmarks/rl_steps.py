@@ -269,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
          THREADS_TARGET),
     ]
     for text, value, target in targets:
-        status = "SKIP" if value is None else ("PASS" if value >= target else "MISS")
+        status = "SKIP" if value is None else ("met" if value >= target else "not met here")
         shown = "—" if value is None else f"{value:,.2f}x"
         print(f"- {text}: {shown} {status}")
     print()

@@ -1,16 +1,16 @@
 """The ``fourcards`` command line (also ``python -m fourcards``).
 
     fourcards                        a seeded match between bots (= fourcards demo)
-    fourcards demo [--game GAME] [--seed S] [--players N] [--bots KIND] [--delay SECONDS]
+    fourcards demo [GAME] [--game GAME] [--seed S] [--players N] [--bots KIND] [--delay SECONDS]
     fourcards play GAME [the game's rule options] [--seed S] [--opponents KIND] [--save FILE] [--resume FILE]
                         [--pause]
-    fourcards tournament [--game GAME] --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
+    fourcards tournament [GAME] [--game GAME] --bots search:time_per_move=0.02,greedy,greedy,greedy --deals N
     fourcards bench [--quick]
     fourcards serve [--host 127.0.0.1] [--port 8000] [--db PATH]
 
 Every game of :mod:`fourcards.games` gets its ``play`` subcommand, its demo
 and its tournaments from its registry entry and its engine; a game's terminal
-table may add commands of its own (:meth:`fourcards.cli.session.Table.extra_commands`).
+table may add commands of its own (:meth:`fourcards.terminal.Table.extra_commands`).
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     for add, _run in game_commands().values():
         add(sub)
     games = sub.add_parser("play", help="play against bots in the terminal",
-                           description="Play a game against bots in the terminal.")
+                           description="Play a game against bots in the terminal: fourcards play GAME "
+                                       "(or: fourcards play --game GAME).")
     choices = games.add_subparsers(dest="game", metavar="GAME", required=True)
     for name, entry in GAMES.items():
         aliases = [alias for alias in entry.aliases if alias not in GAMES]
@@ -81,12 +82,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _is_game(word: str) -> bool:
+    from ..games import get_game
+    from ..errors import FourCardsError
+
+    try:
+        get_game(word)
+    except FourCardsError:
+        return False
+    return True
+
+
+def game_argument(argv: Sequence[str]) -> list[str]:
+    """Every command takes its game both ways: ``play`` by position or ``--game``
+    (``fourcards play --game GAME``), ``demo`` and ``tournament`` by ``--game`` or
+    position (``fourcards demo GAME``); the arguments in the form the parser reads.
+
+    >>> game_argument(["play", "--game", "GAME", "--seed", "3"])
+    ['play', 'GAME', '--seed', '3']
+    >>> from fourcards.games import DEFAULT_GAME
+    >>> game_argument(["demo", DEFAULT_GAME]) == ["demo", "--game", DEFAULT_GAME]
+    True
+    """
+    args = list(argv)
+    if not args:
+        return args
+    if args[0] == "play":
+        for i, word in enumerate(args[1:], 1):
+            if word == "--game" and i + 1 < len(args):
+                return ["play", args[i + 1], *args[1:i], *args[i + 2:]]
+            if word.startswith("--game="):
+                return ["play", word.partition("=")[2], *args[1:i], *args[i + 1:]]
+        return args
+    if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-") and _is_game(args[1]):
+        return [args[0], "--game", args[1], *args[2:]]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from . import demo, play, simulate
     from .args import CommandLineError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(game_argument(sys.argv[1:] if argv is None else argv))
     try:
         if args.command == "play":
             return play.run(args)

@@ -1,75 +1,8 @@
-"""What every command's arguments share: checked number types, one-line errors, a progress bar.
-
-It imports nothing else of the command line, so that library modules with a
-command of their own (``python -m fourcards.tournament``) may use it.
-"""
+"""What every command's arguments share (moved below the games to
+:mod:`fourcards.terminal.args`; these names stay importable from here)."""
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
-from collections.abc import Callable
-from typing import Any, NoReturn
+from ..terminal.args import SEED, CommandLineError, Parser, ProgressBar, executor_for, int_in, quote
 
-from ..errors import FourCardsError
-
-__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "quote"]
-
-
-class CommandLineError(FourCardsError):
-    """A bad value on the command line (or in a file it names): exit code 2, one line on stderr."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``fourcards play GAME: error: argument --players: ...``."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def quote(text: str, limit: int = 40) -> str:
-    """A person's input as shown back to them: quoted, cut when long."""
-    text = " ".join(text.split())
-    return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
-
-
-def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in ``low..high`` (either end open)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{quote(text)} is not a whole number") from None
-        if low is not None and high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        if low is not None and value < low:
-            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
-        if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"{value} is too large (at most {high})")
-        return value
-
-    parse.__name__ = "number"
-    return parse
-
-
-SEED = int_in(0, 2**64 - 1)
-"""A seed: a whole number from 0 to 2**64 - 1."""
-
-
-class ProgressBar:
-    """A one-line text progress bar on a stream (stderr): ``[####....] 40/100 matches (12/s)``."""
-
-    def __init__(self, stream: Any = None, width: int = 30, unit: str = "matches") -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.width, self.unit, self.start = width, unit, time.perf_counter()
-
-    def __call__(self, done: int, total: int) -> None:
-        filled = self.width * done // max(total, 1)
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
-        shown = f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} ({shown}/s)")
-        if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "quote", "executor_for"]

@@ -16,12 +16,11 @@ from .. import COMPILED, __version__
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
 from ..games import DEFAULT_GAME, GAMES, get_game
-from .args import SEED, CommandLineError, int_in, quote
+from ..terminal import SEED, CommandLineError, colour_enabled, int_in, quote
 from .play import new_table
-from .render import colour_enabled
 from .session import table_class
 
-__all__ = ["demo_lines", "add_top_level_arguments", "add_commands", "run"]
+__all__ = ["demo_lines", "next_steps", "add_top_level_arguments", "add_commands", "run"]
 
 
 def demo_lines(seed: int, players: int | None = None, colour: bool = False, game: str = DEFAULT_GAME,
@@ -51,6 +50,16 @@ def demo_lines(seed: int, players: int | None = None, colour: bool = False, game
     raise RuntimeError(f"the demo match did not end within {state.game.max_game_length} actions")
 
 
+def next_steps(game: str) -> list[str]:
+    """What to try after a demo of ``game``: play it, watch another game, every command."""
+    others = [name for name in GAMES if name != game]
+    return ["", "Next:",
+            f"  play it yourself:   fourcards play {game}      (type 'help' at the prompt)",
+            f"  watch another game: fourcards demo --game {others[0] if others else game}"
+            + (f"   (or {', '.join(others[1:])})" if len(others) > 1 else ""),
+            "  every command:      fourcards --help"]
+
+
 def _common(parser: argparse.ArgumentParser, default: Any = 2026) -> None:
     parser.add_argument("--seed", type=SEED, default=default, help=f"the deal's seed (default: {default})")
     parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
@@ -76,7 +85,8 @@ def _game(text: str) -> str:
 
 def _demo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", type=_game, default=DEFAULT_GAME, metavar="GAME",
-                        help=f"the game: {', '.join(GAMES)} (default: {DEFAULT_GAME})")
+                        help=f"the game: {', '.join(GAMES)}; also by position, as in: fourcards demo "
+                             f"{next(iter(GAMES))} (default: {DEFAULT_GAME})")
     parser.add_argument("--players", type=int_in(1), default=None,
                         help="players, within the game's range (default: the game's own)")
     parser.add_argument("--bots", metavar="KIND", default=None,
@@ -125,4 +135,5 @@ def run(args: argparse.Namespace) -> int:
         print(line, flush=delay > 0)
         if delay > 0:
             time.sleep(delay)
+    print("\n".join(next_steps(game)))
     return 0

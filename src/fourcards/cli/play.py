@@ -18,9 +18,8 @@ from typing import Any, TextIO
 
 from ..errors import FourCardsError
 from ..games import GameEntry, get_game
-from .args import CommandLineError, int_in, quote
-from .render import colour_enabled
-from .session import Session, Table, add_session_arguments, make_bots, open_match, plural, resume_conflicts, table_class
+from ..terminal import CommandLineError, Session, Table, colour_enabled, int_in, plural, quote
+from .session import add_session_arguments, make_adviser, make_bots, open_match, resume_conflicts, table_class
 
 __all__ = ["RuleOption", "rule_options", "add_arguments", "rules_from", "build_game", "run", "new_table",
            "colour_enabled"]
@@ -176,7 +175,7 @@ def _load_deck(path: str | None) -> Any:
 def new_table(entry: GameEntry, state: Any, colour: bool = False, you: int = 0) -> Table:
     """The game's table (its override, or the generic one) for ``state``, the person at ``you``."""
     table = table_class(entry.name)(state, colour)
-    table.you = you
+    table.you, table.game, table.title = you, entry.name, entry.title
     return table
 
 
@@ -191,8 +190,10 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     state = open_match(args, entry.name, lambda saved: build_game(entry, saved, deck), rules)
     out = stdout if stdout is not None else sys.stdout
     table = new_table(entry, state, colour_enabled(args.colour, out))
-    bots, adviser = make_bots(entry.name, state, args.opponents, state.seed)
-    session = Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause)
+    bots, _ = make_bots(entry.name, state, args.opponents, state.seed)
+    adviser, adviser_name = make_adviser(entry.name, state, state.seed)
+    session = Session(table, bots, adviser, stdin=stdin, stdout=stdout, save_path=args.save, pause=args.pause,
+                      adviser_name=adviser_name)
     if args.resume:
         session.say(f"Resumed {args.resume}: {table.title}, seed {state.seed}, {plural(len(state.actions), 'move')} "
                     "so far.")

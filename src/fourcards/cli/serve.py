@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import FourCardsError
+from ..server.admission import LIMIT_FLAGS, Admission, Limits
+from ..terminal.args import positive
 from .args import int_in, quote
 
 __all__ = ["add_commands", "run"]
@@ -23,15 +28,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} is not a number above 0")
-    return value
+_positive = positive
 
 
 def add_commands(sub: Any) -> None:
@@ -49,45 +46,69 @@ def add_commands(sub: Any) -> None:
     parser.add_argument("--advertise", metavar="URL", default=None,
                         help="with PostgreSQL: this process's URL, told to clients that ask it for a table another "
                         "process holds (default http://HOST:PORT when --host is one address)")
+    parser.add_argument("--key-file", metavar="PATH", default=None,
+                        help="a file holding the server's secret key (its text, at least 16 bytes), which signs the "
+                        "tables' snapshots; default: the key kept beside the SQLite file (DB.key) or in the "
+                        "PostgreSQL database, made on first use. Several processes on one database need the same key")
     parser.add_argument("--bot-delay", type=_seconds, default=0.3,
                         help="seconds a bot waits before it acts (default 0.3)")
-    parser.add_argument("--max-tables", type=int_in(1, 1_000_000), default=1000,
-                        help="open tables at most (default 1000)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="URL",
                         help="also accept requests and WebSockets from pages of this origin (https://host[:port]; "
                         "repeatable; the server's own host always)")
-    parser.add_argument("--idle-minutes", type=_positive, default=60.0,
-                        help="close an unfinished table after this many minutes without a move (default 60)")
-    parser.add_argument("--tables-per-client", type=int_in(1, 1_000_000), default=20,
-                        help="open tables one client address may create (default 20)")
-    parser.add_argument("--create-rate", type=_positive, default=1.0,
-                        help="tables a second one client address may create, bursts of 10 (default 1)")
-    parser.add_argument("--claim-rate", type=_positive, default=2.0,
-                        help="seat claims a second one client address may make, bursts of 20 (default 2)")
+    parser.add_argument("--forwarded-allow-ips", action="append", default=[], metavar="IPS",
+                        help="trust X-Forwarded-For from these reverse proxies: addresses or networks, comma "
+                        "separated or repeated (127.0.0.1, 10.0.0.0/8, ::1), or * for any; default none: the client "
+                        "is the connection's peer")
+    parser.add_argument("--idle-minutes", type=_positive, default=None,
+                        help="close an unfinished table after this many minutes without a move (default 60; "
+                        "--idle-seconds the same in seconds)")
+    limits = parser.add_argument_group("limits", "every limit of the server (docs/server.md: Security and limits)")
+    defaults = Limits()
+    for spec in dataclasses.fields(Limits):
+        default = getattr(defaults, spec.name)
+        if spec.type == "int":
+            high = spec.metadata["high"]
+            kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 2**62)
+        else:
+            kind = _positive
+        limits.add_argument(LIMIT_FLAGS[spec.name], dest=f"limit_{spec.name}", type=kind, default=None,
+                            metavar="N", help=f"{Limits.help(spec.name)} (default {default:g})")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
-                        help="uvicorn's log level (default warning)")
+                        help="the log level, uvicorn's and the server's own (refusals, deadlines; default warning)")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
         from ..server.app import create_app
+        from ..server.http_server import serve
+        from ..server.store import read_key_file
     except ImportError as error:
         print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
         return 2
-    from ..server.app import Limits
 
-    limits = Limits(max_tables=args.max_tables, idle_seconds=args.idle_minutes * 60,
-                    tables_per_client=args.tables_per_client, create_rate=args.create_rate,
-                    claim_rate=args.claim_rate)
+    values = {spec.name: getattr(args, f"limit_{spec.name}") for spec in dataclasses.fields(Limits)}
+    if args.idle_minutes is not None:
+        values["idle_seconds"] = args.idle_minutes * 60
+    try:
+        limits = Limits(**{name: value for name, value in values.items() if value is not None})
+        admission = Admission(limits, args.allow_origin, args.forwarded_allow_ips)
+    except (FourCardsError, ValueError) as error:
+        print(f"fourcards serve: {error}", file=sys.stderr)
+        return 2
+    key = None
+    if args.key_file is not None:
+        try:
+            key = read_key_file(args.key_file)
+        except (OSError, ValueError) as error:
+            print(f"fourcards serve: --key-file: {error}", file=sys.stderr)
+            return 2
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:
             host = f"[{args.host}]" if ":" in args.host else args.host
             advertise = f"http://{host}:{args.port}"
-        app = create_app(args.db, bot_delay=args.bot_delay, limits=limits, allow_origins=args.allow_origin,
-                         lease_seconds=args.lease_seconds, advertise=advertise)
+        app = create_app(args.db, bot_delay=args.bot_delay, admission=admission, lease_seconds=args.lease_seconds,
+                         advertise=advertise, key=key)
     except ValueError as error:
         print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
         return 2
@@ -96,6 +117,5 @@ def run(args: argparse.Namespace) -> int:
         scheme, _, rest = where.partition("://")
         where = f"{scheme}://{rest.rpartition('@')[2]}"
     print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {where})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
-                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
+    serve(app, admission, args.host, args.port, args.log_level)
     return 0

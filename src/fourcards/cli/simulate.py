@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
-
-from ..tournament import t_interval, wilson_interval
-from .args import CommandLineError, ProgressBar
+from ..stats import interval
+from ..terminal.args import ProgressBar, executor_for
 
 __all__ = ["add_commands", "run", "ProgressBar", "interval", "executor_for"]
 
@@ -34,41 +29,20 @@ def add_commands(sub: Any) -> None:
     bench.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on stderr)")
 
 
-def interval(values: np.ndarray[Any, Any], proportion: bool = False) -> dict[str, float | None]:
-    """Mean and 95% interval of per-match values: Wilson's for a proportion (inside [0, 1]),
-    Student's t otherwise; ``None`` where there is nothing to say (no matches; one match's spread)."""
-    count = len(values)
-    if count == 0:
-        return {"mean": None, "low": None, "high": None}
-    result = wilson_interval(float(values.mean()), count) if proportion else t_interval([float(v) for v in values])
-    finite = np.isfinite([result.low, result.high]).all()
-    return {"mean": result.mean, "low": result.low if finite else None, "high": result.high if finite else None}
-
-
-@contextmanager
-def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
-    """A process pool (``local``) or a Dask cluster's executor (``dask``)."""
-    if backend == "dask":
-        if not scheduler:
-            raise CommandLineError("--backend dask needs --scheduler ADDRESS")
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise CommandLineError('the dask backend needs: pip install "fourcards[distributed]"') from None
-        with Client(scheduler) as client:
-            yield client.get_executor()
-        return
-    if workers <= 1:
-        yield None
-        return
-    with ProcessPoolExecutor(workers) as pool:
-        yield pool
+BENCH_PREAMBLE = """\
+How to read these tables: each row times one call (the best of a batch, then the median of
+interleaved rounds) and divides it by the call floor measured in the same run: a compiled
+function doing nothing with the same arguments. Figures vary with the machine and its load
+(ratios less than times). The status column says whether this run met the target the
+project sets on a quiet machine: "not met here" on a busy or shared machine is no failure,
+and nothing here exits with an error once it has measured."""
 
 
 def run_bench(args: argparse.Namespace) -> int:
     from ..benchmarks import DEFAULT_BENCHMARKS, run_benchmark
 
     chosen = list(dict.fromkeys(args.only or DEFAULT_BENCHMARKS))
+    print(BENCH_PREAMBLE, flush=True)
     for done, name in enumerate(chosen):
         if not args.no_progress:  # a step counter: the benchmarks print their tables in between
             sys.stderr.write(f"[{done + 1}/{len(chosen)}] {name} ({'#' * done}{'.' * (len(chosen) - done)})\n")

@@ -29,6 +29,8 @@ import functools
 import hashlib
 import json
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -36,7 +38,8 @@ from typing import Any, Final
 
 from ..errors import FourCardsError
 
-__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS"]
+__all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS",
+           "shipped_deck", "deck_option", "deck_rule"]
 
 FAMILIES: Final = "ABCDEFGH"
 CARD_IDS: Final[tuple[str, ...]] = tuple(f"{f}{n}" for f in FAMILIES for n in range(1, 5))
@@ -45,6 +48,8 @@ CARD_IDS: Final[tuple[str, ...]] = tuple(f"{f}{n}" for f in FAMILIES for n in ra
 
 class DeckError(FourCardsError):
     """A deck file with problems; ``problems`` lists each with its place."""
+
+    code = "bad_deck"
 
     def __init__(self, source: str, problems: list[str]) -> None:
         self.problems = problems
@@ -116,6 +121,18 @@ class Deck:
         if text not in CARD_IDS:
             raise FourCardsError(f"{card_id!r} is not a card: cards are A1..H4")
         return self.cards[CARD_IDS.index(text)]
+
+    def as_data(self) -> dict[str, Any]:
+        """The deck as the JSON data of its file format (what :func:`parse_deck` reads back
+        to an equal deck: same name, families, categories and cards)."""
+        return {
+            "format": "fourcards-deck", "version": 1, "name": self.name, "source": self.source,
+            "families": dict(zip(FAMILIES, self.families)),
+            "categories": [{"id": c.id, "name": c.name, "unit": c.unit, "higher_wins": c.higher_wins}
+                           for c in self.categories],
+            "cards": [{"id": card.id, "name": card.name, "values": dict(zip(card.categories, card.values))}
+                      for card in self.cards],
+        }
 
     def category_index(self, category: str) -> int:
         for i, c in enumerate(self.categories):
@@ -256,6 +273,28 @@ def _shipped_deck() -> Deck:
     return load_deck_bytes(raw, "elements.json")
 
 
+#: How deep a deck file's JSON may nest (a deck needs 4 levels): deeper is refused before
+#: parsing, the same on every Python (3.13 parses what 3.12 found too deep).
+MAX_DEPTH = 32
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, strings skipped (stops past MAX_DEPTH)."""
+    depth = deepest = 0
+    for token in _BRACKETS.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        elif mark in "]}":
+            depth -= 1
+    return deepest
+
+
 def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
     """Validate a deck file's content (UTF-8 JSON); :class:`DeckError` for anything else."""
     if not isinstance(raw, (bytes, bytearray)):
@@ -264,6 +303,8 @@ def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
         text = bytes(raw).decode("utf-8")
     except UnicodeDecodeError as error:
         raise DeckError(source, [f"not UTF-8 text: {error}"]) from None
+    if _nesting(text) > MAX_DEPTH:
+        raise DeckError(source, [f"not a deck: JSON nested too deeply (more than {MAX_DEPTH} levels)"])
     try:
         data = json.loads(text)
     except RecursionError:
@@ -274,3 +315,32 @@ def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
         return parse_deck(data, source)
     except RecursionError:
         raise DeckError(source, ["not a deck: JSON nested too deeply"]) from None
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_deck() -> Deck:
+    """The shipped deck (chemical elements), read once (a deck is immutable)."""
+    return load_deck()
+
+
+def deck_option(value: Deck | str | Mapping[str, Any] | None) -> Deck:
+    """A game's ``deck`` option as a :class:`Deck`: a deck itself; None (the shipped
+    deck); the shipped deck's ``digest`` (what a save of a game on it records); or a
+    deck's JSON data (what a save records of any other deck). :class:`DeckError`
+    for data with problems or a digest of another deck."""
+    if value is None or isinstance(value, Deck):
+        return shipped_deck() if value is None else value
+    if isinstance(value, str):
+        if value == shipped_deck().digest:
+            return shipped_deck()
+        raise DeckError("deck", [f"{value[:40]!r} is not the digest of the shipped deck: give the deck itself "
+                                 "(its JSON data or a Deck)"])
+    if isinstance(value, Mapping):
+        return parse_deck(dict(value), "deck")
+    raise TypeError(f"deck must be a Deck, its JSON data or the shipped deck's digest, not {type(value).__name__}")
+
+
+def deck_rule(deck: Deck) -> str | dict[str, Any]:
+    """What a game's ``rules_dict()`` records of its deck: the shipped deck by its
+    digest, any other as its data (:meth:`Deck.as_data`), so the rules rebuild the game."""
+    return deck.digest if deck.digest == shipped_deck().digest else deck.as_data()

@@ -35,6 +35,9 @@ class CategoryBot:
     that may be on top of the other piles: every card but its own top card and
     those it knows are in its own pile (ties count half)."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def __init__(self, deck: Deck | None = None) -> None:
         self.deck = deck if deck is not None else load_deck()
 

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _position as check
-from ..decks import CARD_IDS, Category, Deck, DeckCard, load_deck
+from ..decks import CARD_IDS, Category, Deck, DeckCard, deck_option, deck_rule
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
@@ -32,7 +32,9 @@ from ..sampling import DealSampler
 __all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
            "Eliminated", "GameEnd", "TableTaken", "MAX_PLAYERS"]
 
-MAX_PLAYERS: Final = 8
+#: "2 o más" players: as many as the deck can deal, every player at least one card
+#: (a 33rd player would be dealt none: eliminated before the first hand).
+MAX_PLAYERS: Final = 32
 
 
 @dataclass(frozen=True)
@@ -182,9 +184,10 @@ class Duelo(Game["DueloState"]):
     rules_type = Rules
     rules: Rules
 
-    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+    def __init__(self, rules: Rules | None = None, deck: Deck | str | Mapping[str, Any] | None = None,
+                 **options: Any) -> None:
         super().__init__(rules, **options)
-        self.deck = deck if deck is not None else load_deck()
+        self.deck = deck_option(deck)
 
     @property
     def num_distinct_actions(self) -> int:
@@ -196,10 +199,17 @@ class Duelo(Game["DueloState"]):
 
     @property
     def observation_size(self) -> int:
-        return 32 + len(self.deck.categories) + 3 * MAX_PLAYERS + 2
+        return 32 + len(self.deck.categories) + 3 * max(8, self.rules.players) + 2
 
     def rules_dict(self) -> dict[str, Any]:
-        return {**asdict(self.rules), "deck": self.deck.digest}
+        return {**asdict(self.rules), "deck": deck_rule(self.deck)}
+
+    def _snapshot_constants(self) -> Sequence[Any]:
+        return (*self.deck.cards, *self.deck.categories)
+
+    def _same_rules(self, rules: Any) -> bool:
+        # also a save made before rules_dict recorded a deck other than the shipped one by its data
+        return super()._same_rules(rules) or bool(rules == {**asdict(self.rules), "deck": self.deck.digest})
 
     def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> DueloState:
         """A new game dealt from ``seed``, or (``position``) one at the position
@@ -502,15 +512,16 @@ class DueloState(State[Choose]):
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
-        """``observation_size`` float32 values; seats relative to the observer, 8 slots.
+        """``observation_size`` float32 values; seats relative to the observer,
+        ``S = max(8, players)`` slots.
 
         ==================  =========================================================
         0-31                own top card, one-hot (card code)
         32 .. 32+C-1        own top card's strength in each category: the share of
                             the other 31 cards it beats (ties count half)
-        next 8              pile sizes / 32
-        next 8              contenders of the next hand
-        next 8              the player to call, one-hot
+        next S              pile sizes / 32
+        next S              contenders of the next hand
+        next S              the player to call, one-hot
         next 2              cards on the table / 32; hands played / hand limit
         ==================  =========================================================
         """
@@ -530,13 +541,14 @@ class DueloState(State[Choose]):
                 out[32 + k] = score / 31
         base = 32 + categories
         n = self._n
+        slots = max(8, n)
         for p in range(n):
             k = (p - player) % n
             out[base + k] = len(self._piles[p]) / 32
-            out[base + 8 + k] = p in self._contenders
-            out[base + 16 + k] = p == self._current
-        out[base + 24] = len(self._table) / 32
-        out[base + 25] = self._hands_played / self.game.rules.hand_limit
+            out[base + slots + k] = p in self._contenders
+            out[base + 2 * slots + k] = p == self._current
+        out[base + 3 * slots] = len(self._table) / 32
+        out[base + 3 * slots + 1] = self._hands_played / self.game.rules.hand_limit
 
 
 _POSITION_KEYS: Final = ("piles", "current", "table", "contenders", "first", "hands_played")

@@ -136,6 +136,10 @@ class SearchBot:
     ``horizon`` hands a playout plays after the call; ``exploration`` UCB1's
     constant. One bot may be shared by threads (its searches take turns)."""
 
+    #: It decides from the observation alone (the information set is rebuilt from what
+    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
+    stateless = True
+
     def __init__(self, game: Duelo, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, horizon: int = 6) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)

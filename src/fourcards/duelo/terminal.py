@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import DeckTable, plural, quote
+from ..terminal import DeckTable, plural, quote
 from ..decks import Deck, DeckCard
 from ..errors import FourCardsError
 
@@ -13,6 +13,7 @@ __all__ = ["DueloTable"]
 
 class DueloTable(DeckTable):
     game = "duelo"
+    default_bot = "category"  # the search bot thinks for a while every move, on a clock
     commands = """\
 Call a category when it is your turn, by its number or its name:
   2              call category 2
@@ -34,7 +35,7 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
 - A player with no cards is out. The game ends when one player holds every card;
   a game that reaches the hand limit is a draw, ranked by cards held."""
     option_help = {
-        "players": "players, 2 to 8 (default: 2)",
+        "players": "players, 2 to 32: every player is dealt at least one of the 32 cards (default: 2)",
         "hand_limit": "hands at most; then a draw, ranked by cards held (default: 10000)",
         "deck": "a deck JSON file (default: the chemical elements deck that ships with fourcards)",
     }
@@ -92,28 +93,26 @@ Duelo (2 or more players), with a deck of 32 cards, each with figures in several
         card = self.deck.card(obs.top_card)
         lines.append(f"Your top card: {self.card_text(obs.top_card)}")
         for k, category in enumerate(self.deck.categories):
-            lines.append(f"  {k}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
+            lines.append(f"  {k + 1}. {category.name}: {card.values[k]:g} {category.unit}".rstrip()
                          + ("" if category.higher_wins else "  (lower wins)"))
         return lines
 
     def act(self, line: str) -> None:
         from . import Choose
 
-        text = line.strip().lower()
         categories = self.deck.categories
-        if text.isdecimal():
-            if int(text) >= len(categories):
-                raise FourCardsError(f"{quote(line)} is not a category: 0..{len(categories) - 1} or a name")
-            self.state.apply(int(text), self.you)
+        code = self.choice(line)
+        if code is not None:
+            self.state.apply(code, self.you)
             return
+        text = line.strip().lower().removeprefix("call ").strip()
         by_name = {c.name.lower(): c.id for c in categories} | {c.id: c.id for c in categories}
         key = text.replace("_", " ")
         chosen = by_name.get(key) or by_name.get(text.replace(" ", "_"))
         if chosen is None:
             names = ", ".join(c.name.lower() for c in categories)
-            raise FourCardsError(f"{quote(line)} is not a category: {names} (or 0..{len(categories) - 1})")
+            raise FourCardsError(f"{quote(line)} is not a category: {names} (or 1..{len(categories)})")
         self.state.apply(Choose(chosen), self.you)
 
-    def typed(self, action: int) -> str:
-        category = self.deck.categories[action]
-        return f"{action}  ({category.name})"
+    def action_text(self, action: int) -> str:
+        return self.deck.categories[action].name.lower()

@@ -20,17 +20,17 @@ pure-Python twin searches plainly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._lazy import lazy_exports
 from ..errors import ImpossibleCardsError, InvalidCardError
-from . import _deck, _kernels, _reference
+from . import _deck, _kernels, _variants
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
            "best_points", "best_points_packed", "best_points_batch", "best_split_batch", "waits_batch",
-           "hand_counts", "pack",
+           "hand_counts", "pack", "deal_counts",
            "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
 
 
@@ -93,41 +93,43 @@ def _prepare(hand: HandLike, exposed: Iterable[Meld | str], incoming: Card | str
 
 
 def best_split(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Card | str | None = None,
-               incoming_from_discard: bool = False) -> Split | None:
+               incoming_from_discard: bool = False, *, same_colour_soldiers: bool = True) -> Split | None:
     """The highest-scoring split of every card into melds, or ``None``.
 
     ``hand`` holds the concealed cards; ``exposed`` the melds on the table
     (scored exposed); ``incoming`` a card on offer joining the hand; when it
     comes from another player's discard, the meld it completes is exposed.
+    ``same_colour_soldiers=False`` reads the rules as the game's option of that
+    name does: Soldiers of one colour form no triple or quad.
     """
-    if incoming is None and type(exposed) is tuple and not exposed:
+    if incoming is None and type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.best_split_hand(hand)  # a list of Card in C; anything else below
         if fast is not _kernels.FALLBACK:
             return fast  # type: ignore[no-any-return]
     counts, fixed, extra = _prepare(hand, exposed, incoming)
-    exposed_code = extra if incoming_from_discard else -1
-    found = _kernels.split(counts, exposed_code)
+    found = _variants.split(counts, extra if incoming_from_discard else -1, bool(same_colour_soldiers))
     if found is None:
         return None
-    total, indices = found
-    melds = tuple(_EXPOSED_MELDS[g] if i == 0 and exposed_code >= 0 else _CONCEALED_MELDS[g]
-                  for i, g in enumerate(indices))
-    return Split(tuple(fixed) + melds, int(total) + sum(m.points for m in fixed))
+    total, melds = found
+    return Split(tuple(fixed) + melds, total + sum(m.points for m in fixed))
 
 
-def is_complete(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Card | str | None = None) -> bool:
-    """Whether every card splits into melds."""
-    if incoming is None and type(exposed) is tuple and not exposed:
+def is_complete(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Card | str | None = None, *,
+                same_colour_soldiers: bool = True) -> bool:
+    """Whether every card splits into melds (``same_colour_soldiers``: as :func:`best_split`)."""
+    if incoming is None and type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.is_complete_hand(hand)
         if fast is not _kernels.FALLBACK:
             return fast  # type: ignore[no-any-return]
     counts, _, _ = _prepare(hand, exposed, incoming)
-    return int(_kernels.best_points(counts, -1)) >= 0
+    return _variants.points(counts, -1, bool(same_colour_soldiers)) >= 0
 
 
-def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool = False) -> dict[Card, int]:
-    """Every card kind that would complete the hand, with the points it would give."""
-    if type(exposed) is tuple and not exposed:
+def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool = False, *,
+          same_colour_soldiers: bool = True) -> dict[Card, int]:
+    """Every card kind that would complete the hand, with the points it would give
+    (``same_colour_soldiers``: as :func:`best_split`)."""
+    if type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.waits_hand(hand, from_discard)
         if fast is not _kernels.FALLBACK:
             return fast  # type: ignore[no-any-return]
@@ -137,21 +139,30 @@ def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool
         for card in meld.cards:
             on_table[card.code] += 1
     fixed_points = sum(m.points for m in fixed)
-    points = _kernels.wait_points(counts, on_table, bool(from_discard))
+    if same_colour_soldiers:
+        points = _kernels.wait_points(counts, on_table, bool(from_discard))
+    else:
+        points = [-1] * _deck.NUM_KINDS
+        for code in range(_deck.NUM_KINDS):
+            if counts[code] + on_table[code] < _deck.COPIES:
+                counts[code] += 1
+                points[code] = _variants.points(counts, code if from_discard else -1, False)
+                counts[code] -= 1
     return {KINDS[code]: int(p) + fixed_points for code, p in enumerate(points) if p >= 0}
 
 
-def best_points(hand: HandLike, exposed_code: int = -1) -> int:
+def best_points(hand: HandLike, exposed_code: int = -1, *, same_colour_soldiers: bool = True) -> int:
     """Best points of a complete split of the cards (-1: none); the meld holding a card of
-    ``exposed_code`` is scored exposed."""
-    fast = _kernels.best_points_hand(hand, exposed_code)  # a list of Card or 28 ints in C
-    if fast is not _kernels.FALLBACK:
-        return fast  # type: ignore[no-any-return]
+    ``exposed_code`` is scored exposed (``same_colour_soldiers``: as :func:`best_split`)."""
+    if same_colour_soldiers is True:
+        fast = _kernels.best_points_hand(hand, exposed_code)  # a list of Card or 28 ints in C
+        if fast is not _kernels.FALLBACK:
+            return fast  # type: ignore[no-any-return]
     if not isinstance(exposed_code, (int, np.integer)) or isinstance(exposed_code, bool):
         raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
     if not -1 <= exposed_code < _deck.NUM_KINDS:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
-    return int(_kernels.best_points(hand_counts(hand), int(exposed_code)))
+    return _variants.points(hand_counts(hand), int(exposed_code), bool(same_colour_soldiers))
 
 
 best_points_packed = _kernels.best_points_packed
@@ -169,18 +180,15 @@ waits_batch = _kernels.waits_batch
 """Batch: per row and kind, the points one more card completes the hand with
 (int16, rows x 28, -1 none), without the GIL."""
 
-_CONCEALED_MELDS: Final[tuple[Meld, ...]] = tuple(
-    Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), False) for m in _reference.MELDS)
-_EXPOSED_MELDS: Final[tuple[Meld, ...]] = tuple(
-    Meld(MeldKind(_deck.meld_kind(m)), tuple(KINDS[k] for k in m), True) for m in _reference.MELDS)
-_kernels.prepare(KINDS, _deck.CODE_OF, _CONCEALED_MELDS, _EXPOSED_MELDS, Split)
+_kernels.prepare(KINDS, _deck.CODE_OF, _variants.CONCEALED_MELDS, _variants.EXPOSED_MELDS, Split)
 
 
 # The game and its bots, at the top like the other games (loaded on first use).
 _LAZY = {"FourColor": ".game", "FourColorObservation": ".game", "FourColorState": ".game", "Rules": ".game",
-         "GreedyBot": ".bots", "RandomBot": ".bots"}
+         "GreedyBot": ".bots", "RandomBot": ".bots", "deal_counts": ".deal"}
 if TYPE_CHECKING:
     from .bots import GreedyBot, RandomBot
+    from .deal import deal_counts
     from .game import FourColor, FourColorObservation, FourColorState, Rules
 
 

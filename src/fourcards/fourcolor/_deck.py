@@ -57,3 +57,26 @@ def meld_kind(codes: tuple[int, ...]) -> int:
     if sorted(ranks) == [CHARIOT, HORSE, CANNON]:
         return FIELD
     return -1
+
+
+def strict_soldiers(soldiers: tuple[int, ...] | list[int]) -> tuple[int, int, tuple[int, ...]] | None:
+    """The soldier block under the option ``same_colour_soldiers=False`` (Soldiers
+    of one colour form no triple or quad: only three and four soldiers of
+    different colours): ``(points, fours, threes)`` with ``threes[c]`` the
+    three-soldier melds *without* colour ``c``, or None when the block does not
+    split.  With ``f`` four-soldier melds and ``T`` three-soldier ones, colour
+    ``c`` holds ``f + T - threes[c]`` soldiers, so ``3T = S - 4f`` (``S`` the
+    soldiers); the points, ``5f + 3T = S + f``, grow with ``f``.
+
+    >>> strict_soldiers((1, 1, 1, 0)), strict_soldiers((2, 1, 1, 0))
+    ((3, 0, (0, 0, 0, 1)), None)
+    """
+    total = sum(soldiers)
+    for fours in range(min(soldiers), -1, -1):
+        if (total - 4 * fours) % 3:
+            continue
+        threes_total = (total - 4 * fours) // 3
+        threes = tuple(fours + threes_total - n for n in soldiers)
+        if min(threes) >= 0:
+            return 5 * fours + 3 * threes_total, fours, threes
+    return None

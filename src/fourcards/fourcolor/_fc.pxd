@@ -26,6 +26,7 @@ cdef enum:
     FC_LONE_GENERAL = 0
     FC_TRIPLE = 2
     FC_QUAD = 3
+    FC_GENERAL_QUAD = 4
     FC_COMMAND = 5
 
 

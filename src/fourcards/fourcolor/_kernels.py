@@ -140,11 +140,13 @@ def waits_batch(counts: Any, from_discard: bool = False) -> npt.NDArray[np.int16
 
 
 def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: int, threshold: int,
-                   rounds: int, lucky_rank_only: bool, record: bool, bot_seeds: Any = None) -> Any:
+                   rounds: int, lucky_rank_only: bool, record: bool, bot_seeds: Any = None,
+                   same_colour_soldiers: bool = True, generals_hu: bool = True) -> Any:
     """Whole games in C (the compiled core only)."""
     if sim is None:
         raise RuntimeError("the compiled Four Color core is not available")
-    return sim.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds)
+    return sim.fc_simulate(seeds, policies, players, threshold, rounds, lucky_rank_only, record, bot_seeds,
+                           same_colour_soldiers, generals_hu)
 
 
 __all__ = ["COMPILED", "MODULES", "melds", "parse", "bots", "sim", "kernels", "prepare", "SWITCHED",

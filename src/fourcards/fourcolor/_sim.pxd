@@ -14,6 +14,9 @@ cdef enum:
 
 ctypedef struct FcGame:
     int n, threshold, rounds, rank_only
+    # the rules' readings: Soldiers of one colour form triples and quads
+    # (same_colour_soldiers); a hand of only Generals is a hu (else no winner)
+    int soldier_pongs, generals_hu
     uint64_t rng
     int round, first
     uint8_t hands[4][FC_KINDS]

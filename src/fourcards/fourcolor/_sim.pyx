@@ -17,12 +17,49 @@ from fourcards._common cimport _below, _seed_stream, _splitmix_next
 import numpy as np
 
 from fourcards.fourcolor._fc cimport (
-    FcTables, FC_KINDS, FC_PASS, FC_HU, FC_CLAIM_BASE, FC_LONE_GENERAL, FC_TRIPLE, FC_QUAD, FC_COMMAND,
+    FcTables, FC_KINDS, FC_PASS, FC_HU, FC_CLAIM_BASE, FC_LONE_GENERAL, FC_TRIPLE, FC_QUAD, FC_GENERAL_QUAD,
+    FC_COMMAND,
 )
 from fourcards.fourcolor._melds cimport fc_tables, _fc_best_plain, _fc_best
 from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value
 
 cdef const FcTables* _t = fc_tables()
+
+
+cdef int _sim_strict_soldiers(const uint8_t* counts) noexcept nogil:
+    """The soldier block's points when Soldiers of one colour form no triple or
+    quad (-1: it does not split): ``fourcolor._deck.strict_soldiers``."""
+    cdef int c, fours, threes, least = 4, total = 0
+    for c in range(4):
+        total += counts[7 * c + 6]
+        if counts[7 * c + 6] < least:
+            least = counts[7 * c + 6]
+    for fours in range(least, -1, -1):
+        if (total - 4 * fours) % 3:
+            continue
+        threes = (total - 4 * fours) // 3
+        for c in range(4):
+            if fours + threes - counts[7 * c + 6] < 0:
+                break
+        else:
+            return 5 * fours + 3 * threes
+    return -1
+
+
+cdef int _sim_points(FcGame* s, const uint8_t* counts, int exposed_code) noexcept nogil:
+    """Best points of a complete split under the game's rules (-1: none): ``_variants.points``."""
+    cdef uint8_t rest[FC_KINDS]
+    cdef int c, base, soldiers
+    if s.soldier_pongs:
+        return _fc_best(_t, counts, exposed_code)
+    memcpy(rest, counts, FC_KINDS)
+    for c in range(4):
+        rest[7 * c + 6] = 0
+    base = _fc_best(_t, rest, exposed_code if exposed_code % 7 != 6 else -1)
+    soldiers = _sim_strict_soldiers(counts)
+    if base < 0 or soldiers < 0:
+        return -1
+    return base + soldiers
 
 
 cdef int _sim_claim_options(FcGame* s, int player, int* out) noexcept nogil:
@@ -38,7 +75,7 @@ cdef int _sim_claim_options(FcGame* s, int player, int* out) noexcept nogil:
         n += 1
     memcpy(counts, hand, FC_KINDS)
     counts[card] += 1
-    if _fc_best_plain(t, counts) >= 0:
+    if (_fc_best_plain(t, counts) if s.soldier_pongs else _sim_points(s, counts, -1)) >= 0:
         out[n] = FC_HU
         n += 1
     chi_allowed = (s.offer_source == FC_LAID
@@ -49,10 +86,13 @@ cdef int _sim_claim_options(FcGame* s, int player, int* out) noexcept nogil:
         if not _fc_can_claim(t, hand, g, card):
             continue
         kind = t.meld_kind_of[g]
-        pong_kong = ((kind == FC_TRIPLE or kind == FC_QUAD)
-                     and t.meld_codes[g][0] == t.meld_codes[g][t.meld_len[g] - 1])
+        pong_kong = kind == FC_TRIPLE or kind == FC_QUAD or kind == FC_GENERAL_QUAD
+        if pong_kong and not s.soldier_pongs and card % 7 == 6:
+            continue
         if general and s.offer_source == FC_TURNED:
-            if player == s.offer_player and (kind == FC_LONE_GENERAL or kind == FC_COMMAND):
+            # a quad of Generals: anyone holding the other three, the revealer too
+            if kind == FC_GENERAL_QUAD or (player == s.offer_player
+                                           and (kind == FC_LONE_GENERAL or kind == FC_COMMAND)):
                 out[n] = FC_CLAIM_BASE + g
                 n += 1
             continue
@@ -76,7 +116,7 @@ cdef void _sim_hu(FcGame* s, int player, int card, bint from_discard) noexcept n
     memcpy(counts, s.hands[player], FC_KINDS)
     if card >= 0:
         counts[card] += 1
-    points = _fc_best(t, counts, card if from_discard else -1) + s.exposed_points[player]
+    points = _sim_points(s, counts, card if from_discard else -1) + s.exposed_points[player]
     if s.stock_n:
         s.stock_n -= 1
         lucky_card = s.stock[s.stock_n]
@@ -96,7 +136,10 @@ cdef void _sim_check_only_generals(FcGame* s) noexcept nogil:
     for k in range(FC_KINDS):
         if k % 7 != 0 and s.hands[s.current][k]:
             return
-    _sim_hu(s, s.current, -1, False)
+    if s.generals_hu:
+        _sim_hu(s, s.current, -1, False)
+    else:
+        _sim_end_round(s, -1, 0, 0)
 
 
 cdef void _sim_end_round(FcGame* s, int winner, int points, int lucky) noexcept nogil:
@@ -205,8 +248,7 @@ cdef void _sim_resolve(FcGame* s) noexcept nogil:
     for i in range(s.n_order):  # a pong or kong first, then the first claim in priority order
         if s.answers[i] >= FC_CLAIM_BASE:
             g = s.answers[i] - FC_CLAIM_BASE
-            if (t.meld_len[g] >= 3 and t.meld_codes[g][0] == t.meld_codes[g][t.meld_len[g] - 1]
-                    and t.meld_codes[g][0] % 7 != 0):
+            if t.meld_len[g] >= 3 and t.meld_codes[g][0] == t.meld_codes[g][t.meld_len[g] - 1]:
                 player, action = s.order[i], s.answers[i]
                 break
     if player < 0:
@@ -259,6 +301,32 @@ cdef void _sim_apply(FcGame* s, int action) noexcept nogil:
         s.current = s.order[s.answered]
 
 
+cdef int _sim_strict_hu(FcGame* s, int player, int offer, bint from_discard, int* legal, int n_legal,
+                        int* action) noexcept nogil:
+    """The rule-based player's hu when Soldiers of one colour form no triple or
+    quad (``GreedyBot.choose``): hu when it reaches the threshold or nothing else
+    is allowed (``action``), else the legal actions without hu (their count)."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef int i, j = 0, points
+    cdef bint has_hu = False, has_pass = False
+    for i in range(n_legal):
+        has_hu = has_hu or legal[i] == FC_HU
+        has_pass = has_pass or legal[i] == FC_PASS
+    if not has_hu:
+        return n_legal
+    memcpy(counts, s.hands[player], FC_KINDS)
+    counts[offer] += 1
+    points = _sim_points(s, counts, offer if from_discard else -1) + s.exposed_points[player]
+    if points >= s.threshold or not has_pass:
+        action[0] = FC_HU
+        return n_legal
+    for i in range(n_legal):
+        if legal[i] != FC_HU:
+            legal[j] = legal[i]
+            j += 1
+    return j
+
+
 cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint64_t* bot_seeds,
                        int32_t* log, int64_t log_size) noexcept nogil:
     """Play one game from ``seed``; the number of actions (-1: the log overflowed)."""
@@ -266,6 +334,7 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint
     cdef uint64_t bot_rng[4]
     cdef int legal[128]
     cdef int n_legal, p, action, offer
+    cdef bint from_discard
     cdef int64_t steps = 0
     for p in range(s.n):
         bot_rng[p] = bot_seeds[p] if bot_seeds != NULL else _seed_stream(seed, p + 1)
@@ -282,8 +351,13 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint
             action = legal[_below(&bot_rng[p], n_legal)]
         else:
             offer = s.offer_card if s.phase == FC_CLAIM else -1
-            action = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer,
-                                s.offer_source != FC_TURNED or s.offer_player != p, legal, n_legal)
+            from_discard = s.offer_source != FC_TURNED or s.offer_player != p
+            action = -1
+            if offer >= 0 and not s.soldier_pongs:
+                n_legal = _sim_strict_hu(s, p, offer, from_discard, legal, n_legal, &action)
+            if action < 0:
+                action = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer, from_discard,
+                                    legal, n_legal)
         if log != NULL:
             if steps >= log_size:
                 return -1
@@ -294,11 +368,12 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint
 
 
 def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lucky_rank_only,
-                bint record=False, bot_seeds=None):
+                bint record=False, bot_seeds=None, bint same_colour_soldiers=True, bint generals_hu=True):
     """Whole games in C, without the GIL: per seed ``(totals int64 (games, players),
     winners bool, steps int64, actions or None)``; policies 0 random, 1 greedy;
     ``bot_seeds`` (games x players, uint64): the random players' seeds, else
-    ``derive_seed(game seed, seat + 1)``."""
+    ``derive_seed(game seed, seat + 1)``; the rules' ``same_colour_soldiers`` and
+    ``only_generals == "hu"`` (``generals_hu``)."""
     cdef const FcTables* t = _t
     cdef const uint64_t[::1] seed_view = np.ascontiguousarray(seeds, dtype=np.uint64)
     cdef const uint64_t[:, ::1] bot_view
@@ -338,6 +413,7 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
     try:
         memset(state, 0, sizeof(FcGame))
         state.n, state.threshold, state.rounds, state.rank_only = players, threshold, rounds, lucky_rank_only
+        state.soldier_pongs, state.generals_hu = same_colour_soldiers, generals_hu
         for i in range(games):
             if record:
                 buffer = np.empty(log_size, dtype=np.int32)
@@ -436,7 +512,7 @@ cdef class FcSearch:
     def reset(self, int players, int threshold, int rounds, bint rank_only, int round_, int me, hand, exposed,
               exposed_points, hidden, sizes, int stock_n, int phase, int offer_card, int offer_source,
               int offer_player, order, int answered, answers, totals, legal, seed, double scale, int burn,
-              int mixing, double weight):
+              int mixing, double weight, bint same_colour_soldiers=True, bint generals_hu=True):
         """Start a search (see the class); every argument is checked by the caller."""
         cdef int p, k, i
         cdef uint64_t seed_value = seed
@@ -446,6 +522,7 @@ cdef class FcSearch:
         memset(&self.root, 0, sizeof(FcGame))
         s = &self.root
         s.n, s.threshold, s.rounds, s.rank_only = players, threshold, rounds, rank_only
+        s.soldier_pongs, s.generals_hu = same_colour_soldiers, generals_hu
         s.round = round_
         s.first = (round_ - 1) % players
         for p in range(players):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..bots import RandomBot
-from . import _deck, _kernels
-from .game import FourColorObservation
+from . import _deck, _kernels, _variants
+from .game import HU, PASS, FourColorObservation
 
 __all__ = ["RandomBot", "GreedyBot", "hand_value"]
 
@@ -29,6 +29,9 @@ class GreedyBot:
     the claim and its discard is worth more; calls hu only when the win reaches
     the threshold (a win below it is a false win that pays everyone)."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
         legal = [int(a) for a in legal_actions]
         if not legal:
@@ -41,6 +44,15 @@ class GreedyBot:
             card = offer.card
             from_discard = offer.source != "turned" or offer.player != observation.player
         threshold = min(observation.rules.threshold, 1 << 30)  # no hand scores near it: the same choices
+        if card >= 0 and HU in legal and not observation.rules.same_colour_soldiers:
+            # Soldiers of one colour form no triple or quad: the hu's points under that reading
+            # (the compiled simulator decides the same way, in _sim_strict_hu)
+            counts = list(observation.hand)
+            counts[card] += 1
+            points = _variants.points(counts, card if from_discard else -1, False) + exposed_points
+            if points >= threshold or PASS not in legal:
+                return HU
+            legal = [a for a in legal if a != HU]
         return int(_kernels.greedy_choose(list(observation.hand), exposed_points, threshold, card, from_discard, legal))
 
     def __repr__(self) -> str:

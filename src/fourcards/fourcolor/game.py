@@ -35,7 +35,7 @@ from ..engine import Game, GameRules, SimultaneousDecision, State, option
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
-from . import _deck, _kernels, _reference
+from . import _deck, _kernels, _reference, _variants
 from .cards import KINDS, Card, Meld, _cards
 
 __all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
@@ -54,14 +54,27 @@ MELD_INDEX: Final[dict[tuple[int, ...], int]] = {m: i for i, m in enumerate(MELD
 
 @dataclass(frozen=True)
 class Rules(GameRules):
-    """Four Color rules: players 2-4; ``threshold`` points to win (option, 10);
-    ``rounds`` a game (option, 3); ``lucky_rank_only`` (option): the lucky card
-    counts every card of its rank, not only of its rank and colour."""
+    """Four Color rules.
+
+    - ``players``: 2 to 4 (default 4);
+    - ``threshold``: the points a hu needs, or it is a false win (default 10);
+    - ``rounds``: rounds a game (default 3);
+    - ``lucky_rank_only``: the lucky card counts every card the winner owns of
+      its rank, the seed's "tipo" (default); False: only of its rank and colour;
+    - ``same_colour_soldiers``: Soldiers of one colour form triples and quads
+      (default); False: they form none, only three and four soldiers of
+      different colours (the other reading of "tranne Generali e Soldati");
+    - ``only_generals``: a player who must discard but holds only Generals ends
+      the round as their hu (``"hu"``, default) or with no winner
+      (``"no_winner"``, nobody scores).
+    """
 
     players: int = option(4, low=2, high=4)
     threshold: int = option(10, low=0)
     rounds: int = option(3, low=1)
-    lucky_rank_only: bool = False
+    lucky_rank_only: bool = True
+    same_colour_soldiers: bool = True
+    only_generals: str = option("hu", choices=("hu", "no_winner"))
 
 
 # -- actions --------------------------------------------------------------------------
@@ -180,6 +193,13 @@ class Claimed:
 
 @dataclass(frozen=True, slots=True)
 class RoundEnd:
+    """A round's end.  After a hu the winner shows the hand ("e mostrare la sua
+    mano"): ``melds`` is the scored split (exposed melds first), ``card`` the
+    card that completed it (None when the round ended on a hand of Generals),
+    ``lucky_card`` the card turned up afterwards (None: the stock was empty),
+    which added ``lucky`` points.  With no winner (``winner`` -1) they are
+    empty."""
+
     round: int
     winner: int
     points: int
@@ -187,6 +207,9 @@ class RoundEnd:
     payments: tuple[int, ...]
     totals: tuple[int, ...]
     reason: str
+    melds: tuple[Meld, ...] = ()
+    card: Card | None = None
+    lucky_card: Card | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +219,12 @@ class GameEnd:
 
 
 Record = Union[Dealt, Discarded, TurnedUp, Answered, ClaimsRevealed, Claimed, RoundEnd, GameEnd]
+
+
+def meld_view(meld: Meld) -> dict[str, Any]:
+    """A meld as JSON data: ``cards`` (texts), ``kind`` (``triple``...), ``exposed``, ``points``."""
+    return {"cards": [str(c) for c in meld.cards], "kind": meld.kind.name.lower(), "exposed": meld.exposed,
+            "points": meld.points}
 
 
 def _seats(seats: Any) -> str:
@@ -224,6 +253,8 @@ class FourColorObservation:
     #: The public records of the round in play, oldest first (every discard, turn-up,
     #: claim and revealed answer: what a player at the table remembers).
     round_history: tuple[Record, ...] = field(default=(), repr=False)
+    #: The last round's end, public since the winner showed the hand (None in round 1).
+    last_round: RoundEnd | None = None
 
 
 OBSERVATION_SIZE: Final = 28 + 4 * 28 + 28 + 28 + 3 + 4 + 4 + 4 + 1 + 4 + 1
@@ -259,6 +290,7 @@ class FourColor(Game["FourColorState"]):
             "exposed": [[[names[c] for c in meld] for meld in melds] for melds in obs.exposed],
             "discards": [names[c] for c in obs.discards], "hand_sizes": list(obs.hand_sizes),
             "stock": obs.stock, "offer": offer, "answered": obs.answered, "totals": list(obs.totals),
+            "last_round": None if obs.last_round is None else self.record_view(obs.last_round),
         }
 
     def record_text(self, record: Any) -> str:
@@ -276,16 +308,26 @@ class FourColor(Game["FourColorState"]):
         if isinstance(r, ClaimsRevealed):
             return "answers: " + ", ".join(f"P{p} {a}" for p, a in r.answers)
         if isinstance(r, RoundEnd):
-            who = "nobody" if r.winner < 0 else f"P{r.winner}"
-            return f"round {r.round} over: {who} wins ({r.reason}); totals {list(r.totals)}"
+            if r.winner < 0:
+                return f"round {r.round} over: nobody wins ({r.reason}); totals {list(r.totals)}"
+            shown = " | ".join(str(m) for m in r.melds) or "no cards"
+            lucky = f"lucky card {r.lucky_card} +{r.lucky}" if r.lucky_card is not None else "no lucky card"
+            with_card = f" with {r.card}" if r.card is not None else ""
+            return (f"round {r.round} over: P{r.winner} wins ({r.reason}){with_card}, showing {shown}: "
+                    f"{r.points} points, {lucky}; totals {list(r.totals)}")
         if isinstance(r, GameEnd):
             return f"game over: {_seats(r.winners)} win{'s' if len(r.winners) == 1 else ''}"
         return super().record_text(record)
 
     def record_view(self, record: Any) -> dict[str, Any]:
+        """The defaults, and: a claim's ``cards``; a round's end shows the winner's
+        ``melds`` (each ``cards``, ``kind``, ``exposed``, ``points``), the winning
+        ``card`` and the ``lucky_card`` (None when there is none)."""
         data = super().record_view(record)
         if isinstance(record, Claimed):
             data["cards"] = [str(c) for c in record.meld.cards]
+        elif isinstance(record, RoundEnd):
+            data["melds"] = [meld_view(m) for m in record.melds]
         elif isinstance(record, ClaimsRevealed):
             data["answers"] = [[player, self.action_view(answer)] for player, answer in record.answers]
         return data
@@ -355,16 +397,12 @@ def _meld(codes: tuple[int, ...]) -> Meld:
     return Meld.parse([KINDS[k] for k in codes], exposed=True)
 
 
-def _complete(counts: list[int]) -> bool:
-    return int(_kernels.best_points(counts, -1)) >= 0
-
-
 class FourColorState(State[Action]):
     """A game of Four Color Cards in progress."""
 
     __slots__ = ("_rng", "_round", "_first", "_hands", "_exposed",
                  "_discards", "_stock", "_phase", "_current", "_offer", "_decision", "_totals",
-                 "_winners")
+                 "_winners", "_last_round")
     _copied = {"_rng": "rng", "_hands": "lists", "_exposed": "lists", "_discards": "list", "_stock": "list",
                "_totals": "list", "_decision": "copy"}
 
@@ -382,6 +420,7 @@ class FourColorState(State[Action]):
     _decision: SimultaneousDecision[int] | None
     _totals: list[int]
     _winners: tuple[int, ...]
+    _last_round: RoundEnd | None
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> FourColorObservation: ...
@@ -392,6 +431,7 @@ class FourColorState(State[Action]):
         self._round = 0
         self._totals = [0] * self._n
         self._winners = ()
+        self._last_round = None
         if position is None:
             self._start_round()
             return
@@ -435,13 +475,18 @@ class FourColorState(State[Action]):
     def _check_only_generals(self) -> None:
         """A player who must discard but holds only Generals (or nothing, after a
         claim took their last cards) ends the round: every card they own is in a
-        meld, so it is scored as their hu **[decision]**."""
+        meld, so it is scored as their hu **[decision]**; with the option
+        ``only_generals="no_winner"``, nobody scores."""
         hand = self._hands[self._current]
         if self._phase == DISCARD and all(n == 0 for k, n in enumerate(hand) if k % 7 != _deck.GENERAL):
             reason = "only Generals left" if any(hand) else "no card left to discard"
-            self._hu(self._current, -1, False, reason)
+            if self.game.rules.only_generals == "hu":
+                self._hu(self._current, -1, False, reason)
+            else:
+                self._end_round(-1, 0, 0, reason)
 
-    def _end_round(self, winner: int, points: int, lucky: int, reason: str) -> None:
+    def _end_round(self, winner: int, points: int, lucky: int, reason: str, melds: tuple[Meld, ...] = (),
+                   card: int = -1, lucky_card: int = -1) -> None:
         n, threshold = self._n, self.game.rules.threshold
         payments = [0] * n
         if winner >= 0:
@@ -454,7 +499,10 @@ class FourColorState(State[Action]):
                 payments[winner] += amount
         for p in range(n):
             self._totals[p] += payments[p]
-        self._record(RoundEnd(self._round, winner, points, lucky, tuple(payments), tuple(self._totals), reason))
+        self._last_round = RoundEnd(self._round, winner, points, lucky, tuple(payments), tuple(self._totals), reason,
+                                    melds, KINDS[card] if card >= 0 else None,
+                                    KINDS[lucky_card] if lucky_card >= 0 else None)
+        self._record(self._last_round)
         if self._round >= self.game.rules.rounds:
             best = max(self._totals)
             self._winners = tuple(p for p in range(n) if self._totals[p] == best)
@@ -467,23 +515,28 @@ class FourColorState(State[Action]):
         self._start_round()
 
     def _hu(self, player: int, card: int, from_discard: bool, reason: str) -> None:
+        """``player`` wins with ``card`` (-1: a hand of Generals) and shows the hand."""
         counts = list(self._hands[player])
         if card >= 0:
             counts[card] += 1
-        exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in self._exposed[player])
-        points = int(_kernels.best_points(counts, card if from_discard else -1)) + exposed_points
-        lucky = 0
+        rules = self.game.rules
+        exposed = tuple(_meld(m) for m in self._exposed[player])
+        found = _variants.split(counts, card if from_discard else -1, rules.same_colour_soldiers)
+        assert found is not None, "a hu on a hand that does not split"
+        concealed, melds = found
+        points = concealed + sum(m.points for m in exposed)
+        lucky, lucky_card = 0, -1
         if self._stock:
             lucky_card = self._stock.pop()
             owned = list(counts)
             for meld in self._exposed[player]:
                 for k in meld:
                     owned[k] += 1
-            if self.game.rules.lucky_rank_only:
+            if rules.lucky_rank_only:
                 lucky = sum(owned[k] for k in range(_deck.NUM_KINDS) if k % 7 == lucky_card % 7)
             else:
                 lucky = owned[lucky_card]
-        self._end_round(player, points, lucky, reason)
+        self._end_round(player, points, lucky, reason, exposed + melds, card, lucky_card)
 
     # -- offers and claims ---------------------------------------------------------------------
     def _claim_options(self, player: int, offer: Offer) -> list[int]:
@@ -501,15 +554,22 @@ class FourColorState(State[Action]):
             options.append(HU)
         chi_allowed = (offer.source == "laid" or (offer.source == "discard" and player == (offer.player + 1) % self._n)
                        or (offer.source == "turned" and player == offer.player))
+        soldier_pongs = self.game.rules.same_colour_soldiers
         for meld in _reference.MELDS_WITH[card]:
             need = list(meld)
             need.remove(card)
             if any(hand[k] < need.count(k) for k in set(need)):
                 continue
             kind = _deck.meld_kind(meld)
-            pong_kong = kind in (_deck.TRIPLE, _deck.QUAD) and len(set(meld)) == 1
+            pong_kong = kind in (_deck.TRIPLE, _deck.QUAD, _deck.GENERAL_QUAD)
+            if pong_kong and not soldier_pongs and card % 7 == _deck.SOLDIER:
+                continue
             if general and offer.source == "turned":
-                if player == offer.player and kind in (_deck.LONE_GENERAL, _deck.COMMAND):
+                # A quad of Generals is a kong: anyone holding the other three may
+                # claim it, out of turn order (the revealer too); the revealer
+                # otherwise melds the General alone or in a command set.
+                if kind == _deck.GENERAL_QUAD or (player == offer.player
+                                                  and kind in (_deck.LONE_GENERAL, _deck.COMMAND)):
                     options.append(CLAIM_BASE + MELD_INDEX[meld])
                 continue
             if pong_kong or chi_allowed:
@@ -517,7 +577,7 @@ class FourColorState(State[Action]):
         return sorted(options)
 
     def _can_hu(self, player: int, counts: list[int]) -> bool:
-        return _complete(counts)
+        return _variants.points(counts, -1, self.game.rules.same_colour_soldiers) >= 0
 
     def _offer_card(self, offer: Offer) -> None:
         """Open a claim on ``offer``, asking the eligible players in priority order."""
@@ -595,8 +655,9 @@ class FourColorState(State[Action]):
 
     @staticmethod
     def _is_pong_kong(action: int) -> bool:
+        """A triple or quad, a quad of Generals too ("gan (quadrupla)/pong (tripla)")."""
         meld = MELDS[action - CLAIM_BASE]
-        return len(set(meld)) == 1 and len(meld) >= 3 and meld[0] % 7 != _deck.GENERAL
+        return len(set(meld)) == 1 and len(meld) >= 3
 
     # -- the contract -------------------------------------------------------------------------------
     def _legal_actions(self) -> list[int]:
@@ -831,6 +892,7 @@ class FourColorState(State[Action]):
             totals=tuple(self._totals), rules=self.game.rules,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
             round_history=tuple(self._round_records()) if history else (),
+            last_round=self._last_round,
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:

@@ -114,7 +114,9 @@ def search_inputs(observation: FourColorObservation, legal: Sequence[int]) -> di
     rules = obs.rules
     return {
         "players": n, "threshold": min(rules.threshold, 1 << 30), "rounds": min(rules.rounds, 1 << 30),
-        "rank_only": rules.lucky_rank_only, "round_": obs.round, "me": me, "hand": list(obs.hand),
+        "rank_only": rules.lucky_rank_only,
+        "same_colour_soldiers": rules.same_colour_soldiers, "generals_hu": rules.only_generals == "hu",
+        "round_": obs.round, "me": me, "hand": list(obs.hand),
         "exposed": exposed, "exposed_points": points, "hidden": hidden, "sizes": sizes, "stock_n": obs.stock,
         "phase": 0 if offer is None else 1, "offer_card": -1 if offer is None else offer.card,
         "offer_source": 0 if offer is None else _SOURCES[offer.source],
@@ -208,6 +210,10 @@ class SearchBot:
     seconds; ``exploration`` UCB1's constant; ``scale`` the payments that move a
     playout's score by a half. A decision with one legal action is not searched.
     One bot may be shared by threads (its searches take turns)."""
+
+    #: It decides from the observation alone (the information set is rebuilt from what
+    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
+    stateless = True
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,

@@ -114,7 +114,7 @@ def simulate(
                                     "use compiled=False")
         scores, winners, steps, logs = _kernels.simulate_games(
             seeds, codes, rules.players, rules.threshold, rules.rounds, rules.lucky_rank_only, bool(record),
-            bot_seeds)
+            bot_seeds, rules.same_colour_soldiers, rules.only_generals == "hu")
         return SimulationResult(seeds, scores, winners, steps, logs)
     game = FourColor(rules)
     n = len(seeds)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import Confirm, Table, plural, quote
+from ..terminal import Confirm, Table, plural, quote
 from ..errors import FourCardsError
 
 __all__ = ["FourColorTable"]
@@ -18,8 +18,9 @@ class FourColorTable(Table):
     commands = """\
 When you discard:
   RC             discard that card (colour R G Y W + rank G A E C H N S)
+  3              discard choice 3 of the list
 When a card is on offer:
-  2              take option 2 (a claim: pong, kong or chi)
+  2              take choice 2 (a claim: pong, kong or chi)
   pass           let it go
   hu             win with it (asks first when it would be a false win)"""
     short_rules = """\
@@ -48,18 +49,26 @@ Play:
 - Nobody claims a discard: the next player turns up the stock's top card.
   Nobody claims a turned-up card: it is laid down, and only the next player may
   still claim it.
-- Generals are never discarded; a General you turn up is melded at once.
+- Generals are never discarded; a General you turn up is melded at once (alone,
+  or in a command set). A player holding the other three of a turned-up General
+  may claim it as a quad (a kong, out of turn order), its revealer too.
+- A player who must discard but holds only Generals ends the round as a hu.
 - The stock runs out: the round ends, nobody scores.
-Winning: a hu splits every card into melds; its points (plus 1 for each card you
-own of the lucky card turned up afterwards) reach the threshold (10): you receive
+Winning: a hu splits every card into melds; the winner shows them, then the
+next stock card is the lucky card: 1 point for each card the winner owns of its
+rank (any colour). Points reaching the threshold (10): you receive
 points - 10 + 1 from everyone. Under it, a false win: you pay 11 to everyone.
 The highest total after the last round wins."""
     option_help = {
         "players": "players, 2 to 4 (default: 4)",
         "rounds": "rounds a game (default: 3)",
         "threshold": "points a hu needs, or it is a false win (default: 10)",
-        "lucky_rank_only": "the lucky card counts every card of its rank, not only of its rank and colour "
-                           "(default: off)",
+        "lucky_rank_only": "the lucky card counts every card of its rank, the seed's 'tipo' (default: on); "
+                           "off: only of its rank and colour",
+        "same_colour_soldiers": "Soldiers of one colour form triples and quads (default: on); off: only "
+                                "three and four soldiers of different colours",
+        "only_generals": "a player who must discard but holds only Generals: 'hu' wins the round with them "
+                         "(default), 'no_winner' ends it with nobody scoring",
     }
 
     def __init__(self, state: Any, colour: bool = False) -> None:
@@ -116,14 +125,37 @@ The highest total after the last round wins."""
                 false = points < self.state.game.rules.threshold
                 outcome = (f"{self.who(record.winner)} {'call' if record.winner == self.you else 'calls'} hu with "
                            f"{record.points} points + {record.lucky} lucky" + (" - a false win" if false else ""))
-            return [self.paint(f"== Round {record.round} over ({record.reason}): {outcome}", "1"),
-                    f"   totals: {totals}"]
+            lines = [self.paint(f"== Round {record.round} over ({record.reason}): {outcome}", "1")]
+            if record.winner >= 0:
+                lines += self.shown_hand(record)
+            return lines + [f"   totals: {totals}"]
         if isinstance(record, GameEnd):
             names = " and ".join(self.who(w) for w in record.winners)
             verb = "win" if len(record.winners) > 1 or record.winners == (self.you,) else "wins"
             totals = ", ".join(f"{self.who(p)} {t}" for p, t in enumerate(record.totals))
             return ["", self.paint(f"Game over: {names} {verb} (totals: {totals})", "1")]
         return []
+
+    def shown_hand(self, record: Any) -> list[str]:
+        """The hand a winner shows ("e mostrare la sua mano"): the melds that scored,
+        the winning card and the lucky card."""
+        who = self.verb(record.winner, "show")
+        won = f" (won with {self.card_name(record.card.code)})" if record.card is not None else ""
+        lines = [f"   {who} the hand{won}:"]
+        for meld in record.melds:
+            state = "exposed" if meld.exposed else "concealed"
+            kind = meld.kind.name.lower().replace("_", " ").replace("command", "command set").replace(
+                "field", "field set")
+            lines.append(f"     {self.cards(c.code for c in meld.cards):<24} {kind}, {state}: "
+                         f"{plural(meld.points, 'point')}")
+        if record.lucky_card is None:
+            lines.append("   No lucky card: the stock is empty.")
+        else:
+            match = "rank" if self.state.game.rules.lucky_rank_only else "rank and colour"
+            lines.append(f"   Lucky card {self.card_name(record.lucky_card.code)}: "
+                         f"+{plural(record.lucky, 'point')} (one for each card of its {match} "
+                         f"{'you own' if record.winner == self.you else 'the winner owns'})")
+        return lines
 
     def hand_codes(self, counts: Any) -> list[int]:
         return [k for k in range(28) for _ in range(counts[k])]
@@ -142,10 +174,11 @@ The highest total after the last round wins."""
         threshold = obs.rules.threshold
         hand = self.hand_codes(obs.hand)
         text = f"Points: {on_table} exposed | a hu needs {threshold}"
-        split = best_split(list(obs.hand), exposed) if hand else None
+        soldiers = obs.rules.same_colour_soldiers
+        split = best_split(list(obs.hand), exposed, same_colour_soldiers=soldiers) if hand else None
         if split is not None and obs.phase == "claim":
             return text + f" | your hand is complete: {split.points} points"
-        waiting = waits(list(obs.hand), exposed) if obs.phase == "claim" else {}
+        waiting = waits(list(obs.hand), exposed, same_colour_soldiers=soldiers) if obs.phase == "claim" else {}
         if waiting:
             shown = ", ".join(f"{self.card(c.code)} {p}" for c, p in sorted(waiting.items())[:8])
             return text + f" | you wait for: {shown}"
@@ -170,13 +203,15 @@ The highest total after the last round wins."""
         obs = self.state.observation(self.you)
         legal = self.state.legal_actions()
         if obs.phase == "discard":
-            return ["Discard a card (Generals are never discarded), e.g. " + self.names[legal[0]]]
+            shown = "  ".join(f"{i}.{self.card(code)}" for i, code in enumerate(legal, 1))
+            return ["Discard a card (Generals are never discarded): its name (e.g. "
+                    f"{self.names[legal[0]]}) or its number:", f"  {shown}"]
         assert obs.offer is not None
         source = {"discard": "discarded", "turned": "turned up", "laid": "laid down"}.get(obs.offer.source,
                                                                                        obs.offer.source)
         by = self.who(obs.offer.player).replace("You", "you")
-        lines = [f"On offer: {self.card_name(obs.offer.card)}, {source} by {by}. Your options:"]
-        for i, action in enumerate(legal):
+        lines = [f"On offer: {self.card_name(obs.offer.card)}, {source} by {by}. Your choices:"]
+        for i, action in enumerate(legal, 1):
             text = "pass" if action == PASS else "hu" if action == HU else \
                 "claim " + self.cards(MELDS[action - CLAIM_BASE])
             lines.append(f"  {i}. {text}")
@@ -197,7 +232,8 @@ The highest total after the last round wins."""
         assert obs.offer is not None
         exposed = [Meld.parse([self.names[k] for k in m], exposed=True) for m in obs.exposed[self.you]]
         split = best_split(list(obs.hand), exposed, incoming=self.names[obs.offer.card],
-                           incoming_from_discard=obs.offer.player != self.you)
+                           incoming_from_discard=obs.offer.player != self.you or obs.offer.source != "turned",
+                           same_colour_soldiers=obs.rules.same_colour_soldiers)
         threshold = obs.rules.threshold
         if split is None:
             return "your hand does not split into melds with that card"
@@ -211,35 +247,31 @@ The highest total after the last round wins."""
 
         legal = self.state.legal_actions()
         word = line.strip().lower()
+        code = self.choice(word)
         if self.state.phase == "discard":
-            text = line.strip().upper().removeprefix("DISCARD").strip()
-            code = self.code_of.get(text)
+            if code is None:
+                text = line.strip().upper().removeprefix("DISCARD").strip()
+                code = self.code_of.get(text)
             if code is None:
                 raise FourCardsError(f"{quote(line)} is not a card: a colour R G Y W and a rank G A E C H N S, "
-                                     "e.g. RC")
+                                     f"e.g. RC, or a choice's number (1..{len(legal)})")
             self.state.apply(code, self.you)
             return
         if word == "pass":
             self.state.apply(PASS, self.you)
-        elif word == "hu" or (word.isdecimal() and int(word) < len(legal) and legal[int(word)] == HU):
+        elif word == "hu" or code == HU:
             if HU not in legal:
                 raise FourCardsError("you cannot call hu: that card does not complete your hand")
             why = self.false_win()
             if why is not None:
                 raise Confirm(f"A hu now: {why}. Call hu anyway?", lambda: self.state.apply(HU, self.you))
             self.state.apply(HU, self.you)
-        elif word.isdecimal() and int(word) < len(legal):
-            self.state.apply(legal[int(word)], self.you)
+        elif code is not None:
+            self.state.apply(code, self.you)
         else:
-            raise FourCardsError(f"{quote(line)}: answer with an option's number (0..{len(legal) - 1}), "
-                                 "'pass' or 'hu'")
+            super().act(line)  # an action's text: "claim RC RC RC"
 
-    def typed(self, action: int) -> str:
-        from .game import CLAIM_BASE, HU, PASS
+    def action_text(self, action: int) -> str:
+        from .game import PASS
 
-        if action < PASS:
-            return self.names[action]
-        if action in (PASS, HU):
-            return "pass" if action == PASS else "hu"
-        index = self.state.legal_actions().index(action)
-        return f"{index}  ({self.state.action_to_string(action)})" if action >= CLAIM_BASE else str(index)
+        return self.names[action] if action < PASS else super().action_text(action)

@@ -19,6 +19,9 @@ class MemoryBot:
     Everything it uses is public (the asks and their answers) or its own hand.
     """
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
         if not legal_actions:
             raise ValueError("no legal action to choose from")

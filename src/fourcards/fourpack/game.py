@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final, Union
 import numpy as np
 import numpy.typing as npt
 
-from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, load_deck
+from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, deck_option, deck_rule
 from .. import _position as check
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
@@ -20,9 +20,18 @@ from ..sampling import DealSampler, Group
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
            "Dealt", "Asked", "LaidDown", "GameEnd", "OBSERVATION_SIZE", "MAX_PLAYERS"]
 
-MAX_PLAYERS: Final = 8
+#: "3 o más" players: as many as the deck can deal, every player at least one card
+#: (a 33rd player would start with none, out of the game before it begins).
+MAX_PLAYERS: Final = 32
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
+#: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
+
+
+def observation_size(players: int) -> int:
+    """The observation tensor's size: 64 + 32 a seat slot, ``max(8, players)`` slots."""
+    slots = max(8, players)
+    return 40 + 3 * slots + 32 * slots
 
 
 @dataclass(frozen=True)
@@ -153,9 +162,10 @@ class FourPack(Game["FourPackState"]):
     rules_type = Rules
     rules: Rules
 
-    def __init__(self, rules: Rules | None = None, deck: Deck | None = None, **options: Any) -> None:
+    def __init__(self, rules: Rules | None = None, deck: Deck | str | Mapping[str, Any] | None = None,
+                 **options: Any) -> None:
         super().__init__(rules, **options)
-        self.deck = deck if deck is not None else load_deck()
+        self.deck = deck_option(deck)
 
     @property
     def num_distinct_actions(self) -> int:
@@ -167,10 +177,17 @@ class FourPack(Game["FourPackState"]):
 
     @property
     def observation_size(self) -> int:
-        return OBSERVATION_SIZE
+        return observation_size(self.rules.players)
 
     def rules_dict(self) -> dict[str, Any]:
-        return {**asdict(self.rules), "deck": self.deck.digest}
+        return {**asdict(self.rules), "deck": deck_rule(self.deck)}
+
+    def _snapshot_constants(self) -> Sequence[Any]:
+        return (*self.deck.cards, *self.deck.categories)
+
+    def _same_rules(self, rules: Any) -> bool:
+        # also a save made before rules_dict recorded a deck other than the shipped one by its data
+        return super()._same_rules(rules) or bool(rules == {**asdict(self.rules), "deck": self.deck.digest})
 
     def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> FourPackState:
         """A new game dealt from ``seed``, or (``position``) one at the position
@@ -535,8 +552,9 @@ class FourPackState(State[Ask]):
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
-        """``OBSERVATION_SIZE`` float32 values; seats relative to the observer (slot k:
-        seat ``(player + k) % n``), 8 slots.
+        """``observation_size`` float32 values; seats relative to the observer (slot k:
+        seat ``(player + k) % n``), ``S = max(8, players)`` slots (the offsets below
+        for S = 8, ``OBSERVATION_SIZE`` values; more players shift them).
 
         ======  ===============================================================
         0-31    own hand (card codes)
@@ -544,12 +562,13 @@ class FourPackState(State[Ask]):
         40-47   hand sizes / 32
         48-55   families laid down / 8
         56-63   the player to ask, one-hot
-        64-319  per card (32) x seat (8): 1 if the card was last seen going to
+        64-319  per card (32) x seat (S): 1 if the card was last seen going to
                 that seat, -1 if that seat was asked for it and lacked it
                 since it last moved
         ======  ===============================================================
         """
         n = self._n
+        slots = max(8, n)
         hand = self._hands[player]
         for c in range(32):
             out[c] = hand >> c & 1
@@ -560,16 +579,17 @@ class FourPackState(State[Ask]):
                 if self._down[p] >> f & 1:
                     out[32 + f] = 1.0
             out[40 + k] = sizes[p] / 32
-            out[48 + k] = scores[p] / 8
-            out[56 + k] = p == self._current
+            out[40 + slots + k] = scores[p] / 8
+            out[40 + 2 * slots + k] = p == self._current
         # card_knowledge(asks), kept up to date by _apply
+        base = 40 + 3 * slots
         for code in range(32):
             seen, lacking = self._seen[code], self._lacking[code]
             if seen >= 0:
-                out[64 + code * 8 + (seen - player) % n] = 1.0
+                out[base + code * slots + (seen - player) % n] = 1.0
             while lacking:
                 p = (lacking & -lacking).bit_length() - 1
-                out[64 + code * 8 + (p - player) % n] = -1.0
+                out[base + code * slots + (p - player) % n] = -1.0
                 lacking &= lacking - 1
 
 

@@ -150,6 +150,11 @@ def playout(world: FourPackState, me: int, limit: int) -> float:
     return 0.9 * share + 0.1 * (0.5 + (mine - best_other) / 16)
 
 
+#: Draws to find one deal where every asker held the family it asked for, before the
+#: search gives that assumption up for a decision.
+_NARROW_TRIES = 200
+
+
 class SearchBot:
     """Information-set Monte Carlo search over memory playouts (see the module).
 
@@ -157,6 +162,10 @@ class SearchBot:
     ``exploration`` UCB1's constant; ``limit`` asks a playout plays at most;
     ``probes`` deals drawn first to set aside asks that fail in all of them.
     One bot may be shared by threads (its searches take turns)."""
+
+    #: It decides from the observation alone (the information set is rebuilt from what
+    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
+    stateless = True
 
     def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = False,
@@ -186,8 +195,7 @@ class SearchBot:
                 return legal[0]
             me = observation.player
             hand = observation.hand_mask
-            surrogate = state_of(self.game, observation)
-            information = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=self.askers_hold))
+            information = self._information(state_of(self.game, observation), me)
             # Asks worth a playout: cards of families it holds, from a seat that may hold
             # them in some deal of the information set (an ask that fails everywhere only
             # passes the turn: kept when nothing else is left).
@@ -201,6 +209,22 @@ class SearchBot:
             search.run(self.iterations, self.time_per_move)
             self.last_statistics = search.statistics()
             return search.best()
+
+    def _information(self, surrogate: FourPackState, me: int) -> InformationSet[FourPackState]:
+        """The seat's information set; with ``askers_hold``, narrowed to the deals where
+        every asker held a card of the family it asked for, unless no such deal turns up
+        in a few draws (a seat that asks for families it does not hold, as the rules may
+        allow): then the rules' own."""
+        if self.askers_hold and not self.game.rules.must_hold_family:
+            try:
+                narrowed = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=True))
+                deal = narrowed.deal
+                if deal is None or any(deal.accept is None or deal.accept(deal._draw(self.rng))
+                                       for _ in range(_NARROW_TRIES)):
+                    return narrowed
+            except FourCardsError:  # bounds no deal meets
+                pass
+        return surrogate.information_set(me)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.session import DeckTable, plural, quote
+from ..terminal import DeckTable, plural, quote
 from ..decks import Deck
 from ..errors import FourCardsError
 
@@ -13,15 +13,17 @@ __all__ = ["FourPackTable"]
 
 class FourPackTable(DeckTable):
     game = "four-pack"
+    default_bot = "memory"  # the search bot thinks for a while every move, on a clock
     commands = """\
 Ask a player for a card by player and card:
-  P2 C3          ask P2 for C3 (also: 2 C3, ask P2 for C3)"""
+  P2 C3          ask P2 for C3 (also: 2 C3, ask P2 for C3)
+  23             ask choice 23 of the list ('list' shows them)"""
     short_rules = """\
 Ask any other player for a card you lack. If they hold it, it is yours and you
 ask again; if not, the turn passes to the player you asked. Four cards of a
 family (A1..A4) are laid down at once. The most families down wins."""
     option_help = {
-        "players": "players, 3 to 8 (default: 4)",
+        "players": "players, 3 to 32: every player is dealt at least one of the 32 cards (default: 4)",
         "must_hold_family": "ask only for cards of a family you hold (default: any card)",
         "max_asks": "asks at most; then the families laid down decide (default: 10000)",
         "deck": "a deck JSON file (default: the chemical elements deck that ships with fourcards)",
@@ -79,11 +81,17 @@ Four Pack (3 or more players), with a deck of 8 families A..H of 4 cards (A1..A4
         sizes = "  ".join(f"P{p}:{n}" for p, n in enumerate(obs.hand_sizes))
         downs = "  ".join(f"P{p}:{''.join(f) or '-'}" for p, f in enumerate(obs.families_down))
         return [f"Cards: {sizes} | Families down: {downs}",
-                "Your hand: " + "  ".join(f"{c} {self.deck.card(c).name}" for c in obs.hand)]
+                "Your hand: " + "  ".join(f"{c} {self.deck.card(c).name}" for c in obs.hand),
+                f"Ask as 'P2 C3', or by a choice's number ('list' shows your {len(self.state.legal_actions())} "
+                "choices)."]
 
     def act(self, line: str) -> None:
         from . import Ask
 
+        code = self.choice(line)
+        if code is not None:
+            self.state.apply(code, self.you)
+            return
         words = line.replace(",", " ").split()
         if words and words[0].lower() == "ask":
             words = [w for w in words[1:] if w.lower() != "for"]
@@ -99,3 +107,7 @@ Four Pack (3 or more players), with a deck of 8 families A..H of 4 cards (A1..A4
         except (FourCardsError, KeyError):
             raise FourCardsError(f"{quote(words[1])} is not a card: A1..H4") from None
         self.state.apply(Ask(int(seat), card), self.you)
+
+    def action_text(self, action: int) -> str:
+        ask = self.state.int_to_action(action)
+        return f"P{ask.target} {ask.card}"

@@ -39,15 +39,19 @@ __all__ = [
     "NUM_ACTIONS", "PAD", "action_to_combo", "all_combos", "beats", "classify",
     "classify_batch", "classify_mask", "combo_to_action", "format_cards", "hand_mask",
     "legal_actions", "legal_mask", "legal_plays", "mask_cards", "parse_cards", "penalty",
-    "GangOfFour", "MatchState", "Rules", "GreedyBot", "RandomBot", "SearchBot", "simulate_many",
+    "GangOfFour", "MatchState", "Rules", "GreedyBot", "RandomBot", "SearchBot", "LearnedBot", "simulate_many",
+    "deal_codes",
 ]
 
 # The game, its bots and the simulator, at the top like the other games (loaded on first use).
 _LAZY = {"GangOfFour": ".match", "MatchState": ".match", "Rules": ".match", "GreedyBot": ".bots",
-         "RandomBot": ".bots", "SearchBot": ".bots", "simulate_many": ".simulate"}
+         "RandomBot": ".bots", "SearchBot": ".bots", "LearnedBot": ".learned", "simulate_many": ".simulate",
+         "deal_codes": ".deal"}
 # (``simulate`` itself stays in ``fourcards.gangoffour.simulate``: the module has that name.)
 if TYPE_CHECKING:
     from .bots import GreedyBot, RandomBot, SearchBot
+    from .deal import deal_codes
+    from .learned import LearnedBot
     from .match import GangOfFour, MatchState, Rules
     from .simulate import simulate_many
 

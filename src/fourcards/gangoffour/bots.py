@@ -35,6 +35,9 @@ class GreedyBot:
     the compiled simulator (``fourcards.gangoffour._bots.greedy_choose``; see
     ``_reference.greedy_choose`` for the rules it follows)."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
         table = -1 if observation.table is None else observation.table.action
         phase = 1 if observation.phase == PHASE_NAMES[GIVE_BACK] else 0
@@ -90,6 +93,9 @@ class SearchBot:
     inside serialises concurrent ``choose`` calls); for parallel search give
     each thread its own bot.
     """
+
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.02,
                  exploration: float = 0.7, capacity: int = 200_000) -> None:

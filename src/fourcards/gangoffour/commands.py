@@ -2,7 +2,7 @@
 leads) and ``fourcards simulate`` (many matches in the compiled simulator).
 
 :class:`fourcards.gangoffour.terminal.GangOfFourTable` adds them to the
-command line (:meth:`fourcards.cli.session.Table.extra_commands`)."""
+command line (:meth:`fourcards.terminal.Table.extra_commands`)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import COMPILED, __version__
-from ..cli.args import SEED, CommandLineError, ProgressBar, int_in, quote
-from ..cli.render import colour_enabled
-from ..cli.simulate import executor_for, interval
+from ..stats import interval
+from ..terminal import SEED, CommandLineError, ProgressBar, colour_enabled, executor_for, int_in, quote
 
 __all__ = ["show_hand", "add_hand", "run_hand", "add_simulate", "run_simulate", "summary", "format_summary"]
 

@@ -8,7 +8,7 @@ to the observation tensor (217 values) by
 
 and the bot plays the best-scoring action (the first on a tie: the same
 choice for every seed).  The weights were trained against three greedy bots
-by ``examples/train_gangoffour.py`` (docs/rl-training.md) and ship in the
+by ``python -m fourcards.rl.train`` (:mod:`fourcards.rl.train`, docs/rl-training.md) and ship in the
 package as ``learned_policy.npz``; no torch is needed to play.
 
 >>> from fourcards.engine import play_match
@@ -150,6 +150,9 @@ class LearnedBot:
     """Plays the action the policy scores best (``policy``: a policy file; default: the shipped one).
 
     ``seed`` is accepted as every bot's is; the choice does not depend on it."""
+
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
 
     def __init__(self, seed: int = 0, policy: str | Path | None = None) -> None:
         self.seed = seed

@@ -9,8 +9,9 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..cli.session import Session as _Session
-from ..cli.session import Table, make_bots, plural, quote
+from ..engine import Bot, derive_seed
+from ..terminal import Session as _Session
+from ..terminal import Table, plural, quote
 from ..errors import FourCardsError
 from .cards import KINDS
 from .cards import format_cards
@@ -22,6 +23,7 @@ __all__ = ["GangOfFourTable", "Session", "HELP", "COMMANDS", "SHORT_RULES", "RUL
 
 COMMANDS = """\
 Type the cards to play, e.g.  G3 Y4 R5 G6 Y7   (case does not matter)
+  17             play choice 17 ('list' shows your choices, numbered)
   pass           pass (not when you lead)
   give CARD      during the exchange, give a card back to the loser (e.g. give G2)
   CARDS !        play and announce your last card (only with --manual-last-card)"""
@@ -137,11 +139,17 @@ class GangOfFourTable(Table):
         if obs.must_lead_m1:
             lines.append("You hold M1: your lead must contain M1 (five cards at most).")
         lines.append(f"Your hand: {paint(format_cards(obs.hand), self.colour)}")
+        count = len(self.state.legal_actions())
+        lines.append(f"Type the cards, or a choice's number ('list' shows your {plural(count, 'choice')}).")
         return lines
 
     def act(self, line: str) -> None:
         text = line.strip()
         word = text.lower()
+        code = self.choice(text)
+        if code is not None:
+            self.state.apply(code, self.you)
+            return
         if word == "pass":
             self.state.apply(PASS, self.you)
             return
@@ -177,15 +185,35 @@ class GangOfFourTable(Table):
                                      f"in the deck, not {words.count(word)}")
         return words
 
-    def typed(self, action: int) -> str:
+    def action_text(self, action: int) -> str:
+        """The cards of a play as typed (``G3 G3``), or ``pass``."""
         return str(self.state.action_to_string(action))
 
 
+def _bot(kind: str, seed: int) -> Bot:
+    """A Gang of Four bot of ``kind`` (random, greedy, learned or search)."""
+    from . import bots
+
+    if kind == "random":
+        return bots.RandomBot(seed)
+    if kind == "greedy":
+        return bots.GreedyBot()
+    if kind == "search":
+        return bots.SearchBot(seed=seed, **GangOfFourTable.bot_options["search"])
+    if kind == "learned":
+        from .learned import LearnedBot
+
+        return LearnedBot()
+    raise FourCardsError(f"unknown bot {kind!r} for Gang of Four; choose from random, greedy, learned, search")
+
+
 class Session(_Session):
-    """One person (seat 0) against bots at Gang of Four (kept for callers of the old driver)."""
+    """One person (seat 0) against bots at Gang of Four (kept for callers of the old driver;
+    ``fourcards play gang-of-four`` opens the generic session with this game's table)."""
 
     def __init__(self, state: MatchState, opponents: str, stdin: TextIO, stdout: TextIO,
                  colour: bool, save: str | None, pause: bool = False) -> None:
-        bots, adviser = make_bots("gang-of-four", state, opponents, state.seed)
+        bots = {p: _bot(opponents, derive_seed(state.seed, p)) for p in range(1, state.game.num_players)}
+        adviser = _bot("greedy", derive_seed(state.seed, 99))
         super().__init__(GangOfFourTable(state, colour), bots, adviser, stdin=stdin, stdout=stdout,
-                         save_path=save, pause=pause)
+                         save_path=save, pause=pause, adviser_name="greedy")

@@ -42,17 +42,21 @@ import secrets
 from collections.abc import Sequence
 from typing import Any, SupportsFloat
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
 
 from ..engine import Bot, State, derive_seed
-from ..errors import FourCardsError, IllegalMoveError
+from ..errors import FourCardsError, MissingExtraError, IllegalMoveError
 from ..rng import Rng
 from ._common import check_seed, make_game, observation_with_mask
 from .candidates import candidates, feature_bounds, feature_size
 from .render import render_text
 from .spaces import observation_bounds
+
+try:
+    import gymnasium
+except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
+    raise MissingExtraError.of(missing.name or str(missing), "rl", __name__) from missing
 
 __all__ = ["SeatEnv"]
 

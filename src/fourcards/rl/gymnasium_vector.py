@@ -46,17 +46,21 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
-from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..errors import FourCardsError, MissingExtraError, IllegalMoveError, InvalidRulesError
 from ..gangoffour.match import Rules
 from ._common import check_seed
 from .spaces import observation_bounds
 from .vector import VectorGangOfFour
+
+try:
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.vector.utils import batch_space
+except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
+    raise MissingExtraError.of(missing.name or str(missing), "rl", __name__) from missing
 
 __all__ = ["GangOfFourVectorEnv"]
 

@@ -22,18 +22,22 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from ..engine import State
-from ..errors import FourCardsError
+from ..errors import FourCardsError, MissingExtraError
 from ..rng import Rng
 from ._common import agent_name, check_seed, make_game, observation_with_mask, seat_of
 from .render import render_text
 from .spaces import observation_bounds
+
+try:
+    import gymnasium
+    from pettingzoo import AECEnv
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
+    raise MissingExtraError.of(missing.name or str(missing), "rl", __name__) from missing
 
 __all__ = ["FourCardsAEC", "env", "raw_env"]
 

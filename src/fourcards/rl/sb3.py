@@ -24,16 +24,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-import torch as th
-from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableDistribution
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.vec_env import VecEnv
-from torch import nn
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, MissingExtraError
+
+try:
+    import gymnasium
+    import torch as th
+    from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableDistribution
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.vec_env import VecEnv
+    from torch import nn
+except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
+    raise MissingExtraError.of(missing.name or str(missing), "train", __name__) from missing
 
 __all__ = ["SparseMaskablePolicy", "SparseMaskableCategoricalDistribution", "VecEnvFromGymnasium"]
 

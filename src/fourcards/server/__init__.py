@@ -10,7 +10,14 @@ __all__ = ["create_app"]
 
 
 def create_app(*args: Any, **kwargs: Any) -> Any:
-    """The server as an ASGI (Starlette) application; see :func:`fourcards.server.app.create_app`."""
-    from .app import create_app as make
+    """The server as an ASGI (Starlette) application; see :func:`fourcards.server.app.create_app`.
+    Without the server extra, a :class:`~fourcards.errors.MissingExtraError` naming it."""
+    try:
+        from .app import create_app as make
+    except ModuleNotFoundError as missing:
+        if missing.name is None or missing.name.partition(".")[0] == "fourcards":
+            raise
+        from ..errors import MissingExtraError
 
+        raise MissingExtraError.of(missing.name, "server", "fourcards.server") from missing
     return make(*args, **kwargs)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import dataclasses
 import json
@@ -13,31 +14,36 @@ import logging
 import math
 import os
 import secrets
+import re
 import time
+import unicodedata
 import importlib.resources
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..decks import parse_deck
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidStateError
 from ..games import GAMES, get_game
-from .protocol import Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message, parse_client_message
+from ..hosting import HTTP_STATUS
+from ..hosting.bots import checked_bot
+from .admission import CLIENT_KEY, Admission, AdmissionMiddleware, Limits, OriginPolicy, Refusal, TokenBucket
+from .compute import Compute
+from .protocol import (Act, Event, Hint, Join, Ping, ProtocolError, Watch, error_message, parse_client_message,
+                       text_problem, unstorable_text)
 from .pgstore import Elsewhere, LeaseLost, PostgresStore, is_postgres_url
-from .store import SeatRecord, SharedStore, SQLiteStore, Store, StoredTable, TableRecord
-from .tables import (Table, dumps, event_types, hash_token, make_table, master_specs, rules_options)
+from .store import MIN_KEY_BYTES, SeatRecord, SharedStore, SQLiteStore, Store, StoredTable, TableRecord
+from .tables import Table, TurnTable, dumps, event_types, hash_token, make_table, master_specs, rules_options
 
-__all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB", "OriginPolicy"]
+__all__ = ["create_app", "GameServer", "Limits", "DEFAULT_DB", "OriginPolicy", "Admission"]
 
 log = logging.getLogger("fourcards.server")
 
@@ -50,93 +56,27 @@ FINISHED_ELSEWHERE_KEPT = 64
 """Finished tables of other processes (a shared store) kept rebuilt for their replay's reads."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """The server's limits (see ``docs/server.md``)."""
-
-    max_tables: int = 1000
-    """Tables open (not finished) at once."""
-    rate: float = 20.0
-    """Messages a second a connection may send on average..."""
-    burst: float = 40.0
-    """... and at once."""
-    join_timeout: float = 30.0
-    """Seconds a new connection has to ``join``."""
-    max_queued: int = 1000
-    """Messages waiting for a slow reader before it is disconnected."""
-    max_body: int = 256 * 1024
-    """Bytes of an HTTP request body."""
-    tables_per_client: int = 20
-    """Open (unfinished) tables one client address may have created (since the server started)."""
-    create_rate: float = 1.0
-    """Table creations a second one client address may ask for on average..."""
-    create_burst: float = 10.0
-    """... and at once."""
-    claim_rate: float = 2.0
-    """Seat claims a second one client address may ask for on average (every attempt counts)..."""
-    claim_burst: float = 20.0
-    """... and at once."""
-    idle_seconds: float = 3600.0
-    """An unfinished table where nothing happened for this long is closed and forgotten."""
-    max_finished: int = 1000
-    """Finished tables kept (for their replay); the oldest are dropped first."""
-    max_spectators: int = 50
-    """Spectators of one table."""
-
-    def __post_init__(self) -> None:
-        # Checked once here, so that no bucket, sweep or queue ever runs on a nonsense limit.
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if field.type == "int":
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError(f"Limits.{field.name} must be an int, not {type(value).__name__}")
-                if value < (0 if field.name == "max_finished" else 1):
-                    raise FourCardsError(f"Limits.{field.name}={value!r}: at least "
-                                         f"{0 if field.name == 'max_finished' else 1}")
-            else:
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise TypeError(f"Limits.{field.name} must be a number, not {type(value).__name__}")
-                if not (math.isfinite(value) and value > 0):
-                    raise FourCardsError(f"Limits.{field.name}={value!r}: a finite number above 0")
-
-    @property
-    def sweep_every(self) -> float:
-        """Seconds between two checks for idle tables (a quarter of the idle time, at most a minute)."""
-        return min(60.0, max(0.05, self.idle_seconds / 4))
-
-
-def _take(buckets: dict[str, _TokenBucket], address: str, rate: float, burst: float, what: str) -> None:
-    """Take one from ``address``'s allowance in ``buckets`` (429 ``rate_limited`` when it is spent)."""
-    bucket = buckets.get(address)
-    if bucket is None:
-        bucket = buckets[address] = _TokenBucket(rate, burst)
-    if not bucket.take():
-        raise _HTTPError(429, "rate_limited", f"at most {rate:g} {what} a second from one address (bursts of "
-                         f"{burst:g}): try again in a moment")
-
-
-class _HTTPError(Exception):
-    def __init__(self, status: int, code: str, reason: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(reason)
-        self.status, self.code, self.reason = status, code, reason
-        self.details = details or {}
-
-
 # -- the server ------------------------------------------------------------------------------------
 
 class GameServer:
-    """Every table in memory, their store, the bots' thread pool."""
+    """Every table in memory, their store, the CPU for bots and hints (:class:`~.compute.Compute`),
+    and the admission decisions (:class:`~.admission.Admission`, made from ``limits`` when not given)."""
 
-    def __init__(self, store: Store, bot_delay: float, limits: Limits) -> None:
+    def __init__(self, store: Store, bot_delay: float, limits: Limits, admission: Admission | None = None,
+                 key: bytes | None = None) -> None:
         self.store = store
+        #: The server's signing key (its tables' snapshots; never sent to a client): given, else the
+        #: one the store keeps (``Store.key()``), else a key of this process's own.
+        self.key = key if key is not None else _store_key(store)
         self.bot_delay = bot_delay
         self.limits = limits
+        self.admission = admission if admission is not None else Admission(limits)
         self.tables: dict[str, Table] = {}
         self.finished_elsewhere: dict[str, Table] = {}  # rebuilt from a shared store, oldest first
-        self.executor = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
-                                           thread_name_prefix="fourcards-bot")
-        self.creations: dict[str, _TokenBucket] = {}  # client address -> its table-creation allowance
-        self.claims: dict[str, _TokenBucket] = {}  # client address -> its seat-claim allowance
+        self.executor = Compute(limits)
+        #: The listing as last built (when, every public summary, the pages encoded since).
+        self._listing: tuple[float, list[dict[str, Any]], dict[tuple[str | None, int, bool], bytes]] | None = None
+        self._listing_lock = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: Several processes share the store (PostgreSQL): tables are served under a lease (see docs/server.md).
         self.shared = bool(getattr(store, "shared", False))
@@ -146,23 +86,47 @@ class GameServer:
         self._summaries: dict[str, str] = {}  # table -> the summary last stored for the other processes
         self.takeovers = 0
         """Tables this process took over from the store (at start or from a stopped process)."""
+        self.refused_messages: dict[str, int] = {}
+        """WebSocket messages refused since the start, by error code."""
+        self.failed_messages = 0
+        """WebSocket messages that failed (a ``server_error``) since the start."""
 
     # -- life --------------------------------------------------------------------------------------
     def recover(self) -> None:
-        """Load every stored table and replay its log (a shared store: none here; the lease
-        sweep takes over the tables no live process holds)."""
+        """Load every stored table: restored from its snapshot, or replayed from its log when it
+        has none (a shared store: none here; the lease sweep takes over the tables no live
+        process holds)."""
         if self.shared:
             return
+        began = time.monotonic()
+        restored = 0
         for stored in self.store.load():
             table = self._rebuild(stored)
             if table is not None:
                 self.tables[table.id] = table
+                restored += bool(getattr(table, "restored", False))
+        if self.tables:
+            log.info("%d tables recovered in %.3f s (%d from their snapshot)", len(self.tables),
+                     time.monotonic() - began, restored)
 
     def _rebuild(self, stored: StoredTable) -> Table | None:
-        """A stored table's master with its log replayed (None when it no longer loads)."""
+        """A stored table's master: restored from its snapshot, else replayed from its log
+        (a snapshot that does not load, say signed with another key, is replayed too); None
+        when it no longer loads."""
         try:
-            table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text)
-            table.replay(stored.log)
+            table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+            if isinstance(table, TurnTable) and stored.match is not None:
+                try:
+                    table.restore(stored.match)  # the log's message ids: read with the first action
+                    return table
+                except InvalidStateError as error:
+                    log.warning("table %s: its snapshot does not load (%s): replaying its log", stored.table.id,
+                                error)
+                table = make_table(stored.table, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+                assert isinstance(table, TurnTable)
+                table.replay(self.store.read_log(stored.table.id), stored.match.data)
+            else:
+                table.replay(stored.log)
         except Exception:  # a table that no longer loads must not stop the others
             log.exception("table %s could not be recovered", stored.table.id)
             return None
@@ -218,9 +182,7 @@ class GameServer:
             for table in finished[:len(finished) - self.limits.max_finished]:
                 await self.drop(table, f"table {table.id} is over and was removed (the server keeps the latest "
                                 f"{self.limits.max_finished} finished tables)")
-        for buckets in (self.creations, self.claims):
-            for address in [a for a, bucket in buckets.items() if bucket.full()]:
-                del buckets[address]
+        self.admission.sweep()
 
     async def drop(self, table: Table, reason: str) -> None:
         """Close a table (its clients told ``table_expired``) and forget it, here and in the store."""
@@ -229,6 +191,7 @@ class GameServer:
                 return
             del self.tables[table.id]
             self._summaries.pop(table.id, None)
+            self._listing = None
             table.shut("table_expired", reason)
         try:
             await self.store.delete_table(table.id)
@@ -250,7 +213,7 @@ class GameServer:
         live owner (its lease expired); None when no table has this id. A table another
         process holds raises ``ProtocolError("table_elsewhere")`` with ``owner`` and ``retry_after``."""
         table = self.tables.get(table_id)
-        if table is not None or not self.shared:
+        if table is not None or not self.shared or not _TABLE_ID.fullmatch(table_id):
             return table
         running = self._taking.get(table_id)
         if running is not None:
@@ -278,7 +241,7 @@ class GameServer:
             raise ProtocolError("table_elsewhere", f"another server process holds table {table_id}: connect "
                                 "again" + (f" to {found.owner}" if found.owner else ""),
                                 details={"owner": found.owner, "retry_after": round(found.retry_after, 2)})
-        table = self._rebuild(found)
+        table = await asyncio.to_thread(self._rebuild, found)
         if table is None:
             self._shared().release(table_id)
             return None
@@ -286,18 +249,18 @@ class GameServer:
         self.takeovers += 1
         table.start()
         await self._save_summary(table)
-        log.info("table %s taken over (%d entries replayed in %.3f s)", table_id, len(found.log),
-                 time.monotonic() - began)
+        log.info("table %s taken over in %.3f s (%s)", table_id, time.monotonic() - began,
+                 "from its snapshot" if getattr(table, "restored", False) else "its log replayed")
         return table
 
     async def readable(self, table_id: str) -> Table | None:
         """The table to read (a summary, a replay): this process's master, or, when another
         process holds it, a master rebuilt from the store for this answer only (no lease taken)."""
         table = self.tables.get(table_id) or self.finished_elsewhere.get(table_id)
-        if table is not None or not self.shared:
+        if table is not None or not self.shared or not _TABLE_ID.fullmatch(table_id):
             return table
         stored = await self._shared().load_table(table_id)
-        table = None if stored is None else self._rebuild(stored)
+        table = None if stored is None else await asyncio.to_thread(self._rebuild, stored)
         if table is not None and table.terminal:  # a finished match never changes: kept for the next reads
             while len(self.finished_elsewhere) >= FINISHED_ELSEWHERE_KEPT:
                 del self.finished_elsewhere[next(iter(self.finished_elsewhere))]
@@ -317,6 +280,45 @@ class GameServer:
             elif stored is not None:
                 result.append(stored)
         return result
+
+    async def listing_page(self, limit: int, after: str | None, newest: bool = False) -> bytes:
+        """One page of ``GET /api/tables`` as JSON: at most ``limit`` public tables in creation
+        order (``newest``: the newest first) after the cursor ``after`` (a page's ``next``), the
+        next page's cursor (null on the last page) and the number of tables listed. The listing
+        is built at most every ``Limits.list_cache_seconds`` (and when a table is created or
+        dropped here), each page encoded once meanwhile, however many clients ask."""
+        async with self._listing_lock:
+            cached = self._listing
+            if cached is None or time.monotonic() - cached[0] >= self.limits.list_cache_seconds:
+                tables = await self.listing()
+                tables.sort(key=_listing_order)
+                cached = self._listing = (time.monotonic(), tables, {})
+        _, tables, pages = cached
+        key = (after, limit, newest)
+        page = pages.get(key)
+        if page is not None:
+            return page
+        mark: tuple[float, str] | None = None
+        if after is not None:
+            created, _, table_id = after.partition(":")
+            try:
+                mark = (float(created), table_id)
+            except ValueError:
+                raise Refusal(400, "bad_request", f"'after' must be the 'next' of a page, not {after[:80]!r}") from None
+        if newest:
+            end = len(tables) if mark is None else bisect.bisect_left(tables, mark, key=_listing_order)
+            start = max(0, end - limit)
+            items = tables[start:end][::-1]
+            more = start > 0
+        else:
+            start = 0 if mark is None else bisect.bisect_right(tables, mark, key=_listing_order)
+            items = tables[start:start + limit]
+            more = start + limit < len(tables)
+        following = f"{items[-1]['created']!r}:{items[-1]['id']}" if more and items else None
+        page = dumps({"tables": items, "next": following, "total": len(tables)}).encode()
+        if len(pages) < 512:
+            pages[key] = page
+        return page
 
     async def _save_summary(self, table: Table) -> None:
         """Store a table's summary when it changed (what the other processes list)."""
@@ -386,67 +388,85 @@ class GameServer:
         missing or private without its invite."""
         table = await self.readable(table_id)
         if table is None or not table.invite_matches(invite):
-            raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}")
+            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}")
         return table
 
     def allow_creation(self, address: str) -> None:
         """Take one table creation from the address's allowance (429 ``rate_limited`` when it is spent)."""
-        _take(self.creations, address, self.limits.create_rate, self.limits.create_burst, "new tables")
+        self._take(self.admission.creations, address)
 
     def allow_claim(self, address: str) -> None:
         """Take one seat claim from the address's allowance (429 ``rate_limited`` when it is spent)."""
-        _take(self.claims, address, self.limits.claim_rate, self.limits.claim_burst, "seat claims")
+        self._take(self.admission.claims, address)
+
+    def _take(self, limiter: Any, address: str) -> None:
+        try:
+            limiter.take(address)
+        except Refusal as refusal:
+            raise self.admission.count(refusal) from None
 
     async def create_table(self, body: Any, address: str = "") -> tuple[Table, str | None]:
         """A new table from a ``POST /api/tables`` body, and its invitation (a private table's)."""
         self.allow_creation(address)
         if not isinstance(body, dict):
-            raise _HTTPError(400, "bad_request", "the body must be a JSON object")
+            raise Refusal(400, "bad_request", "the body must be a JSON object")
         unknown = set(body) - {"game", "rules", "seats", "deck", "private"}
         if unknown:
-            raise _HTTPError(400, "bad_request", f"unknown fields {sorted(unknown)}")
+            raise Refusal(400, "bad_request", f"unknown fields {sorted(unknown)}")
         private = body.get("private", False)
         if not isinstance(private, bool):
-            raise _HTTPError(400, "bad_request", "'private' must be true or false")
+            raise Refusal(400, "bad_request", "'private' must be true or false")
         name = body.get("game")
         if not isinstance(name, str):
-            raise _HTTPError(400, "bad_request", "'game' must be a game's name (see GET /api/games)")
+            raise Refusal(400, "bad_request", "'game' must be a game's name (see GET /api/games)")
         if name not in master_specs():
             try:
                 name = get_game(name).name
             except FourCardsError as error:
-                raise _HTTPError(404, "unknown_game", str(error)) from None
+                raise _refusal(error, "unknown_game") from None
         if self.open_tables() >= self.limits.max_tables:
-            raise _HTTPError(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables")
+            raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables")
         mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
         if mine >= self.limits.tables_per_client:
-            raise _HTTPError(429, "too_many_tables", f"this address has {mine} open tables (at most "
+            raise Refusal(429, "too_many_tables", f"this address has {mine} open tables (at most "
                              f"{self.limits.tables_per_client}): finish one or wait for it to expire")
         rules = body.get("rules", {})
         if not isinstance(rules, dict):
-            raise _HTTPError(400, "bad_rules", "'rules' must be an object")
+            raise Refusal(400, "bad_rules", "'rules' must be an object")
         _check_rule_values(rules)
         deck_text = None
         if body.get("deck") is not None:
             if name in master_specs() or not get_game(name).game_class.deck_upload:
-                raise _HTTPError(400, "bad_deck", f"{name} takes no deck")
+                raise Refusal(400, "bad_deck", f"{name} takes no deck")
             try:
                 deck_text = json.dumps(body["deck"])
                 _load_deck_text(deck_text)
             except FourCardsError as error:
-                raise _HTTPError(400, "bad_deck", str(error)) from None
+                raise _refusal(error, "bad_deck") from None
         players, rules = _checked_rules(name, rules)
         seats = _checked_seats(name, body.get("seats"), players)
         invite = secrets.token_urlsafe(24) if private else None
         record = TableRecord(secrets.token_urlsafe(9), name, rules, secrets.randbits(62), seats, {}, deck_text,
                              time.time(), private, None if invite is None else hash_token(invite))
         try:
-            table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text)
-        except (FourCardsError, TypeError, ValueError) as error:
-            raise _HTTPError(400, "bad_rules", str(error)) from None
+            table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
+        except FourCardsError as error:
+            raise _refusal(error, "bad_rules") from None
+        except (TypeError, ValueError) as error:
+            raise Refusal(400, "bad_rules", str(error)) from None
+        first = None
+        if isinstance(table, TurnTable):
+            for seat, record_seat in enumerate(seats):
+                if record_seat.bot is not None:  # what a MatchService refuses, refused here too
+                    try:
+                        checked_bot(table.entry, table.game, record_seat.bot, seat)
+                    except FourCardsError as error:
+                        raise _refusal(error, "bad_seats") from None
+            first = table.first_version()
         table.creator = address
-        await self.store.create_table(record)
+        await self.store.create_table(record, first)
         self.tables[record.id] = table
+        self._listing = None  # the new table is listed at once (the cache holds changes of seats and versions)
         table.start()
         if self.shared:
             await self._save_summary(table)
@@ -457,37 +477,57 @@ class GameServer:
         try:
             table = await self.master(table_id)
         except ProtocolError as error:  # another process holds it
-            raise _HTTPError(503, error.code, error.reason, error.details) from None
+            raise Refusal(503, error.code, error.reason, error.details) from None
         if table is None:
-            raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}")
+            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}")
         invite = body.get("invite") if isinstance(body, dict) else None
         if not isinstance(invite, str) or len(invite) > 128:
             invite = None
         if not table.invite_matches(invite):
-            raise _HTTPError(403, "bad_invite", f"table {table_id} is private: claiming a seat needs its invitation "
+            raise Refusal(403, "bad_invite", f"table {table_id} is private: claiming a seat needs its invitation "
                              "('invite' in the body)")
         try:
             number = int(seat)
         except ValueError:
-            raise _HTTPError(400, "bad_request", f"seat {seat!r} is not a number") from None
+            raise Refusal(400, "bad_request", f"seat {seat!r} is not a number") from None
         if not 0 <= number < len(table.seats):
-            raise _HTTPError(404, "unknown_seat", f"table {table_id} has seats 0..{len(table.seats) - 1}")
+            raise Refusal(404, "unknown_seat", f"table {table_id} has seats 0..{len(table.seats) - 1}")
         name = ""
         if isinstance(body, dict) and body.get("name") is not None:
-            if not isinstance(body["name"], str) or len(body["name"]) > 40:
-                raise _HTTPError(400, "bad_request", "'name' must be a string of at most 40 characters")
-            name = body["name"]
+            name = _checked_name(body["name"], "'name'", "bad_request")
         token = secrets.token_urlsafe(32)
         try:
             await table.claim(number, name, hash_token(token))
         except ProtocolError:  # closed meanwhile
-            raise _HTTPError(404, "unknown_table", f"no table has the id {table_id!r}") from None
+            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}") from None
         except LeaseLost:  # another process took the table over meanwhile
-            raise _HTTPError(503, "table_elsewhere", f"another server process holds table {table_id} now: "
+            raise Refusal(503, "table_elsewhere", f"another server process holds table {table_id} now: "
                              "try again", {"owner": None, "retry_after": 0}) from None
         except FourCardsError:
-            raise _HTTPError(409, "seat_taken", f"seat {number} is a bot's or already claimed") from None
+            raise Refusal(409, "seat_taken", f"seat {number} is a bot's or already claimed") from None
         return {"table": table_id, "seat": number, "token": token}
+
+
+def _refusal(error: FourCardsError, code: str) -> Refusal:
+    """The HTTP refusal of a library error, by its code (``code`` when it carries none more
+    specific than ``bad_request``), with that code's status (:data:`fourcards.hosting.HTTP_STATUS`)."""
+    found = getattr(error, "code", "bad_request")
+    if found == "bad_request" or found not in HTTP_STATUS:
+        found = code
+    return Refusal(HTTP_STATUS.get(found, 400), found, str(error))
+
+
+def _store_key(store: Any) -> bytes:
+    """The signing key a store keeps (``key()``: beside an SQLite file, in a PostgreSQL
+    database), else a random one for this process (its snapshots are then replayed after a
+    restart)."""
+    keeper = getattr(store, "key", None)
+    if callable(keeper):
+        key: bytes = keeper()
+        return key
+    log.warning("the store keeps no signing key and none was given: the tables' snapshots will not load "
+                "after a restart (they are replayed from the log then)")
+    return secrets.token_bytes(32)
 
 
 def _load_deck_text(text: str) -> Any:
@@ -504,21 +544,21 @@ def _check_rule_values(rules: dict[str, Any]) -> None:
             continue
         if isinstance(value, int):
             if not -1 <= value <= MAX_INT_RULE:
-                raise _HTTPError(400, "bad_rules", f"rule {key}={value} is out of range (-1..{MAX_INT_RULE})")
+                raise Refusal(400, "bad_rules", f"rule {key}={value} is out of range (-1..{MAX_INT_RULE})")
         elif isinstance(value, float):
             if not math.isfinite(value) or not 0 <= value <= 60:
-                raise _HTTPError(400, "bad_rules", f"rule {key}={value} is out of range")
+                raise Refusal(400, "bad_rules", f"rule {key}={value} is out of range")
         elif isinstance(value, str):
             if len(value) > 40:
-                raise _HTTPError(400, "bad_rules", f"rule {key} is too long")
+                raise Refusal(400, "bad_rules", f"rule {key} is too long")
         elif isinstance(value, dict):
             if key != "deck" or not all(isinstance(k, str) and len(k) <= 4 and isinstance(v, int)
                                         and not isinstance(v, bool) and 0 <= v <= MAX_DECK_CARDS
                                         for k, v in value.items()) or sum(value.values()) > MAX_DECK_CARDS:
-                raise _HTTPError(400, "bad_rules", f"rule {key} must map card shapes to counts "
+                raise Refusal(400, "bad_rules", f"rule {key} must map card shapes to counts "
                                  f"(at most {MAX_DECK_CARDS} cards)")
         else:
-            raise _HTTPError(400, "bad_rules", f"rule {key} has a value of type {type(value).__name__}")
+            raise Refusal(400, "bad_rules", f"rule {key} has a value of type {type(value).__name__}")
 
 
 def _checked_rules(name: str, rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -528,15 +568,15 @@ def _checked_rules(name: str, rules: dict[str, Any]) -> tuple[int, dict[str, Any
         try:
             return spec.check_rules(rules)
         except (FourCardsError, TypeError, ValueError) as error:
-            raise _HTTPError(400, "bad_rules", str(error)) from None
+            raise Refusal(400, "bad_rules", str(error)) from None
     entry = get_game(name)
     known = {f.name for f in dataclasses.fields(entry.game_class.rules_type)}
     if set(rules) - known:
-        raise _HTTPError(400, "bad_rules", f"unknown rules {sorted(set(rules) - known)}; {name} has {sorted(known)}")
+        raise Refusal(400, "bad_rules", f"unknown rules {sorted(set(rules) - known)}; {name} has {sorted(known)}")
     try:
         game = entry.new_game(**rules)
     except (FourCardsError, TypeError, ValueError) as error:
-        raise _HTTPError(400, "bad_rules", str(error)) from None
+        raise Refusal(400, "bad_rules", str(error)) from None
     return game.num_players, dict(rules)
 
 
@@ -544,24 +584,22 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
     if seats is None:
         return tuple(SeatRecord("human") for _ in range(players))
     if not isinstance(seats, list) or len(seats) != players:
-        raise _HTTPError(400, "bad_seats", f"'seats' must list {players} seats")
+        raise Refusal(400, "bad_seats", f"'seats' must list {players} seats")
     spec = master_specs().get(game)
     kinds = spec.bots if spec is not None else get_game(game).available_bots
     result = []
     for number, seat in enumerate(seats):
         if not isinstance(seat, dict):
-            raise _HTTPError(400, "bad_seats", f"seat {number} must be an object")
-        name = seat.get("name", "")
-        if not isinstance(name, str) or len(name) > 40:
-            raise _HTTPError(400, "bad_seats", f"seat {number}: 'name' must be a string of at most 40 characters")
+            raise Refusal(400, "bad_seats", f"seat {number} must be an object")
+        name = _checked_name(seat.get("name", ""), f"seat {number}: 'name'", "bad_seats")
         if seat.get("kind") == "human":
             result.append(SeatRecord("human", name))
         elif seat.get("kind") == "bot":
             if seat.get("bot") not in kinds:
-                raise _HTTPError(400, "bad_seats", f"seat {number}: 'bot' must be one of {', '.join(kinds)}")
+                raise Refusal(400, "bad_seats", f"seat {number}: 'bot' must be one of {', '.join(kinds)}")
             result.append(SeatRecord("bot", name or f"{seat['bot']} bot", seat["bot"]))
         else:
-            raise _HTTPError(400, "bad_seats", f"seat {number}: 'kind' must be human or bot")
+            raise Refusal(400, "bad_seats", f"seat {number}: 'kind' must be human or bot")
     return tuple(result)
 
 
@@ -604,35 +642,13 @@ def page_script(name: str) -> bytes | None:
 
 # -- connections -----------------------------------------------------------------------------------
 
-class _TokenBucket:
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def _refill(self) -> None:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-
-    def take(self) -> bool:
-        self._refill()
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-    def full(self) -> bool:
-        """Whether the bucket refilled to its burst (then forgetting it changes nothing)."""
-        self._refill()
-        return self.tokens >= self.burst
-
-
 class WebSocketClient:
     """One connection: messages queued and written by its own task, in order."""
 
     def __init__(self, websocket: WebSocket, max_queued: int) -> None:
         self.websocket = websocket
+        #: The protocol version the connection's join (or watch) named.
+        self.protocol = 1
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.max_queued = max_queued
         self.closed = False
@@ -669,12 +685,54 @@ class WebSocketClient:
             self.closed = True
 
 
+_CLOSES_UNJOINED = frozenset({"unknown_table", "bad_token", "too_many_spectators"})
+"""A join or watch refused for one of these closes the connection at once (trying again on it is no use)."""
+
+
+class ConnectionLog:
+    """What one connection had refused or failed, counted, and logged once when it closes:
+    a client sending the same bad message 20 times a second costs one log line, not 20
+    tracebacks a second. The first unexpected failure is logged with its traceback."""
+
+    def __init__(self, server: GameServer, address: str) -> None:
+        self.server, self.address = server, address
+        self.refused: dict[str, int] = {}
+        self.failed = 0
+
+    def refusal(self, code: str) -> None:
+        self.refused[code] = self.refused.get(code, 0) + 1
+        totals = self.server.refused_messages
+        totals[code] = totals.get(code, 0) + 1
+
+    def failure(self) -> None:
+        self.failed += 1
+        self.server.failed_messages += 1
+        if self.failed == 1:
+            log.exception("a message from %s failed (this connection's later failures are counted, "
+                          "not logged)", self.address or "?")
+
+    def close(self) -> None:
+        if self.failed:
+            log.warning("connection from %s closed: %d messages failed, %s", self.address or "?", self.failed,
+                        self._refused() or "none refused")
+        elif self.refused:
+            log.info("connection from %s closed: %s", self.address or "?", self._refused())
+
+    def _refused(self) -> str:
+        if not self.refused:
+            return ""
+        parts = ", ".join(f"{code} {count}" for code, count in sorted(self.refused.items()))
+        return f"{sum(self.refused.values())} messages refused ({parts})"
+
+
 async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
     await websocket.accept()
-    client = WebSocketClient(websocket, server.limits.max_queued)
-    bucket = _TokenBucket(server.limits.rate, server.limits.burst)
+    limits = server.limits
+    client = WebSocketClient(websocket, limits.max_queued)
+    bucket = TokenBucket(limits.rate, limits.burst)
     joined: tuple[Table, int | None] | None = None  # (table, seat); seat None: a spectator
-    deadline = time.monotonic() + server.limits.join_timeout
+    deadline = time.monotonic() + limits.join_timeout
+    record = ConnectionLog(server, str(websocket.scope.get(CLIENT_KEY) or ""))
     try:
         while not client.closed:
             try:
@@ -683,7 +741,9 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 else:
                     frame = await websocket.receive()
             except asyncio.TimeoutError:
-                client.send({"type": "error", "code": "not_joined", "reason": "no join in time"})
+                record.refusal("not_joined")
+                client.send({"type": "error", "code": "not_joined",
+                             "reason": f"no join (or watch) within {limits.join_timeout:g} s: closed"})
                 client.close()
                 break
             if frame["type"] == "websocket.disconnect":
@@ -692,8 +752,9 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
             if raw is None:
                 raw = frame.get("bytes") or b""
             if not bucket.take():
-                limited = ProtocolError("rate_limited", f"at most {server.limits.rate:g} messages a second "
-                                        f"(bursts of {server.limits.burst:g}); this one was dropped: send it again",
+                record.refusal("rate_limited")
+                limited = ProtocolError("rate_limited", f"at most {limits.rate:g} messages a second "
+                                        f"(bursts of {limits.burst:g}); this one was dropped: send it again",
                                         _message_id(raw))
                 client.send(error_message(limited))
                 continue
@@ -701,11 +762,13 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 message = parse_client_message(raw, EVENTS())
                 joined = await _handle(server, client, joined, message)
             except ProtocolError as error:
+                record.refusal(error.code)
                 client.send(error_message(error))
-                if error.code == "table_elsewhere":  # the client connects again (elsewhere)
+                # table_elsewhere: the client connects again (elsewhere); a refused join: no use going on
+                if error.code == "table_elsewhere" or (joined is None and error.code in _CLOSES_UNJOINED):
                     client.close()
             except Exception:
-                log.exception("message failed")
+                record.failure()
                 client.send({"type": "error", "code": "server_error",
                              "reason": "the server failed to handle the message; nothing was changed"})
     except WebSocketDisconnect:
@@ -717,6 +780,7 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
             else:
                 joined[0].detach(joined[1], client)
         client.close()
+        record.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.writer, 5)
 
@@ -749,6 +813,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         table = found
         if seat is None:
             raise ProtocolError("bad_token", f"the token is not the token of a seat at table {table.id}")
+        client.protocol = message.protocol
         table.attach(seat, client)
         return (table, seat)
     if isinstance(message, Watch):
@@ -756,6 +821,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         if len(table.spectators) >= server.limits.max_spectators:
             raise ProtocolError("too_many_spectators", f"table {table.id} has {server.limits.max_spectators} "
                                 "spectators already")
+        client.protocol = message.protocol
         table.watch(client)
         return (table, None)
     message_id = getattr(message, "id", None)
@@ -767,149 +833,78 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
     if isinstance(message, Act):
         await table.act(seat, message, client)
     elif isinstance(message, Event):
+        signature = ("event", message.type, message.version, message.fields)
+        table.retried(seat, message.id, signature)  # id_reused when the id stood for another event
         await table.event(seat, message, client)
+        table.remember(seat, message.id, signature)
     elif isinstance(message, Hint):
+        try:
+            server.admission.hints.take((table.id, seat))
+        except Refusal as refusal:
+            raise ProtocolError("rate_limited", refusal.reason, message.id, {"retry_after": refusal.retry_after}) \
+                from None
         await table.hint(seat, message.id, client)
     return joined
 
 
 # -- HTTP -------------------------------------------------------------------------------------------
 
-def _error(status: int, code: str, reason: str, details: dict[str, Any] | None = None) -> JSONResponse:
-    headers = None
-    if details and isinstance(details.get("retry_after"), (int, float)):
-        headers = {"Retry-After": str(max(0, math.ceil(details["retry_after"])))}
-    return JSONResponse({"error": {"code": code, "reason": reason, **(details or {})}}, status_code=status,
-                        headers=headers)
+def _refused(refusal: Refusal) -> Response:
+    """The JSON answer of a refusal (with ``Retry-After`` when waiting helps)."""
+    headers = {name.decode(): value.decode() for name, value in refusal.headers() if name != b"content-type"}
+    return JSONResponse(refusal.body(), status_code=refusal.status, headers=headers)
 
 
 async def _body(request: Request, limit: int) -> Any:
     size = 0
     chunks = []
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _HTTPError(413, "too_large", f"the body is longer than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise Refusal(413, "too_large", f"the body is longer than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body was in (or cut off for sending it too slowly)
+        raise Refusal(400, "bad_request", "the connection closed before the whole body arrived") from None
     data = b"".join(chunks)
     if not data:
         return None
     try:
-        return json.loads(data)
+        parsed = json.loads(data)
     except (ValueError, RecursionError) as error:
-        raise _HTTPError(400, "bad_json", f"the body is not JSON: {error}") from None
+        raise Refusal(400, "bad_json", f"the body is not JSON: {error}") from None
+    problem = unstorable_text(parsed)
+    if problem is not None:  # refused here, before any of it reaches a table or a store
+        raise Refusal(400, "bad_request", f"{problem}: text the server cannot store")
+    return parsed
 
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+def _listing_order(summary: dict[str, Any]) -> tuple[float, str]:
+    return (float(summary.get("created") or 0.0), str(summary.get("id")))
 
 
-def _origin_key(origin: str) -> tuple[str, int] | None:
-    """``(host, port)`` of an origin (``scheme://host[:port]``), or None when it is not an http(s) origin."""
-    try:
-        parts = urlsplit(origin.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return None
-    return parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS[parts.scheme]
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a table id may be (they are ``secrets.token_urlsafe``): anything else names no table."""
 
 
-class OriginPolicy:
-    """Which pages may make state-changing requests and open WebSockets: the server's
-    own host (an ``Origin`` whose host and port are the request's ``Host``) and the
-    origins allowed. A request without ``Origin`` (not from a browser) is allowed."""
-
-    def __init__(self, allow_origins: Iterable[str] = ()) -> None:
-        self.allowed: set[tuple[str, str, int]] = set()
-        for origin in allow_origins:
-            key = _origin_key(origin)
-            if key is None:
-                raise ValueError(f"{origin!r} is not an origin (http[s]://host[:port])")
-            self.allowed.add((urlsplit(origin.strip()).scheme, *key))
-
-    def allows(self, origin: str | None, host: str | None) -> bool:
-        if origin is None:
-            return True
-        key = _origin_key(origin)
-        if key is None:
-            return False  # "null" (a sandboxed page, a file) or garbage
-        scheme = urlsplit(origin.strip()).scheme
-        if (scheme, *key) in self.allowed:
-            return True
-        if not host:
-            return False
-        try:
-            own = urlsplit("//" + host.strip())
-            port = own.port
-        except ValueError:
-            return False
-        return own.hostname is not None and (own.hostname.lower(), port or _DEFAULT_PORTS[scheme]) == key
-
-
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_Scope = MutableMapping[str, Any]
-_Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-_Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-class _Guard:
-    """ASGI middleware in front of every route: a state-changing HTTP request must be
-    JSON (415 ``unsupported_media_type``, checked before the body is read) from an
-    allowed origin (403 ``forbidden_origin``); a WebSocket handshake from an origin that
-    is not allowed is refused before it is accepted (HTTP 403)."""
-
-    def __init__(self, app: Callable[[_Scope, _Receive, _Send], Awaitable[None]], policy: OriginPolicy) -> None:
-        self.app, self.policy = app, policy
-
-    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
-        kind = scope["type"]
-        if kind == "http" and scope["method"] not in _SAFE_METHODS:
-            headers = _headers(scope)
-            media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-            if media != "application/json":
-                await _refuse(send, 415, "unsupported_media_type",
-                              "a request that changes anything must be JSON (Content-Type: application/json)")
-                return
-            if not self.policy.allows(headers.get("origin"), headers.get("host")):
-                await _refuse(send, 403, "forbidden_origin", "requests from this page's origin are not allowed")
-                return
-        elif kind == "websocket":
-            headers = _headers(scope)
-            if not self.policy.allows(headers.get("origin"), headers.get("host")):
-                connect = await receive()
-                if connect["type"] != "websocket.connect":
-                    return
-                if "websocket.http.response" in scope.get("extensions", {}):
-                    body = json.dumps({"error": {"code": "forbidden_origin",
-                                                 "reason": "WebSockets from this page's origin are not allowed"}})
-                    await send({"type": "websocket.http.response.start", "status": 403,
-                                "headers": [(b"content-type", b"application/json"),
-                                            (b"content-length", str(len(body)).encode())]})
-                    await send({"type": "websocket.http.response.body", "body": body.encode()})
-                else:  # the server answers 403 to a close before the handshake
-                    await send({"type": "websocket.close", "code": 1008})
-                return
-        await self.app(scope, receive, send)
-
-
-def _headers(scope: _Scope) -> dict[str, str]:
-    """The request's headers by lower-case name (the last one of a repeated name)."""
-    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
-
-
-async def _refuse(send: _Send, status: int, code: str, reason: str) -> None:
-    body = json.dumps({"error": {"code": code, "reason": reason}}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+def _checked_name(value: Any, what: str, code: str) -> str:
+    """A seat's name: a string of at most 40 characters, none of them a control character."""
+    if not isinstance(value, str) or len(value) > 40:
+        raise Refusal(400, code, f"{what} must be a string of at most 40 characters")
+    problem = text_problem(value)
+    if problem is None and any(unicodedata.category(char) == "Cc" for char in value):
+        problem = "a control character"
+    if problem is not None:
+        raise Refusal(400, code, f"{what} holds {problem}")
+    return value
 
 
 def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None = None,
                static_dir: str | os.PathLike[str] | None = None, bot_delay: float = 0.3,
                max_tables: int = 1000, limits: Limits | None = None,
                allow_origins: Iterable[str] = (), lease_seconds: float = 5.0,
-               advertise: str | None = None) -> Starlette:
+               advertise: str | None = None, forwarded_allow_ips: Iterable[str] = (),
+               admission: Admission | None = None, key: str | bytes | None = None) -> Starlette:
     """The game server as a Starlette (ASGI) application.
 
     ``db``: the SQLite file (default ``fourcards-server.db``); ``store``: any
@@ -917,14 +912,28 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     page's folder (default: the one shipped); ``bot_delay``: seconds a bot
     waits before acting; ``limits``: :class:`Limits`; ``allow_origins``: the
     origins (``https://host[:port]``) whose pages may use the server besides its
-    own host's (:class:`OriginPolicy`). ``db`` may be a PostgreSQL URL
-    (``postgresql://user@host:port/db``, the ``postgres`` extra): several
-    processes may then share it, each table held by one of them under a lease of
-    ``lease_seconds``; ``advertise`` is this process's URL, told to clients that
-    ask it for a table another process holds (see ``docs/server.md``)."""
-    if limits is None:
-        limits = Limits(max_tables=max_tables)
-    policy = OriginPolicy(allow_origins)
+    own host's (:class:`OriginPolicy`); ``forwarded_allow_ips``: the reverse
+    proxies (addresses, networks, or ``*``) whose ``X-Forwarded-For`` is
+    trusted (none by default); ``admission``: an
+    :class:`~fourcards.server.admission.Admission` made of these instead (the
+    one ``fourcards serve`` shares with its HTTP server). ``db`` may be a
+    PostgreSQL URL (``postgresql://user@host:port/db``, the ``postgres`` extra):
+    several processes may then share it, each table held by one of them under a
+    lease of ``lease_seconds``; ``advertise`` is this process's URL, told to
+    clients that ask it for a table another process holds (see ``docs/server.md``).
+    ``key``: the server's secret signing key (at least 16 bytes), which signs the
+    tables' snapshots (a table is restored from its snapshot only when it carries
+    this key's signature; never sent to a client); default: the one the store keeps
+    (beside the SQLite file, ``PATH.key``, or in the PostgreSQL database), made on
+    first use."""
+    secret = None if key is None else (key.encode() if isinstance(key, str) else bytes(key))
+    if secret is not None and len(secret) < MIN_KEY_BYTES:
+        raise ValueError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")
+    if admission is None:
+        admission = Admission(limits if limits is not None else Limits(max_tables=max_tables), allow_origins,
+                              forwarded_allow_ips)
+    limits = admission.limits
+    gate = admission
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     holder: dict[str, GameServer] = {}
 
@@ -940,7 +949,8 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             backing = await asyncio.to_thread(PostgresStore, str(db), lease_seconds=lease_seconds, address=advertise)
         else:
             backing = SQLiteStore(db if db is not None else DEFAULT_DB)
-        game_server = GameServer(backing, bot_delay, limits)
+        signing = secret if secret is not None else await asyncio.to_thread(_store_key, backing)
+        game_server = GameServer(backing, bot_delay, limits, gate, signing)
         game_server.recover()
         holder["server"] = game_server
         app.state.server = game_server
@@ -950,10 +960,13 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
         finally:
             game_server.stop()
 
+    def address(request: Request) -> str:
+        return gate.client(request.scope)
+
     async def index(request: Request) -> Response:
         page = static / "index.html"
         if not page.is_file():
-            return _error(404, "not_found", "no page is installed")
+            return _refused(Refusal(404, "not_found", "no page is installed"))
         return FileResponse(page)
 
     async def games(request: Request) -> Response:
@@ -962,17 +975,23 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     async def game_script(request: Request) -> Response:
         body = page_script(request.path_params["name"])
         if body is None:
-            return _error(404, "not_found", "this game has no page script")
+            return _refused(Refusal(404, "not_found", "this game has no page script"))
         return Response(body, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
     async def tables(request: Request) -> Response:
-        if request.method == "GET":
-            return JSONResponse({"tables": await server().listing()})
-        address = request.client.host if request.client is not None else ""
         try:
-            table, invite = await server().create_table(await _body(request, limits.max_body), address)
-        except _HTTPError as error:
-            return _error(error.status, error.code, error.reason, error.details)
+            if request.method == "GET":
+                server()._take(gate.listings, address(request))
+                limit = _query_int(request, "limit", limits.list_page, limits.list_page_max)
+                after = request.query_params.get("after")
+                order = request.query_params.get("order", "oldest")
+                if order not in ("oldest", "newest"):
+                    raise Refusal(400, "bad_request", f"'order' must be oldest or newest, not {order[:40]!r}")
+                page = await server().listing_page(limit, after, order == "newest")
+                return Response(page, media_type="application/json")
+            table, invite = await server().create_table(await _body(request, limits.max_body), address(request))
+        except Refusal as refusal:
+            return _refused(refusal)
         answer = table.summary()
         if invite is not None:
             answer["invite"] = invite
@@ -981,8 +1000,8 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     async def table(request: Request) -> Response:
         try:
             found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
-        except _HTTPError as error:
-            return _error(error.status, error.code, error.reason, error.details)
+        except Refusal as refusal:
+            return _refused(refusal)
         return JSONResponse(found.summary())
 
     async def finished(request: Request) -> Table:
@@ -990,14 +1009,14 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
         invitation; 409 ``not_finished`` while it is played)."""
         found = await server().visible(request.path_params["table_id"], request.query_params.get("invite"))
         if not found.terminal:
-            raise _HTTPError(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
+            raise Refusal(409, "not_finished", f"table {found.id} is still being played (version {found.version})")
         return found
 
     async def replay(request: Request) -> Response:
         try:
             found = await finished(request)
-        except _HTTPError as error:
-            return _error(error.status, error.code, error.reason, error.details)
+        except Refusal as refusal:
+            return _refused(refusal)
         return Response(found.replay_text(), media_type="application/json")
 
     async def replay_board(request: Request) -> Response:
@@ -1005,22 +1024,22 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
         try:
             found = await finished(request)
             if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) > found.version:
-                raise _HTTPError(400, "bad_request", f"step {text[:40]!r} must be a whole number from 0 to "
-                                 f"{found.version}, the match's length")
+                raise Refusal(400, "bad_request", f"step {text[:40]!r} must be a whole number from 0 to "
+                              f"{found.version}, the match's length")
             board = found.board_text(int(text))
             if board is None:
-                raise _HTTPError(404, "no_boards", f"a {found.record.game} table's replay has records, not boards")
-        except _HTTPError as error:
-            return _error(error.status, error.code, error.reason, error.details)
+                raise Refusal(404, "no_boards", f"a {found.record.game} table's replay has records, not boards")
+        except Refusal as refusal:
+            return _refused(refusal)
         return Response(board, media_type="application/json")
 
     async def claim(request: Request) -> Response:
         try:
             body = await _body(request, 4096)
-            address = request.client.host if request.client is not None else ""
-            answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body, address)
-        except _HTTPError as error:
-            return _error(error.status, error.code, error.reason, error.details)
+            answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body,
+                                          address(request))
+        except Refusal as refusal:
+            return _refused(refusal)
         return JSONResponse(answer, status_code=201)
 
     async def socket(websocket: WebSocket) -> None:
@@ -1039,4 +1058,16 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     ]
     if static.is_dir():
         routes.append(Mount("/static", app=StaticFiles(directory=str(static)), name="static"))
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Guard, policy=policy)])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(AdmissionMiddleware, admission=gate)])
+    app.state.admission = gate
+    return app
+
+
+def _query_int(request: Request, name: str, default: int, high: int) -> int:
+    """A whole-number query parameter from 1 to ``high`` (``default`` when it is missing)."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or not 1 <= int(text) <= high:
+        raise Refusal(400, "bad_request", f"'{name}' must be a whole number from 1 to {high}, not {text[:40]!r}")
+    return int(text)

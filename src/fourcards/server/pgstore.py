@@ -22,6 +22,7 @@ need not agree.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -29,13 +30,33 @@ import queue
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .store import LogEntry, SeatRecord, StoredTable, TableRecord, _settle_all, next_batch
+from ..hosting.store import StoredMatch
+from .store import (
+    DELETE_SQL, INSERT_LOG_SQL, LogEntry, Outcome, SeatRecord, StoredTable, TableRecord, WriteJob, hosted_game,
+    next_batch, read_entries, read_tables, replace_statements, run_job, settle, wait_job,
+)
 
 __all__ = ["PostgresStore", "LeaseLost", "Elsewhere", "is_postgres_url"]
+
+
+def _pipeline(cursor: Any, statements: list[tuple[str, Sequence[Any]]]) -> None:
+    """Execute ``statements`` in order (runs of one statement as one ``executemany``) and empty the list."""
+    start = 0
+    while start < len(statements):
+        end = start + 1
+        while end < len(statements) and statements[end][0] == statements[start][0]:
+            end += 1
+        if end - start == 1:
+            cursor.execute(statements[start][0], statements[start][1])
+        else:
+            cursor.executemany(statements[start][0], [p for _, p in statements[start:end]])
+        start = end
+    statements.clear()
 
 
 def is_postgres_url(db: object) -> bool:
@@ -59,7 +80,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY, game TEXT NOT NULL, rules TEXT NOT NULL, seed TEXT NOT NULL,
     setup TEXT NOT NULL, deck TEXT, created DOUBLE PRECISION NOT NULL, position BIGSERIAL,
-    private BOOLEAN NOT NULL DEFAULT FALSE, invite_hash TEXT, summary TEXT);
+    private BOOLEAN NOT NULL DEFAULT FALSE, invite_hash TEXT, summary TEXT, step INTEGER, snapshot TEXT, data TEXT);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL, seat INTEGER NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
     bot TEXT, token_hash TEXT, PRIMARY KEY (table_id, seat));
@@ -69,21 +90,16 @@ CREATE TABLE IF NOT EXISTS log (
 CREATE TABLE IF NOT EXISTS leases (
     table_id TEXT PRIMARY KEY, owner TEXT NOT NULL, address TEXT, epoch BIGINT NOT NULL,
     expires TIMESTAMPTZ NOT NULL);
+CREATE TABLE IF NOT EXISTS server_key (id INTEGER PRIMARY KEY, key TEXT NOT NULL);
 """
+
+#: Columns added to ``tables`` since its first version (a database of an older server gains them).
+_ADDED_COLUMNS = (("step", "INTEGER"), ("snapshot", "TEXT"), ("data", "TEXT"))
 
 #: Any number: the advisory lock that keeps two processes from creating the schema at once.
 _SCHEMA_LOCK = 0x46344344
 
-_INSERT_LOG = "INSERT INTO log (table_id, idx, seat, client_id, action, event) VALUES (%s,%s,%s,%s,%s,%s)"
-
-
-@dataclass
-class _Job:
-    """Statements to commit together; ``fence`` (table, epoch): only while this process holds that lease."""
-
-    fence: tuple[str, int] | None
-    statements: list[tuple[str, Sequence[Any]]]
-    future: asyncio.Future[None]
+_INSERT_LOG = INSERT_LOG_SQL.replace("?", "%s")
 
 
 def _psycopg() -> Any:
@@ -129,8 +145,17 @@ class PostgresStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            present = {name for (name,) in db.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tables' "
+                "AND table_schema = current_schema()")}
+            for name, declaration in _ADDED_COLUMNS:
+                if name not in present:
+                    db.execute(f"ALTER TABLE tables ADD COLUMN {name} {declaration}")
+            if "step" not in present:  # tables written before snapshots: their step is their log's length
+                db.execute("UPDATE tables SET step = (SELECT COUNT(*) FROM log WHERE log.table_id = tables.id) "
+                           "WHERE step IS NULL")
         self._db = self._connect()
-        self._queue: queue.Queue[_Job | None] = queue.Queue()
+        self._queue: queue.Queue[WriteJob | None] = queue.Queue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._writer, name="fourcards-pg-store", daemon=True)
         self._thread.start()
@@ -180,29 +205,64 @@ class PostgresStore:
         return await asyncio.to_thread(read)
 
     def _read(self, db: Any, table_id: str | None) -> list[StoredTable]:
-        where, parameters = ("", ()) if table_id is None else (" WHERE table_id=%s", (table_id,))
         with db.transaction():
             db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")  # one snapshot for the three reads
-            seats: dict[str, list[SeatRecord]] = {}
-            for tid, _seat, kind, name, bot, token_hash in db.execute(
-                    "SELECT table_id, seat, kind, name, bot, token_hash FROM seats" + where
-                    + " ORDER BY table_id, seat", parameters):
-                seats.setdefault(tid, []).append(SeatRecord(kind, name, bot, token_hash))
-            logs: dict[str, list[LogEntry]] = {}
-            for tid, idx, seat, client_id, action, event in db.execute(
-                    "SELECT table_id, idx, seat, client_id, action, event FROM log" + where
-                    + " ORDER BY table_id, idx", parameters):
-                logs.setdefault(tid, []).append(
-                    LogEntry(idx, seat, client_id, action, None if event is None else json.loads(event)))
-            result = []
-            table_where = "" if table_id is None else " WHERE id=%s"
-            for tid, game, rules, seed, setup, deck, created, private, invite_hash in db.execute(
-                    "SELECT id, game, rules, seed, setup, deck, created, private, invite_hash FROM tables"
-                    + table_where + " ORDER BY position", parameters):
-                record = TableRecord(tid, game, json.loads(rules), int(seed), tuple(seats.get(tid, ())),
-                                     json.loads(setup), deck, created, bool(private), invite_hash)
-                result.append(StoredTable(record, logs.get(tid, [])))
-        return result
+            return read_tables(db, table_id, "%s")
+
+    def read_log(self, table_id: str) -> list[LogEntry]:
+        """The whole log of one table, in order."""
+        with self._connection() as db:
+            return read_entries(db, table_id, "%s", False)
+
+    def read_ids(self, table_id: str) -> list[LogEntry]:
+        """The entries of one table's log with a client message id, in order."""
+        with self._connection() as db:
+            return read_entries(db, table_id, "%s", True)
+
+    def key(self) -> bytes:
+        """The servers' signing key kept in the database (made by the first process that asks),
+        so that every process sharing it restores the others' snapshots."""
+        made = secrets.token_hex(32)
+        with self._connection() as db:
+            db.execute("INSERT INTO server_key (id, key) VALUES (1, %s) ON CONFLICT (id) DO NOTHING", (made,))
+            row = db.execute("SELECT key FROM server_key WHERE id = 1").fetchone()
+        return bytes.fromhex(row[0])
+
+    # -- the MatchStore calls (any thread but the event loop) ------------------------------------------
+    def get(self, match_id: str) -> StoredMatch | None:
+        with self._connection() as db:
+            row = db.execute("SELECT step, snapshot, data FROM tables WHERE id=%s", (match_id,)).fetchone()
+        if row is None or row[0] is None or row[1] is None:
+            return None
+        return StoredMatch(match_id, int(row[0]), row[1], row[2] or "")
+
+    def create(self, match: StoredMatch) -> bool:
+        """Store a match of a :class:`~fourcards.hosting.MatchService` (a private row with no
+        seats: no server process serves it); False when the id is taken."""
+        statement = ("INSERT INTO tables (id, game, rules, seed, setup, deck, created, private, step, snapshot, data) "
+                     "VALUES (%s,%s,'{}','0','{}',NULL,%s,TRUE,%s,%s,%s)",
+                     (match.id, hosted_game(match), time.time(), match.step, match.save, match.data))
+        try:
+            self._run(WriteJob([statement], concurrent.futures.Future()))
+        except self._pg.errors.UniqueViolation:
+            return False
+        return True
+
+    def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        return bool(self._run(WriteJob(replace_statements(match, expected_step, "%s"), concurrent.futures.Future(),
+                                       cas=True)))
+
+    def delete(self, match_id: str) -> bool:
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (sql.replace("?", "%s"), (match_id,)) for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
+        statements.append(("DELETE FROM leases WHERE table_id=%s", (match_id,)))
+        return bool(self._run(WriteJob(statements, concurrent.futures.Future(), cas=True)))
+
+    def _run(self, job: WriteJob) -> Any:
+        """Queue a job and wait for it in this thread (never call from the event loop)."""
+        self._queue.put(job)
+        assert isinstance(job.future, concurrent.futures.Future)
+        return job.future.result()
 
     async def summaries(self) -> list[tuple[str, dict[str, Any] | None]]:
         """Every public table's id and stored summary (its owner's, written now and then), in creation order."""
@@ -263,7 +323,8 @@ class PostgresStore:
             with self._connection() as db:
                 rows = db.execute(
                     "SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
-                    "WHERE l.table_id IS NULL OR l.expires <= now() ORDER BY t.position LIMIT %s",
+                    "WHERE (l.table_id IS NULL OR l.expires <= now()) "
+                    "AND EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id) ORDER BY t.position LIMIT %s",
                     (limit,)).fetchall()
             return [tid for (tid,) in rows]
         return await asyncio.to_thread(read)
@@ -306,7 +367,7 @@ class PostgresStore:
                 loop.call_soon_threadsafe(callback, table_id)
 
     # -- writing --------------------------------------------------------------------------------------
-    async def _write(self, fence: str | None, statements: list[tuple[str, Sequence[Any]]]) -> None:
+    async def _write(self, fence: str | None, statements: list[tuple[str, Sequence[Any]]], cas: bool = False) -> Any:
         loop = asyncio.get_running_loop()
         self._loop = loop
         stamp: tuple[str, int] | None = None
@@ -316,17 +377,18 @@ class PostgresStore:
             if epoch is None:
                 raise LeaseLost(f"table {fence} is not owned by this process")
             stamp = (fence, epoch)
-        future: asyncio.Future[None] = loop.create_future()
-        self._queue.put(_Job(stamp, statements, future))
-        await future
+        job = WriteJob(statements, loop.create_future(), cas, stamp)
+        self._queue.put(job)
+        return await wait_job(job)
 
-    async def create_table(self, table: TableRecord) -> None:
-        """Store a new table, its seats and this process's lease of it (epoch 1)."""
+    async def create_table(self, table: TableRecord, match: StoredMatch | None = None) -> None:
+        """Store a new table, its first version, its seats and this process's lease of it (epoch 1)."""
         statements: list[tuple[str, Sequence[Any]]] = [(
-            "INSERT INTO tables (id, game, rules, seed, setup, deck, created, private, invite_hash) "
-            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            "INSERT INTO tables (id, game, rules, seed, setup, deck, created, private, invite_hash, step, snapshot, "
+            "data) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
             (table.id, table.game, json.dumps(table.rules), str(table.seed), json.dumps(table.setup), table.deck,
-             table.created, table.private, table.invite_hash))]
+             table.created, table.private, table.invite_hash, 0 if match is None else match.step,
+             None if match is None else match.save, None if match is None else match.data))]
         for seat, record in enumerate(table.seats):
             statements.append(("INSERT INTO seats (table_id, seat, kind, name, bot, token_hash) "
                                "VALUES (%s,%s,%s,%s,%s,%s)",
@@ -338,6 +400,11 @@ class PostgresStore:
         with self._epochs_lock:
             self._epochs[table.id] = 1
 
+    async def replace_async(self, match: StoredMatch, expected_step: int) -> bool:
+        """The new version of a table this process holds (fenced by its lease: ``LeaseLost``
+        once another process took it over), by compare-and-swap on its step."""
+        return bool(await self._write(match.id, replace_statements(match, expected_step, "%s"), cas=True))
+
     async def set_seat(self, table_id: str, seat: int, record: SeatRecord) -> None:
         await self._write(table_id, [("UPDATE seats SET kind=%s, name=%s, bot=%s, token_hash=%s "
                                       "WHERE table_id=%s AND seat=%s",
@@ -348,9 +415,8 @@ class PostgresStore:
                                                     None if entry.event is None else json.dumps(entry.event)))])
 
     async def delete_table(self, table_id: str) -> None:
-        await self._write(table_id, [(f"DELETE FROM {name} WHERE {column}=%s", (table_id,)) for name, column in
-                                     (("log", "table_id"), ("seats", "table_id"), ("tables", "id"),
-                                      ("leases", "table_id"))])
+        await self._write(table_id, [*((sql.replace("?", "%s"), (table_id,)) for sql in DELETE_SQL),
+                                     ("DELETE FROM leases WHERE table_id=%s", (table_id,))])
         self.release(table_id)
 
     async def save_summary(self, table_id: str, summary: dict[str, Any]) -> None:
@@ -358,61 +424,71 @@ class PostgresStore:
         await self._write(table_id, [("UPDATE tables SET summary=%s WHERE id=%s", (json.dumps(summary), table_id))])
 
     def _writer(self) -> None:
+        """Commit what waits, batch after batch, until told to stop. It survives anything: a
+        batch that fails is committed again one job at a time, so that a bad job fails only
+        itself (its caller gets the error) and never its neighbours."""
         while True:
             batch = next_batch(self._queue)
             if batch is None:
                 return
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            except BaseException as error:  # not expected (_commit catches): the writer must go on
+                settle([job.future for job in batch], [Outcome(error=error)] * len(batch))
 
-    def _commit(self, batch: list[_Job]) -> None:
-        lost: list[_Job] = []
-        error: BaseException | None = None
+    def _commit(self, batch: list[WriteJob]) -> None:
         try:
-            if self._db.closed or self._db.broken:
-                self._db = self._connect()
-            db = self._db
-            with db.transaction():
-                fences = {job.fence[0] for job in batch if job.fence is not None}
-                held: dict[str, int] = {}
-                if fences:
-                    # The lease rows locked until the commit: a takeover waits for it.
-                    held = dict(db.execute("SELECT table_id, epoch FROM leases WHERE owner=%s AND "
-                                           "table_id = ANY(%s) FOR SHARE", (self.instance, list(fences))).fetchall())
-                kept = []
+            results = self._transaction(batch)
+        except Exception as failure:  # the database's refusal, or what a value raised
+            if len(batch) == 1:
+                results = [Outcome(error=failure)]
+            else:
+                for job in batch:
+                    self._commit([job])
+                return
+        lost = [job for job, result in zip(batch, results) if isinstance(result.error, LeaseLost)]
+        for job in lost:
+            assert job.fence is not None
+            with self._epochs_lock:
+                gone = self._epochs.get(job.fence[0]) == job.fence[1]
+                if gone:
+                    del self._epochs[job.fence[0]]
+            if gone:
+                self._lost(job.fence[0])
+        settle([job.future for job in batch], results)
+
+    def _transaction(self, batch: list[WriteJob]) -> list[Outcome]:
+        """Commit the batch's jobs whose lease is still held in one transaction: each job's
+        outcome (a compare-and-swap's True or False; a :class:`LeaseLost` for each job refused;
+        raises when the transaction fails). Runs of one statement go as one ``executemany``
+        (pipelined); a compare-and-swap runs alone (its row count decides the job)."""
+        if self._db.closed or self._db.broken:
+            self._db = self._connect()
+        db = self._db
+        results: list[Outcome] = []
+        with db.transaction():
+            fences = {job.fence[0] for job in batch if job.fence is not None}
+            held: dict[str, int] = {}
+            if fences:
+                # The lease rows locked until the commit: a takeover waits for it.
+                held = dict(db.execute("SELECT table_id, epoch FROM leases WHERE owner=%s AND "
+                                       "table_id = ANY(%s) FOR SHARE", (self.instance, list(fences))).fetchall())
+            with db.cursor() as cursor:
+                waiting: list[tuple[str, Sequence[Any]]] = []
                 for job in batch:
                     if job.fence is not None and held.get(job.fence[0]) != job.fence[1]:
-                        lost.append(job)
+                        results.append(Outcome(error=LeaseLost("this process's lease of the table was taken "
+                                                               "over; nothing was written")))
+                        continue
+                    if job.cas:
+                        _pipeline(cursor, waiting)
+                        results.append(Outcome(run_job(cursor, job)))
                     else:
-                        kept.append(job)
-                statements = [s for job in kept for s in job.statements]
-                with db.cursor() as cursor:
-                    start = 0
-                    while start < len(statements):  # runs of one statement: one executemany (pipelined)
-                        end = start + 1
-                        while end < len(statements) and statements[end][0] == statements[start][0]:
-                            end += 1
-                        if end - start == 1:
-                            cursor.execute(statements[start][0], statements[start][1])
-                        else:
-                            cursor.executemany(statements[start][0], [p for _, p in statements[start:end]])
-                        start = end
-            self.commits += 1
-        except Exception as failure:
-            error = failure
-            lost = []
-            kept = batch
-        if lost:
-            refused = LeaseLost("this process's lease of the table was taken over; nothing was written")
-            for job in lost:
-                assert job.fence is not None
-                with self._epochs_lock:
-                    gone = self._epochs.get(job.fence[0]) == job.fence[1]
-                    if gone:
-                        del self._epochs[job.fence[0]]
-                if gone:
-                    self._lost(job.fence[0])
-            _wake(lost, refused)
-        _wake(kept, error)
+                        waiting.extend(job.statements)
+                        results.append(Outcome())
+                _pipeline(cursor, waiting)
+        self.commits += 1
+        return results
 
     def close(self) -> None:
         """Stop writing and renewing; the leases held expire at once (the others may take the tables over)."""
@@ -433,13 +509,3 @@ class PostgresStore:
             with contextlib.suppress(Exception):
                 db.close()
         self._idle.clear()
-
-
-def _wake(jobs: list[_Job], error: BaseException | None) -> None:
-    """Settle the jobs' futures: one wake-up of each event loop for the whole batch."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-    for job in jobs:
-        by_loop.setdefault(job.future.get_loop(), []).append(job.future)
-    for loop, futures in by_loop.items():
-        with contextlib.suppress(RuntimeError):  # a loop already closed
-            loop.call_soon_threadsafe(_settle_all, futures, error)

@@ -2,11 +2,14 @@
 
 One JSON object per WebSocket text message, with a ``type`` field. A client
 first sends ``join`` (table id and seat token), or ``watch`` (a table id, and
-its invitation when the table is private) to follow it as a spectator; then ``act`` (turn games),
-``hint`` and ``ping``, and the events a real-time table takes (each
-:class:`~fourcards.server.tables.MasterSpec` names its own, parsed here as an
-:class:`Event` and checked by its master). The server
-answers with ``welcome``, ``state``, ``ack``, ``error``, ``end``, ``hint`` and
+its invitation when the table is private) to follow it as a spectator, each
+naming the protocol version it speaks (``"protocol": 2``; 1 when it names none);
+then ``act`` (turn games), ``hint`` and ``ping``, and the events a real-time
+table takes (each :class:`~fourcards.server.tables.MasterSpec` names its own,
+parsed here as an :class:`Event` and checked by its master). The server
+answers with ``welcome``, ``state`` (the whole view: after a join, and after
+every change in version 1), ``update`` (version 2: what changed since the
+connection's last version), ``ack``, ``error``, ``end``, ``hint`` and
 ``pong``; ``docs/server.md`` lists every field.
 
 Parsing is strict and never raises anything but :class:`ProtocolError`, which
@@ -33,7 +36,7 @@ from ..errors import FourCardsError
 __all__ = [
     "ERROR_CODES", "ProtocolError", "Join", "Watch", "Act", "Event", "Hint", "Ping", "ClientMessage",
     "parse_client_message", "error_message", "MAX_MESSAGE_BYTES", "MAX_ID_LENGTH", "MAX_INT",
-    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH",
+    "CLIENT_TYPES", "SERVER_TYPES", "MAX_TEXT_LENGTH", "text_problem", "unstorable_text", "PROTOCOLS", "LATEST",
 ]
 
 MAX_MESSAGE_BYTES: Final = 4096
@@ -45,12 +48,58 @@ MAX_TABLE_ID_LENGTH: Final = 64
 MAX_INT: Final = 2**31 - 1
 """Largest integer accepted in a message (versions, actions): bigger ones are ``bad_message``."""
 
+#: The protocol versions the server speaks: 1 sends the whole ``state`` after every change, 2 an
+#: ``update`` with what changed since the connection's last version (the whole ``state`` once,
+#: after the join). A ``join`` or ``watch`` names its version (1 when it names none).
+PROTOCOLS: Final = (1, 2)
+LATEST: Final = 2
+
 CLIENT_TYPES: Final = ("join", "watch", "act", "hint", "ping")
 """The client messages of every table; a real-time table adds its events."""
 MAX_TEXT_LENGTH: Final = 200
 """Longest text field of an event."""
 _EVENT_TYPE = re.compile(r"[a-z][a-z_]{0,23}")
-SERVER_TYPES: Final = ("welcome", "state", "ack", "error", "end", "hint", "pong")
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,23}")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def text_problem(value: str) -> str | None:
+    """Why no store can hold ``value`` (None when every store can): a lone surrogate (not
+    encodable as UTF-8: SQLite and PostgreSQL both refuse it) or a NUL character
+    (PostgreSQL's text refuses it). Every string from the network is checked with this
+    where it enters.
+
+    >>> text_problem("Ana"), text_problem(chr(0xD800))
+    (None, 'a lone surrogate (U+D800)')
+    """
+    found = _UNSTORABLE.search(value)
+    if found is None:
+        return None
+    char = found.group()
+    return "a NUL character" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
+
+
+def unstorable_text(data: Any, path: str = "") -> str | None:
+    """The first string (a value or a key) anywhere in ``data`` (parsed JSON) that no store can
+    hold, named with its path (``seats[0].name``) and the reason; None when there is none."""
+    stack: list[tuple[str, Any]] = [(path, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            problem = text_problem(value)
+            if problem is not None:
+                return f"{where or 'the text'} holds {problem}"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                problem = text_problem(key) if isinstance(key, str) else None
+                if problem is not None:
+                    return f"a key of {where or 'the object'} holds {problem}"
+                stack.append((name, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{index}]", item) for index, item in enumerate(value))
+    return None
+SERVER_TYPES: Final = ("welcome", "state", "update", "ack", "error", "end", "hint", "pong")
 
 #: Every error code the server sends, with its meaning (``docs/server.md`` has the same table).
 ERROR_CODES: Final[dict[str, str]] = {
@@ -66,6 +115,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "stale": "the action was chosen on an older version of the state",
     "not_your_turn": "it is another seat's turn",
     "illegal_action": "the rules do not allow this action now",
+    "bad_action": "the integer names no action of this game",
+    "unknown_seat": "the seat number is not a seat of the table",
     "game_over": "the match is over",
     "not_supported": "this table's game does not take this message",
     "spectator": "a spectator cannot act, send events or ask for hints",
@@ -74,6 +125,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "server_error": "the server failed to handle the message; nothing was changed",
     "table_elsewhere": "another server process holds this table now: connect again (to 'owner' when given); "
                        "this connection is closed",
+    "id_reused": "this message id was used for another message of the seat: send it with a new id",
+    "busy": "the server's hint budget is spent for the moment: ask again after 'retry_after' seconds",
 }
 
 
@@ -89,21 +142,50 @@ class ProtocolError(FourCardsError):
         self.details = details or {}
         super().__init__(f"{code}: {reason}")
 
+    @classmethod
+    def of(cls, error: FourCardsError, message_id: str | None = None) -> ProtocolError:
+        """The protocol's error for a library error, by its ``code`` (the one place the server
+        maps them): the error's own code when the protocol has it (``bad_action``,
+        ``illegal_action``, ``not_your_turn``, ``stale``, ``game_over``, ``unknown_seat``...),
+        else the nearest one of the classes it derives from (a plug-in's own subclass of
+        :class:`~fourcards.errors.IllegalMoveError` is ``illegal_action``), else ``bad_message``.
+
+        >>> from fourcards.errors import NotYourTurnError
+        >>> ProtocolError.of(NotYourTurnError("it is seat 2's turn"), "m1").code
+        'not_your_turn'
+        """
+        if isinstance(error, ProtocolError):
+            return error
+        code = "bad_message"
+        for candidate in (getattr(error, "code", None), *(getattr(k, "code", None) for k in type(error).__mro__)):
+            if isinstance(candidate, str) and candidate in ERROR_CODES and candidate not in _SERVER_ONLY:
+                code = candidate
+                break
+        return cls(code, str(error), message_id)
+
+#: Codes that only the server itself gives (never a library error's, whatever it says).
+_SERVER_ONLY = frozenset({"bad_json", "too_large", "rate_limited", "not_joined", "already_joined", "replaced",
+                          "not_supported", "spectator", "too_many_spectators", "table_expired", "server_error",
+                          "table_elsewhere", "id_reused", "busy"})
+
 
 @dataclass(frozen=True)
 class Join:
-    """Take the seat of ``token`` at ``table`` on this connection."""
+    """Take the seat of ``token`` at ``table`` on this connection, speaking ``protocol``."""
 
     table: str
     token: str
+    protocol: int = 1
 
 
 @dataclass(frozen=True)
 class Watch:
-    """Follow ``table`` as a spectator (``invite``: its invitation, for a private table)."""
+    """Follow ``table`` as a spectator (``invite``: its invitation, for a private table),
+    speaking ``protocol``."""
 
     table: str
     invite: str | None = None
+    protocol: int = 1
 
 
 @dataclass(frozen=True)
@@ -170,6 +252,9 @@ def _field(data: dict[str, Any], name: str, kind: type, message_id: str | None) 
     if not isinstance(value, str):
         raise ProtocolError("bad_message", f"{name!r} must be a string, not {type(value).__name__}",
                             message_id)
+    problem = text_problem(value)
+    if problem is not None:
+        raise ProtocolError("bad_message", f"{name!r} holds {problem}", message_id)
     return value
 
 
@@ -178,6 +263,17 @@ def _text(data: dict[str, Any], name: str, limit: int, message_id: str | None) -
     if not 1 <= len(value) <= limit:
         raise ProtocolError("bad_message", f"{name!r} must be 1 to {limit} characters long", message_id)
     return value
+
+
+def _protocol(data: dict[str, Any]) -> int:
+    """The protocol version a ``join`` or ``watch`` names (1 when it names none)."""
+    if "protocol" not in data:
+        return 1
+    version = _field(data, "protocol", int, None)
+    if version not in PROTOCOLS:
+        raise ProtocolError("bad_message", f"'protocol' must be one of {', '.join(map(str, PROTOCOLS))}, "
+                            f"not {version}")
+    return int(version)
 
 
 def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> ClientMessage:
@@ -198,14 +294,16 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
         raise ProtocolError("bad_message", f"'type' must be one of {', '.join((*CLIENT_TYPES, *events))}, "
                             f"not {kind!r}")
     raw_id = data.get("id")
-    message_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH else None
+    message_id = (raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID_LENGTH and text_problem(raw_id) is None
+                  else None)
     if kind == "join":
-        return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None))
+        return Join(_text(data, "table", MAX_TABLE_ID_LENGTH, None), _text(data, "token", MAX_TOKEN_LENGTH, None),
+                    _protocol(data))
     if kind == "watch":
         invite = None
         if data.get("invite") is not None:
             invite = _text(data, "invite", MAX_TOKEN_LENGTH, None)
-        return Watch(_text(data, "table", MAX_TABLE_ID_LENGTH, None), invite)
+        return Watch(_text(data, "table", MAX_TABLE_ID_LENGTH, None), invite, _protocol(data))
     if kind == "ping":
         return Ping()
     if kind == "hint":
@@ -222,9 +320,14 @@ def parse_client_message(raw: str | bytes, events: Collection[str] = ()) -> Clie
     for name, value in data.items():
         if name in ("type", "id", "version"):
             continue
+        if not _FIELD_NAME.fullmatch(name):
+            raise ProtocolError("bad_message", f"{name[:40]!r} is not a field name (lowercase letters, digits, _)",
+                                ident)
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ProtocolError("bad_message", f"{name!r} must be a string or an integer, not {type(value).__name__}",
                                 ident)
+        if isinstance(value, str) and text_problem(value) is not None:
+            raise ProtocolError("bad_message", f"{name!r} holds {text_problem(value)}", ident)
         if isinstance(value, int) and not 0 <= value <= MAX_INT:
             raise ProtocolError("bad_message", f"{name!r} must be between 0 and {MAX_INT}", ident)
         if isinstance(value, str) and len(value) > MAX_TEXT_LENGTH:

@@ -2,31 +2,44 @@
 
 A master checks and applies every action (a person's or a bot's), has the
 store write it, and only then acknowledges it and sends every connected seat
-its own view. :class:`TurnTable` runs every turn game on the engine contract
-alone; a game with another kind of table (a real-time mode) brings its own
-master in a :class:`MasterSpec` that its registry entry names (``masters``):
-the server dispatches on the table's game name (:func:`master_specs`).
+what changed in its own view (protocol 2: an ``update``; protocol 1: the whole
+``state``). :class:`TurnTable` runs every turn game on the engine contract
+alone, on :mod:`fourcards.hosting` (each version a signed snapshot stored by
+compare-and-swap, bots made for each turn, updates from
+:mod:`fourcards.hosting.updates`); a game with another kind of table (a
+real-time mode) brings its own master in a :class:`MasterSpec` that its
+registry entry names (``masters``): the server dispatches on the table's game
+name (:func:`master_specs`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import hmac
 import importlib
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..engine import Bot, Game, State
-from ..errors import FourCardsError, IllegalMoveError, NotYourTurnError, StaleActionError
+from ..engine import Game, State
+from ..errors import FourCardsError, InvalidStateError
 from ..games import GAMES, GameEntry, get_game, load_object
+from ..hosting.bots import bot_for_turn, remember
+from ..hosting.service import DATA_FORMAT, new_data
+from ..hosting.store import LoggedAction, StoredMatch
+from ..hosting.updates import SPECTATOR, changes, delta, record_entries
+from ..saves import SnapshotWriter, load
 from ..views import plain
+from .admission import Limits
+from .compute import Compute, hint_player
 from .protocol import Act, Event, ProtocolError
 from .store import LogEntry, SeatRecord, Store, TableRecord
 from .views import deck_view
@@ -45,7 +58,10 @@ def hash_token(token: str) -> str:
 
 
 class Client(Protocol):
-    """A connection a master sends to (queued, never blocking the master)."""
+    """A connection a master sends to (queued, never blocking the master), speaking
+    ``protocol`` (1: the whole ``state`` after every change; 2: ``update`` messages)."""
+
+    protocol: int
 
     def send(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or its JSON text already encoded)."""
@@ -76,6 +92,9 @@ class Table:
         self.lock = asyncio.Lock()
         self.clients: dict[int, Client] = {}
         self.applied: list[dict[str, int]] = [{} for _ in self.seats]
+        #: What each applied message id stood for (``("act", version, action)``, an event's type,
+        #: version and fields): an id sent again for something else is ``id_reused``.
+        self.signatures: list[dict[str, tuple[Any, ...]]] = [{} for _ in self.seats]
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         self.spectators: set[Client] = set()
@@ -85,6 +104,9 @@ class Table:
         self.last_activity = time.monotonic()
         self.seen_version = -1
         self._replay_text: str | None = None
+        #: What each connection speaking protocol 2 was last sent: the version and its view
+        #: (the next ``update`` is what changed since).
+        self._sent: dict[Client, tuple[int, dict[str, Any]]] = {}
 
     # -- to override --------------------------------------------------------------------------
     @property
@@ -112,6 +134,25 @@ class Table:
     def public_records(self) -> list[dict[str, Any]]:
         """Every public history record's view, oldest first (the replay of a finished match)."""
         raise NotImplementedError
+
+    def view_of(self, seat: int | None) -> dict[str, Any]:
+        """The ``view`` a seat's (None: a spectator's) ``state`` holds now (a new dict each
+        version: the table keeps it as what a connection was sent, and never changes it)."""
+        message = self.spectator_message() if seat is None else self.state_message(seat)
+        view: dict[str, Any] = message["view"]
+        return view
+
+    def records_since(self, seat: int | None, version: int) -> list[dict[str, Any]] | None:
+        """The history records a seat (None: a spectator) may see that were added after
+        ``version``, oldest first, each with the ``step`` after which it exists; None when the
+        table cannot tell (the connection then gets the whole ``state``: the default)."""
+        return None
+
+    def update_parts(self, seat: int | None) -> tuple[str, str]:
+        """The seat's legal actions (its turn only; a spectator: none) and every seat's scores,
+        as JSON texts (what an ``update`` carries besides the changes)."""
+        message = self.spectator_message() if seat is None else self.state_message(seat)
+        return dumps(message.get("legal_actions", [])), dumps(message.get("scores", []))
 
     def record_steps(self) -> list[int] | None:
         """For each public record, the step (actions applied) after which it exists; None when
@@ -190,26 +231,29 @@ class Table:
         old = self.clients.get(seat)
         self.clients[seat] = client
         if old is not None and old is not client:
+            self._sent.pop(old, None)
             old.replaced()
-        client.send(self.welcome(seat))
-        client.send(self.state_text(seat))
+        client.send({**self.welcome(seat), "protocol": getattr(client, "protocol", 1)})
+        self._send_state(seat, client)
         if self.terminal:
             client.send(self.end_message())
 
     def detach(self, seat: int, client: Client) -> None:
         if self.clients.get(seat) is client:
             del self.clients[seat]
+        self._sent.pop(client, None)
 
     def watch(self, client: Client) -> None:
         """Add a spectator: the welcome (``seat`` null), the public state, the end if it is over."""
         self.spectators.add(client)
-        client.send(self.welcome(None))
-        client.send(self.spectator_text())
+        client.send({**self.welcome(None), "protocol": getattr(client, "protocol", 1)})
+        self._send_state(None, client)
         if self.terminal:
             client.send(self.end_message())
 
     def unwatch(self, client: Client) -> None:
         self.spectators.discard(client)
+        self._sent.pop(client, None)
 
     def state_text(self, seat: int) -> str:
         """``state_message(seat)`` as JSON text."""
@@ -219,13 +263,58 @@ class Table:
         """``spectator_message()`` as JSON text."""
         return dumps(self.spectator_message())
 
+    def _send_state(self, seat: int | None, client: Client) -> None:
+        """The whole ``state`` (a join or watch; a connection the table cannot bring up to date)."""
+        client.send(self.spectator_text() if seat is None else self.state_text(seat))
+        if getattr(client, "protocol", 1) >= 2:
+            self._sent[client] = (self.version, self.view_of(seat))
+
+    def update_text(self, seat: int | None, since: int, before: dict[str, Any]) -> str | None:
+        """The ``update`` that brings a connection from ``since`` (when it was sent the view
+        ``before``) to now, as JSON text (:mod:`fourcards.hosting.updates`: the view's changed
+        fields, the new items of lists that only grew, the fields gone, the records added
+        since that the seat may see); None when the table cannot tell what changed."""
+        records = self.records_since(seat, since)
+        if records is None:
+            return None
+        view = self.view_of(seat)
+        replaced, appended, removed = delta(view, changes(before, view))
+        legal, scores = self.update_parts(seat)
+        head = {"type": "update", "table": self.id, "seat": seat, "since": since, "version": self.version,
+                "current_player": self.public_status().get("current_player", -1), "terminal": self.terminal,
+                "view": replaced, "appended": appended, "removed": removed, "records": records}
+        return dumps(head)[:-1] + ',"legal_actions":' + legal + ',"scores":' + scores + "}"
+
+    def _send_changes(self, seat: int | None, client: Client, shared: dict[tuple[int, int], str] | None = None) -> None:
+        """What changed since the connection's last message: an ``update`` (protocol 2), or the
+        whole ``state`` (protocol 1, or when the table cannot tell). ``shared``: the updates
+        built for spectators (alike for all those at one version)."""
+        sent = self._sent.get(client)
+        if sent is None or getattr(client, "protocol", 1) < 2:
+            self._send_state(seat, client)
+            return
+        since, before = sent
+        if since == self.version:
+            return
+        key = (since, id(before))
+        text = shared.get(key) if shared is not None else None
+        if text is None:
+            text = self.update_text(seat, since, before)
+            if text is None:
+                self._send_state(seat, client)
+                return
+            if shared is not None:
+                shared[key] = text
+        client.send(text)
+        self._sent[client] = (self.version, self.view_of(seat))
+
     def broadcast(self) -> None:
         for seat, client in list(self.clients.items()):
-            client.send(self.state_text(seat))
+            self._send_changes(seat, client)
         if self.spectators:
-            text = self.spectator_text()
+            shared: dict[tuple[int, int], str] = {}
             for client in list(self.spectators):
-                client.send(text)
+                self._send_changes(None, client, shared)
         if self.terminal:
             end = self.end_message()
             for client in [*self.clients.values(), *self.spectators]:
@@ -262,6 +351,7 @@ class Table:
             client.close()
         self.clients.clear()
         self.spectators.clear()
+        self._sent.clear()
         self.close()
 
     def replay_text(self) -> str:
@@ -291,6 +381,24 @@ class Table:
 
     def _repeat(self, seat: int, message_id: str) -> int | None:
         return self.applied[seat].get(message_id)
+
+    def retried(self, seat: int, message_id: str, signature: tuple[Any, ...]) -> int | None:
+        """The version acknowledged for ``message_id`` when it was applied for the same thing
+        (a retry: acknowledged again); None when the id is new. An id applied for another
+        action or version raises ``id_reused`` (a client that restarted its ids)."""
+        done = self.applied[seat].get(message_id)
+        if done is None:
+            return None
+        known = self.signatures[seat].get(message_id)
+        if known is not None and known != signature:
+            raise ProtocolError("id_reused", f"message id {message_id!r} was used for another message of seat "
+                                f"{seat} (acknowledged at version {done}): send this one with a new id", message_id)
+        return done
+
+    def remember(self, seat: int, message_id: str | None, signature: tuple[Any, ...]) -> None:
+        """Note what an applied message id stood for (see :meth:`retried`)."""
+        if message_id is not None and message_id in self.applied[seat]:
+            self.signatures[seat].setdefault(message_id, signature)
 
 
 def title_of(game: str) -> str:
@@ -363,6 +471,10 @@ _BOARDS_KEPT = 32
 _CHECKPOINTS = 16
 """States kept per replayed match: a board is at most ``steps / 16`` actions from one."""
 
+_RECORDS_KEPT = 64
+"""History records' entries a turn table keeps in memory (the latest: for updates, and the
+``state`` messages' tail of :data:`HISTORY_TAIL`, which its stored data holds)."""
+
 
 @dataclass
 class _ReplayIndex:
@@ -414,46 +526,51 @@ def _new_records(state: State[Any], first: Any) -> int:
 
 
 class TurnTable(Table):
-    """A turn game on the engine contract alone (its facts, views and bots from the registry)."""
+    """A turn game on the engine contract alone (its facts, views and bots from the registry),
+    on :mod:`fourcards.hosting`: every version of the match is stored as a signed snapshot with
+    the host's data (the seats, the bots' memory, the latest records) by a compare-and-swap on
+    its step (``Store.replace_async``), and restored from it without a replay."""
 
     def __init__(self, record: TableRecord, store: Store, executor: Executor, bot_delay: float,
-                 game: Game[Any], entry: GameEntry) -> None:
+                 game: Game[Any], entry: GameEntry, key: bytes | None = None) -> None:
         super().__init__(record, store, executor, bot_delay)
         self.entry = entry
         self.game = game
+        #: The server's key: signs the snapshots (a table made without one: a key of its own,
+        #: whose snapshots no later process can read: they are then replayed from the log).
+        self.key = key if key is not None else secrets.token_bytes(32)
+        self._writer = SnapshotWriter(self.key)
         self.state: State[Any] = game.new_match(record.seed, **record.setup)
-        self.bots: dict[int, Bot] = {}
-        for seat, seat_record in enumerate(self.seats):
-            if seat_record.kind == "bot" and seat_record.bot is not None:
-                self.bots[seat] = entry.new_bot(seat_record.bot, game, seed=(record.seed + 7919 * (seat + 1)) % 2**63)
+        kinds = [s.bot if s.kind == "bot" else None for s in self.seats]
+        #: The host's data of the match (``fourcards.hosting``'s format): the seats, the bots' seed
+        #: and memory, and ``records``: the latest history records' entries.
+        self.data: dict[str, Any] = new_data(entry.name, kinds, record.seed)
+        self._keys = [*(str(seat) for seat in range(game.num_players)), SPECTATOR]
+        self._public = type(game).seat_record_view is Game.seat_record_view
         self._bot_running = False
-        self._records: list[dict[str, Any]] = []  # views of the latest public records
-        self._record_texts: list[str] = []  # the same, each encoded once
-        self._last_record: Any = None
-        self._history_json = "[]"
+        #: The latest records' entries ``[step, keys that may see it or None, view]``, oldest first.
+        self._records: list[list[Any]] = []
+        #: Records at or before this step may be missing from ``_records`` (an update since then: a state).
+        self._records_floor = 0
         self._texts: dict[int, str] = {}  # seat -> its state message of this version, encoded
+        self._views: dict[int | None, dict[str, Any]] = {}  # seat (None: spectators) -> its view of this version
+        self._history_texts: dict[str, str] = {}  # journal key -> its history tail, encoded
+        self._add_records([(0, r) for r in self.state.history])
         self._legal_cache: list[str] | None = None  # the legal actions' views, encoded
         self._legal_version = -1
         self._fixed: dict[int, str] | None = (
             _ACTION_VIEWS.setdefault((entry.name, game.num_distinct_actions), {}) if game.fixed_action_texts else None)
         self._index: _ReplayIndex | None = None  # a finished match's replay boards, built when first asked for
         self._boards: dict[int, str] = {}  # step -> its board's JSON text, least recently asked first
-        self._update_history()
+        #: Whether the table was restored from its stored snapshot (not replayed).
+        self.restored = False
+        #: The log's message ids are still to be read (a table restored from its snapshot).
+        self._ids_unread = False
 
     @property
     def step(self) -> int:
         """The state's version: the engine's step count."""
         return self.state.step
-
-    def replay(self, entries: list[LogEntry]) -> None:
-        """Apply a stored log (at start)."""
-        for entry in entries:
-            assert entry.action is not None
-            self.state.apply(entry.action, entry.seat, expected_step=entry.index)
-            if entry.client_id is not None:
-                self.applied[entry.seat][entry.client_id] = entry.index + 1
-        self._changed()
-        self._update_history()
 
     @property
     def version(self) -> int:
@@ -471,20 +588,137 @@ class TurnTable(Table):
         deck = getattr(self.game, "deck", None)
         return None if deck is None or not self.game.deck_upload else deck_view(deck)
 
-    def _update_history(self) -> None:
-        """Bring the public history tail (shared by every seat, encoded once) up to date."""
-        recent = self.state.recent_history(HISTORY_TAIL)
-        new = list(recent)
-        for index in range(len(recent) - 1, -1, -1):
-            if recent[index] is self._last_record:
-                new = list(recent[index + 1:])
-                break
-        if new:
-            self._last_record = new[-1]
-            views = [self.game.record_view(r) for r in new]
-            self._records = (self._records + views)[-HISTORY_TAIL:]
-            self._record_texts = (self._record_texts + [dumps(v) for v in views])[-HISTORY_TAIL:]
-            self._history_json = "[" + ",".join(self._record_texts) + "]"
+    # -- the stored versions ------------------------------------------------------------------------
+    def first_version(self) -> StoredMatch:
+        """The match as a new table stores it (step 0: its snapshot and data)."""
+        return StoredMatch(self.id, self.state.step, self._writer.save(self.state),
+                           _data_text(self.data, self._records))
+
+    def restore(self, match: StoredMatch, entries: list[LogEntry] | None = None) -> None:
+        """Take up the stored version ``match`` (its snapshot restored, not replayed: signed
+        with this table's key; else :class:`~fourcards.errors.InvalidStateError` and nothing
+        changed) and the message ids of ``entries`` (so that a retry is applied once); None:
+        they are read from the store when the table's first action comes (nothing of the log
+        is read at start: a restore takes about as long at any length of the match)."""
+        state = load(match.save, self.key)
+        try:
+            data = json.loads(match.data)
+        except ValueError:
+            raise InvalidStateError(f"table {self.id}: its stored data is not JSON") from None
+        if (get_game(state.game.name).name != self.entry.name or state.game.rules_dict() != self.game.rules_dict()
+                or state.seed != self.record.seed or state.step != match.step or not isinstance(data, dict)
+                or data.get("format") != DATA_FORMAT or data.get("game") != self.entry.name
+                or data.get("seats") != self.data["seats"] or not isinstance(data.get("records"), list)):
+            raise InvalidStateError(f"table {self.id}: its stored version is not this table's")
+        self.state = state
+        self._records = [list(entry) for entry in data.pop("records")]
+        self.data = data
+        self._records_floor = state.step
+        if entries is None:
+            self._ids_unread = True
+        else:
+            self._remember_ids(entries)
+        self.restored = True
+        self._changed()
+
+    def replay(self, entries: list[LogEntry], data: str | None = None) -> None:
+        """Apply a stored log (at start: a table with no snapshot, or one that does not load).
+        ``data``: the stored host data of the same step, whose bots' memory is taken up."""
+        for entry in entries:
+            assert entry.action is not None
+            self.state.apply(entry.action, entry.seat, expected_step=entry.index)
+        self._remember_ids(entries)
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            stored = json.loads(data) if data else None
+            if isinstance(stored, dict) and isinstance(stored.get("memory"), dict):
+                self.data["memory"] = stored["memory"]
+        self._records = []
+        self._add_records([(self.state.step, r) for r in self.state.recent_history(HISTORY_TAIL)])
+        self._records_floor = self.state.step
+        self._changed()
+
+    def _remember_ids(self, entries: list[LogEntry]) -> None:
+        for entry in entries:
+            if entry.client_id is not None and entry.action is not None:
+                self.applied[entry.seat][entry.client_id] = entry.index + 1
+                self.signatures[entry.seat][entry.client_id] = ("act", entry.index, entry.action)
+
+    async def _catch_up(self) -> None:
+        """Another writer stored a newer version (the compare-and-swap said so): take it up
+        from the store and show it (after the refused action's error)."""
+        async with self.lock:
+            await self._take_up_stored()
+
+    async def _take_up_stored(self) -> None:
+        stored = await asyncio.to_thread(self.store.get, self.id)
+        if stored is None or self.closed:
+            return
+        try:
+            state = load(stored.save, self.key)
+            data = json.loads(stored.data)
+        except (InvalidStateError, ValueError):
+            log.exception("table %s: the version another writer stored does not load", self.id)
+            return
+        if not isinstance(data, dict) or state.step < self.state.step:
+            return
+        self.state = state
+        self.data = {**self.data, **{k: v for k, v in data.items() if k in ("memory", "bot_seed")}}
+        # Another writer's records (a MatchService keeps them in its journal) are read from the
+        # match itself: its history replayed once (a rare path); each connection gets a whole state.
+        self._records = []
+        self._add_records([(state.step, r) for r in state.recent_history(HISTORY_TAIL)])
+        self._records_floor = state.step
+        self._changed()
+        self.broadcast()
+
+    # -- the history --------------------------------------------------------------------------------
+    def _add_records(self, records: list[tuple[int, Any]]) -> None:
+        """Keep the entries of records just added (with the step after which each exists)."""
+        if records:
+            self._records, self._records_floor = self._records_with(records)
+            self._history_texts.clear()
+
+    def _records_with(self, records: list[tuple[int, Any]]) -> tuple[list[list[Any]], int]:
+        """The entries kept, and their floor, once ``records`` are added (nothing changed)."""
+        kept = self._records + record_entries(self.game, records, self._keys)
+        floor = self._records_floor
+        if len(kept) > _RECORDS_KEPT:
+            dropped = kept[:len(kept) - _RECORDS_KEPT]
+            floor = max(floor, max(entry[0] for entry in dropped))
+            kept = kept[len(dropped):]
+        return kept, floor
+
+    def _visible(self, key: str) -> list[list[Any]]:
+        return [entry for entry in self._records if entry[1] is None or key in entry[1]]
+
+    def _history_json(self, key: str) -> str:
+        """The latest records a key (a seat as text, or the spectators') may see, encoded once a version."""
+        text = self._history_texts.get(SPECTATOR if self._public else key)
+        if text is None:
+            text = dumps([entry[2] for entry in self._visible(key)[-HISTORY_TAIL:]])
+            self._history_texts[SPECTATOR if self._public else key] = text
+        return text
+
+    def records_since(self, seat: int | None, version: int) -> list[dict[str, Any]] | None:
+        if version < self._records_floor:
+            return None
+        key = SPECTATOR if seat is None else str(seat)
+        return [{"step": entry[0], **entry[2]} for entry in self._visible(key) if entry[0] > version]
+
+    # -- the messages --------------------------------------------------------------------------------
+    def view_of(self, seat: int | None) -> dict[str, Any]:
+        view = self._views.get(seat)
+        if view is None:
+            if seat is None:
+                view = self.game.spectator_view(self.state)
+            else:
+                view = self.game.observation_view(self.state.observation(seat))
+            self._views[seat] = view
+        return view
+
+    def update_parts(self, seat: int | None) -> tuple[str, str]:
+        legal = "[]" if seat is None else "[" + ",".join(self._legal(seat)) + "]"
+        return legal, dumps(list(self.state.scores))
 
     def state_message(self, seat: int) -> dict[str, Any]:
         return dict(json.loads(self.state_text(seat)))
@@ -494,22 +728,24 @@ class TurnTable(Table):
         cached = self._texts.get(seat)
         if cached is not None:
             return cached
-        observation = self.state.observation(seat)
-        legal_json = "[" + ",".join(self._legal(seat, observation)) + "]"
-        # The history is the same for every seat: spliced in, encoded once a version.
-        text = (dumps(self._state_head(seat, observation))[:-1] + ',"legal_actions":' + legal_json + ',"scores":'
-                + dumps(list(self.state.scores)) + ',"history":' + self._history_json + "}")
+        state = self.state
+        head = {"type": "state", "table": self.id, "seat": seat, "version": state.step,
+                "current_player": state.current_player, "terminal": state.is_terminal, "view": self.view_of(seat)}
+        legal_json = "[" + ",".join(self._legal(seat)) + "]"
+        # The history is the same for every seat (unless the game's records are not): encoded once a version.
+        text = (dumps(head)[:-1] + ',"legal_actions":' + legal_json + ',"scores":'
+                + dumps(list(state.scores)) + ',"history":' + self._history_json(str(seat)) + "}")
         self._texts[seat] = text
         return text
 
-    def _legal(self, seat: int, observation: Any = None) -> list[str]:
+    def _legal(self, seat: int) -> list[str]:
         """The seat's legal actions as encoded views (none when it is not the seat's turn)."""
         state = self.state
-        if seat != state.current_player:
+        if seat != state.current_player or state.is_terminal:
             return []
         if self._legal_version == state.step and self._legal_cache is not None:
             return self._legal_cache
-        codes = getattr(observation, "legal_actions", None) or state.legal_actions()
+        codes = state.legal_actions()
         known = self._fixed if self._fixed is not None else {}
         legal = []
         for a in codes:
@@ -529,16 +765,10 @@ class TurnTable(Table):
     def _changed(self) -> None:
         """The state changed: forget what was built for the last version."""
         self._texts.clear()
+        self._views.clear()
+        self._history_texts.clear()
         self._legal_cache = None
         self._legal_version = -1
-
-    def _state_head(self, seat: int, observation: Any = None) -> dict[str, Any]:
-        state = self.state
-        if observation is None:
-            observation = state.observation(seat)
-        return {"type": "state", "table": self.id, "seat": seat, "version": state.step,
-                "current_player": state.current_player, "terminal": state.is_terminal,
-                "view": self.game.observation_view(observation)}
 
     def end_message(self) -> dict[str, Any]:
         state = self.state
@@ -555,10 +785,9 @@ class TurnTable(Table):
             return cached
         state = self.state
         head = {"type": "state", "table": self.id, "seat": None, "version": state.step,
-                "current_player": state.current_player, "terminal": state.is_terminal,
-                "view": self.game.spectator_view(state)}
+                "current_player": state.current_player, "terminal": state.is_terminal, "view": self.view_of(None)}
         text = (dumps(head)[:-1] + ',"legal_actions":[],"scores":' + dumps(list(state.scores))
-                + ',"history":' + self._history_json + "}")
+                + ',"history":' + self._history_json(SPECTATOR) + "}")
         self._texts[_SPECTATOR] = text
         return text
 
@@ -607,9 +836,22 @@ class TurnTable(Table):
         # connection that sent it goes away meanwhile.
         await asyncio.shield(self._act(seat, message, client))
 
+    async def _read_ids(self, message_id: str | None) -> None:
+        """Read the log's message ids of a table restored from its snapshot (the lock is held)."""
+        try:
+            entries = await asyncio.to_thread(self.store.read_ids, self.id)
+        except Exception:
+            log.exception("table %s: its log's message ids could not be read", self.id)
+            raise ProtocolError("server_error", "the table's stored messages could not be read; nothing changed",
+                                message_id) from None
+        self._remember_ids(entries)
+        self._ids_unread = False
+
     async def _act(self, seat: int, message: Act, client: Client) -> None:
         async with self.lock:
-            done = self._repeat(seat, message.id)
+            if self._ids_unread:
+                await self._read_ids(message.id)
+            done = self.retried(seat, message.id, ("act", message.version, message.action))
             if done is not None:
                 client.send({"type": "ack", "id": message.id, "version": done})
                 return
@@ -618,47 +860,46 @@ class TurnTable(Table):
             self.broadcast()
         self.schedule_bots()
 
-    async def _apply(self, seat: int, action: int, version: int, message_id: str | None) -> None:
-        """Check, apply, store (the lock is held); raises ProtocolError and changes nothing."""
-        state = self.state
+    async def _apply(self, seat: int, action: int, version: int, message_id: str | None,
+                     memory: dict[str, Any] | None = None) -> None:
+        """Check and apply an action on a copy of the match, store the new version by
+        compare-and-swap on the step, and only then take it up (the lock is held). Raises
+        ProtocolError (the engine's refusal by its code; ``stale`` when another writer stored
+        first; ``server_error`` when the store failed) and changes nothing. ``memory``: the
+        bots' memory after a bot's decision (a bot's action)."""
         if self.closed:
             raise ProtocolError("table_expired", "the table was closed", message_id)
-        if state.is_terminal:
-            raise ProtocolError("game_over", f"the match is over (version {state.step})", message_id)
-        if action >= self.game.num_distinct_actions:
-            raise ProtocolError("illegal_action", f"{action} is not an action of this game "
-                                f"(0..{self.game.num_distinct_actions - 1})", message_id)
-        if version != state.step:  # what apply(expected_step=) checks, leaving apply its fast path
-            raise ProtocolError("stale", f"action {action} was chosen at version {version}, but the match is "
-                                f"at version {state.step}", message_id)
+        state = self.state.clone()
+        head = state._log
         try:
-            state.apply(action, seat)
-        except StaleActionError as error:
-            raise ProtocolError("stale", str(error), message_id) from None
-        except NotYourTurnError as error:
-            raise ProtocolError("not_your_turn", str(error), message_id) from None
-        except (IllegalMoveError, FourCardsError) as error:
-            raise ProtocolError("illegal_action", str(error), message_id) from None
-        except (TypeError, ValueError, IndexError) as error:
-            raise ProtocolError("illegal_action", f"{action} is not an action of this game: {error}",
-                                message_id) from None
-        index = state.step - 1
-        self._changed()
+            code = state.verify(action, seat, expected_step=version)
+            state.apply(code, seat)
+        except FourCardsError as error:
+            raise ProtocolError.of(error, message_id) from None
+        data = self.data if memory is None else {**self.data, "memory": memory}
+        records, floor = self._records_with(_added_records(state, head))
+        entry = LoggedAction(version, seat, code, memory is not None, message_id)
         try:
-            await self.store.append(self.id, LogEntry(index, seat, message_id, action))
-        except BaseException:
-            # Not stored: take the action back (replay without it) and refuse it.
-            actions = state.actions[:-1]
-            self.state = self.game.replay(self.record.seed, actions, **self.record.setup)
-            self._changed()
-            self._records, self._record_texts, self._last_record = [], [], None
-            self._update_history()
-            log.exception("table %s: storing action %d failed", self.id, index)
+            stored = await self.store.replace_async(
+                StoredMatch(self.id, state.step, self._writer.save(state), _data_text(data, records), (entry,)),
+                version)
+        except BaseException as error:
+            if isinstance(error, asyncio.CancelledError):  # the table or the server is closing
+                raise
+            log.exception("table %s: storing action %d failed", self.id, version)
             raise ProtocolError("server_error", "the action could not be stored; nothing changed",
                                 message_id) from None
+        if not stored:  # another writer stored a version first: this action is refused, theirs taken up
+            self.spawn(self._catch_up())
+            raise ProtocolError("stale", f"action {action} was chosen at version {version}, but another writer "
+                                "stored a newer version of the table first", message_id)
+        self.state = state
+        self.data = data
+        self._records, self._records_floor = records, floor
+        self._changed()
         if message_id is not None:
             self.applied[seat][message_id] = self.step
-        self._update_history()
+            self.signatures[seat][message_id] = ("act", version, action)
 
     async def hint(self, seat: int, message_id: str | None, client: Client) -> None:
         async with self.lock:
@@ -670,24 +911,44 @@ class TurnTable(Table):
             version = self.step
             observation = state.observation(seat)
             legal = state.legal_actions()
-            kind = self.entry.hint_bot
-            options = {"time_per_move": 0.2} if kind == "search" else {}
-            bot = self.entry.new_bot(kind, self.game, seed=version, **options)
-        loop = asyncio.get_running_loop()
-        action = await loop.run_in_executor(self.executor, bot.choose, observation, legal)
-        message: dict[str, Any] = {"type": "hint", "version": version, "action": action,
-                                   "text": self.state.action_to_string(action)}
+            compute = self.executor if isinstance(self.executor, Compute) else None
+            seconds = compute.limits.hint_seconds if compute is not None else Limits().hint_seconds
+            bot = hint_player(self.entry, self.game, version, seconds)
+        if compute is not None:  # the server's: the hint budget, never ahead of the bots
+            action = await compute.hint((self.id, seat), bot.choose, observation, legal, message_id=message_id)
+        else:
+            action = await asyncio.get_running_loop().run_in_executor(self.executor, bot.choose, observation, legal)
+        try:
+            text = self.state.action_to_string(action)
+        except Exception:  # the match moved on meanwhile and the action reads differently now
+            text = str(action)
+        message: dict[str, Any] = {"type": "hint", "version": version, "action": action, "text": text}
         if message_id is not None:
             message["id"] = message_id
         client.send(message)
 
     # -- bots ----------------------------------------------------------------------------------------
+    def _bot_at(self, seat: int) -> str | None:
+        """The bot kind playing ``seat`` (None: a person)."""
+        kind: str | None = self.data["seats"][seat]
+        return kind
+
     def schedule_bots(self) -> None:
         if self.closed or self._bot_running or self.state.is_terminal:
             return
-        if self.state.current_player in self.bots:
+        if self._bot_at(self.state.current_player) is not None:
             self._bot_running = True
             self.spawn(self._bot_turns())
+
+    def _decide(self, kind: str, seat: int, version: int, memory: dict[str, Any], observation: Any,
+                legal: Any) -> tuple[int, dict[str, Any]]:
+        """A bot's turn, in the bots' threads: the bot made for this turn (as
+        :func:`fourcards.hosting.bots.bot_for_turn` makes it: seeded from the match, the seat
+        and the step, its memory given back), its choice and the memory it hands over."""
+        bot = bot_for_turn(self.entry, self.game, kind, self.data["bot_seed"], seat, version, memory)
+        action = int(bot.choose(observation, legal))
+        remember(bot, seat, memory)
+        return action, memory
 
     async def _bot_turns(self) -> None:
         loop = asyncio.get_running_loop()
@@ -698,18 +959,23 @@ class TurnTable(Table):
                 async with self.lock:
                     state = self.state
                     seat = state.current_player
-                    if state.is_terminal or seat not in self.bots:
+                    kind = None if state.is_terminal else self._bot_at(seat)
+                    if kind is None:
                         return
                     version = self.step
                     observation = state.observation(seat)
                     legal = state.legal_actions()
-                action = await loop.run_in_executor(self.executor, self.bots[seat].choose, observation, legal)
+                    memory = dict(self.data["memory"])  # the bot's memory is taken up with its action only
+                action, memory = await loop.run_in_executor(self.executor, self._decide, kind, seat, version, memory,
+                                                            observation, legal)
                 async with self.lock:
                     if self.step != version:
                         continue
                     try:
-                        await self._apply(seat, int(action), version, None)
+                        await self._apply(seat, action, version, None, memory)
                     except ProtocolError as error:
+                        if error.code == "stale":  # another writer went first: the bot plays on from there
+                            continue
                         log.error("table %s: bot at seat %d failed: %s", self.id, seat, error)
                         return
                     self.broadcast()
@@ -717,10 +983,29 @@ class TurnTable(Table):
             self._bot_running = False
 
 
+def _data_text(data: dict[str, Any], records: list[list[Any]]) -> str:
+    """A turn table's stored data: the host's data and the latest records' entries (a restored
+    table's history tail, without a replay)."""
+    return json.dumps({**data, "records": records[-HISTORY_TAIL:]}, separators=(",", ":"))
+
+
+def _added_records(state: State[Any], head: Any) -> list[tuple[int, Any]]:
+    """The records ``state`` added since its history's newest node was ``head`` (walked from the
+    newest node back to it: a restored state's older records stay lazy), with the step."""
+    added = []
+    node = state._log
+    while node is not head and node is not None:
+        added.append(node[0])
+        node = node[1]
+    step = state.step
+    return [(step, record) for record in reversed(added)]
+
+
 def make_table(record: TableRecord, store: Store, executor: Executor, bot_delay: float,
-               deck_loader: Callable[[str], Any]) -> Table:
+               deck_loader: Callable[[str], Any], key: bytes | None = None) -> Table:
     """The master for a stored or new table record: the game's own master (a
-    :class:`MasterSpec`), else a :class:`TurnTable` on its engine."""
+    :class:`MasterSpec`), else a :class:`TurnTable` on its engine (``key``: the server's,
+    which signs its snapshots)."""
     spec = master_specs().get(record.game)
     if spec is not None:
         return spec.master(record, store, executor, bot_delay)
@@ -730,7 +1015,7 @@ def make_table(record: TableRecord, store: Store, executor: Executor, bot_delay:
     if record.deck is not None:
         options["deck"] = deck_loader(record.deck)
     game = entry.game_class(**rules, **options)
-    return TurnTable(record, store, executor, bot_delay, game, entry)
+    return TurnTable(record, store, executor, bot_delay, game, entry, key)
 
 
 def rules_options(rules_type: type) -> list[dict[str, Any]]:

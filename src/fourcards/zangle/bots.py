@@ -16,6 +16,9 @@ class GreedyBot:
     cards, then the order of ``best_zangle``); a hit is dealt automatically,
     and only when no Zangle is possible."""
 
+    #: It decides from the observation and its seed alone: a host may make it again for each decision.
+    stateless = True
+
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
         if not legal_actions:
             raise ValueError("no legal action to choose from")

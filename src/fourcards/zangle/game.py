@@ -197,10 +197,15 @@ class TurnEnded:
 
 @dataclass(frozen=True, slots=True)
 class RoundEnd:
+    """A round's end: each seat's ``points`` (cards left; in a bonus round, the cards
+    left of the ``seats`` who played it, the others 0), the ``totals``, and
+    ``seats``: who played the round (everyone, or the tied players of a bonus round)."""
+
     round: int
     points: tuple[int, ...]
     totals: tuple[int, ...]
     bonus: bool
+    seats: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +288,9 @@ class ZangleGame(Game["ZangleState"]):
         if isinstance(r, TurnEnded):
             return f"P{r.player} ends the turn"
         if isinstance(r, RoundEnd):
+            if r.bonus:
+                left = ", ".join(f"P{p} {r.points[p]}" for p in r.seats)
+                return f"bonus round over: cards left {left}"
             return f"round {r.round} over; totals {list(r.totals)}"
         if isinstance(r, GameEnd):
             seats = ", ".join(f"P{s}" for s in r.winners) or "nobody"
@@ -327,7 +335,7 @@ class ZangleGame(Game["ZangleState"]):
 
     @property
     def observation_size(self) -> int:
-        return 3 * NK + 8 * NK + 8 + 8 + 3
+        return 2 * NK + 8 * NK + 8 + 8 + 3
 
     def rules_dict(self) -> dict[str, Any]:
         data = asdict(self.rules)
@@ -539,7 +547,7 @@ class ZangleState(State[Zangle]):
             done = [s for s in self._seats if not self._cards[s]]
             self._winners = tuple(done) if done else tuple(self._seats)
             self._record(RoundEnd(self._round, tuple(len(self._cards[p]) for p in range(n)),
-                                  tuple(self._totals), True))
+                                  tuple(self._totals), True, tuple(self._seats)))
             self._finish()
             return
         points = [len(self._cards[p]) + len(self._piles[p]) for p in range(n)]
@@ -547,7 +555,7 @@ class ZangleState(State[Zangle]):
             points = [points[0] + self._hits[0]]
         for p in range(n):
             self._totals[p] += points[p]
-        self._record(RoundEnd(self._round, tuple(points), tuple(self._totals), False))
+        self._record(RoundEnd(self._round, tuple(points), tuple(self._totals), False, tuple(range(n))))
         rounds = 1 if self.game.rules.mode == "solitaire" else self.game.rules.rounds
         if self._round < rounds:
             self._start_round(list(range(n)), bonus=False)
@@ -695,10 +703,10 @@ class ZangleState(State[Zangle]):
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:
-        """Counts by kind (11): centre, own face-up, then 11 zeros (no peeking: a
-        seat's own pile is face down, only its size is known); then face-up counts
-        of seats 0..7 relative to the observer (8 x 11); pile sizes / 10 (8);
-        totals / 50 (8); centre pile / 120; round / rounds; bonus."""
+        """Counts by kind (11): centre, own face-up; then face-up counts of seats
+        0..7 relative to the observer (8 x 11); pile sizes / 10 (8); totals / 50
+        (8); centre pile / 120; round / rounds; bonus.  No face-down card: "¡Sin
+        espiar!", its owner included; only the piles' sizes are public."""
         for k in self._centre:
             out[k] += 1
         for k in self._cards[player]:
@@ -707,12 +715,12 @@ class ZangleState(State[Zangle]):
         for p in range(n):
             slot = (p - player) % n
             for k in self._cards[p]:
-                out[3 * NK + NK * slot + k] += 1
-            out[11 * NK + slot] = len(self._piles[p]) / 10
-            out[11 * NK + 8 + slot] = self._totals[p] / 50
-        out[11 * NK + 16] = len(self._centre_pile) / 120
-        out[11 * NK + 17] = self._round / max(1, self.game.rules.rounds)
-        out[11 * NK + 18] = self._bonus
+                out[2 * NK + NK * slot + k] += 1
+            out[10 * NK + slot] = len(self._piles[p]) / 10
+            out[10 * NK + 8 + slot] = self._totals[p] / 50
+        out[10 * NK + 16] = len(self._centre_pile) / 120
+        out[10 * NK + 17] = self._round / max(1, self.game.rules.rounds)
+        out[10 * NK + 18] = self._bonus
 
 
 _POSITION_KEYS: Final = ("centre", "cards", "piles", "centre_pile", "current", "totals", "hits", "round")

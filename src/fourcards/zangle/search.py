@@ -109,6 +109,10 @@ class SearchBot:
     that move a playout's score by a half; ``horizon`` the Zangles a playout plays
     at most (then the cards held count). One bot may be shared by threads."""
 
+    #: It decides from the observation alone (the information set is rebuilt from what
+    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
+    stateless = True
+
     def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)

@@ -27,7 +27,9 @@ Zangle possible and no hit possible (the centre draw pile empty, or every
 player at level 3 or more holding 3 face-up cards), the players holding the
 fewest cards; a hit is refused when the centre draw pile is empty or when a
 level-3 player already has 3 face-up cards; with ``check="at_round_end"`` each
-round winner with a wrong Zangle scores 5 and everyone else 0; a tie for the
+round winner with a wrong Zangle scores 5 and everyone else 0, and gains no
+equalizer level: the equalizer goes to "el jugador que gana esa ronda", and a
+player whose Zangles were wrong has the round's worst score; a tie for the
 lowest total after the last round is settled by a real-time bonus round (4
 cards each, face up, no pile, except that a player at level 3 or more shows
 3 and keeps the 4th face down as their pile), shared when nobody can finish.
@@ -188,6 +190,7 @@ class SpeedsterTable:
         fewest = min(self._holding(s) for s in self.playing)
         round_winners = out or [s for s in self.playing if self._holding(s) == fewest]
         points = [self._holding(p) for p in range(self.players)]
+        wrong: list[int] = []
         if self.check == "at_round_end":
             wrong = [seat for seat in round_winners if any(not valid for _, valid in self.zangles[seat])]
             if wrong:  # each wrong winner scores 5, everyone else 0
@@ -195,7 +198,8 @@ class SpeedsterTable:
         for p in range(self.players):
             self.totals[p] += points[p]
         for seat in round_winners:
-            self.levels[seat] += 1
+            if seat not in wrong:  # a winner caught with a wrong Zangle did not win the round
+                self.levels[seat] += 1
         self.outcomes.append(Outcome(timestamp, round_winners[0], "round end",
                                      f"round {self.round}: points {points}, totals {self.totals}"))
         if self.round < self.rounds:

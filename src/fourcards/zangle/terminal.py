@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli.session import CommandLineError, Table, plural, quote
+from ..terminal import CommandLineError, Table, plural, quote
 from ..errors import FourCardsError
 
 __all__ = ["ZangleTable"]
@@ -123,10 +123,14 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
         elif isinstance(record, TurnEnded) and not record.zangle:
             lines.append(f"   {self.who(record.player)}: no Zangle, the turn passes")
         elif isinstance(record, RoundEnd):
-            points = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.points))
+            seats = record.seats or tuple(range(len(record.points)))
             totals = ", ".join(f"{self.who(p)} {n}" for p, n in enumerate(record.totals))
-            lines += [self.paint(f"== {'Bonus round' if record.bonus else f'Round {record.round}'} over: "
-                                 f"points {points}", "1"), f"   totals: {totals}"]
+            if record.bonus:  # only the tied players played it: the first out of cards wins
+                left = ", ".join(f"{self.who(p)} {record.points[p]}" for p in seats)
+                lines += [self.paint(f"== Bonus round over: cards left {left}", "1")]
+            else:
+                points = ", ".join(f"{self.who(p)} {record.points[p]}" for p in seats)
+                lines += [self.paint(f"== Round {record.round} over: points {points}", "1"), f"   totals: {totals}"]
             self.next_header = self.round_title(record.round + 1, record.bonus)
         elif isinstance(record, GameEnd):
             names = " and ".join(self.who(w) for w in record.winners)
@@ -141,6 +145,10 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
         lines += ["  " + row for row in self.drawing(obs.centre)]
         lines.append("Your cards:")
         lines += ["  " + row for row in self.drawing(obs.cards[self.you])]
+        for p in range(len(obs.cards)):  # everyone sees the others' face-up cards and pile sizes
+            if p != self.you:
+                shown = " ".join(self.shape(c) for c in obs.cards[p]) or "none"
+                lines.append(f"{self.who(p)}: {shown} | pile {obs.piles[p]}")
         totals = "  ".join(f"{self.who(p)}:{n}" for p, n in enumerate(obs.totals))
         lines.append(f"Your pile {obs.piles[self.you]} | centre pile {obs.centre_pile} | hits {obs.hits[self.you]} "
                      f"| totals {totals}")
@@ -149,7 +157,7 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
     def choices(self) -> list[str]:
         obs = self.state.observation(self.you)
         lines = [f"Your Zangles ({len(obs.legal_zangles)}):"]
-        lines += [f"  {i}. {zangle}" for i, zangle in enumerate(obs.legal_zangles)]
+        lines += [f"  {i}. {zangle}" for i, zangle in enumerate(obs.legal_zangles, 1)]
         return lines
 
     def act(self, line: str) -> None:
@@ -162,10 +170,9 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
                 return
             raise FourCardsError("you have a Zangle, so you make one: a turn without a Zangle (and its hit) "
                                  "only comes when you have none. Type 'hint' for a suggestion")
-        if not word.isdecimal() or int(word) >= len(legal):
-            raise FourCardsError(f"{quote(line)}: choose a Zangle by its number (0..{len(legal) - 1})")
-        self.state.apply(legal[int(word)], self.you)
-
-    def typed(self, action: int) -> str:
-        legal = self.state.legal_actions()
-        return f"{legal.index(action)}  ({self.state.action_to_string(action)})"
+        try:
+            super().act(line)  # a Zangle's number, or its text as the list writes it
+        except FourCardsError as error:
+            if word.isdecimal():
+                raise
+            raise FourCardsError(f"{quote(line)}: choose a Zangle by its number (1..{len(legal)})") from error

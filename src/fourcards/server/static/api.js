@@ -39,8 +39,12 @@ export function listGames() {
   return call("GET", "api/games");
 }
 
-export function listTables() {
-  return call("GET", "api/tables");
+/** One page of the public tables: {tables, next, total}; ``newest`` first when asked, ``after`` a
+ *  page's ``next`` for the page after it. */
+export function listTables({ limit = 50, newest = false, after = null } = {}) {
+  const query = new URLSearchParams({ limit: String(limit), order: newest ? "newest" : "oldest" });
+  if (after) query.set("after", after);
+  return call("GET", `api/tables?${query}`);
 }
 
 /** The query of a private table's invitation (none for a public table). */

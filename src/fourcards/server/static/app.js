@@ -7,6 +7,7 @@ import { t, has, num, setLanguage, preferredLanguage, language, LANGUAGES } from
 import { loadCardData, useDeck } from "./cards.js";
 import { rendererFor, generic, commonHistory } from "./games.js";
 import * as api from "./api.js";
+import { applyUpdate, PROTOCOL } from "./updates.js";
 
 const main = () => document.getElementById("main");
 const LOBBY_TABLES = 60; // the newest tables the lobby lists
@@ -182,7 +183,7 @@ async function showLobby() {
   let tables = [];
   try {
     await loadGames();
-    const listed = await api.listTables();
+    const listed = await api.listTables({ limit: LOBBY_TABLES, newest: true });
     tables = Array.isArray(listed) ? listed : listed.tables;
   } catch (error) {
     clear(root).append(banner(errorText(error)));
@@ -373,6 +374,11 @@ class Connection {
     return this.send({ type: "act", id: this.nextId(), version, action });
   }
 
+  /** Start again from the whole state: the connection is opened again (its join brings the state). */
+  resync() {
+    if (this.socket) this.socket.close();
+  }
+
   close() {
     this.closed = true;
     clearTimeout(this.timer);
@@ -384,8 +390,8 @@ class Connection {
 function showTable(tableId, { watch = false, invite = null } = {}) {
   const stored = watch ? null : seatOf(tableId);
   const seat = stored ? stored.seat : null;
-  const hello = watch ? { type: "watch", table: tableId, ...(invite ? { invite } : {}) }
-    : { type: "join", table: tableId, token: stored.token };
+  const hello = watch ? { type: "watch", table: tableId, protocol: PROTOCOL, ...(invite ? { invite } : {}) }
+    : { type: "join", table: tableId, token: stored.token, protocol: PROTOCOL };
   const view = { table: tableId, seat, watching: watch, invite: watch ? invite : stored.invite || null,
     message: null, state: null, welcome: null, hint: null, status: "connecting",
     error: null, selected: new Set(), sent: false, end: null };
@@ -407,6 +413,17 @@ function showTable(tableId, { watch = false, invite = null } = {}) {
     drawTable(board, view);
   };
   rerender = draw;
+  const showState = (state) => {
+    view.state = state;
+    // For tests and tools: the state on screen, its version and the seat.
+    window.fourcardsState = state;
+    window.fourcardsVersion = state.version;
+    window.fourcardsSeat = view.seat;
+    view.sent = false;
+    view.hint = null;
+    view.error = null;
+    view.selected.clear();
+  };
   connection = new Connection(hello, (message) => {
     switch (message.type) {
       case "welcome":
@@ -416,16 +433,18 @@ function showTable(tableId, { watch = false, invite = null } = {}) {
         break;
       case "state":
         if (view.state && message.version !== undefined && view.state.version !== undefined && message.version < view.state.version) return;
-        view.state = message;
-        // For tests and tools: the state on screen, its version and the seat.
-        window.fourcardsState = message;
-        window.fourcardsVersion = message.version;
-        window.fourcardsSeat = view.seat;
-        view.sent = false;
-        view.hint = null;
-        view.error = null;
-        view.selected.clear();
+        showState(message);
         break;
+      case "update": {
+        // What changed since the last version (the server's protocol 2): applied to the state on screen.
+        const state = applyUpdate(view.state, message);
+        if (!state) {
+          connection.resync(); // out of step: the whole state again
+          return;
+        }
+        showState(state);
+        break;
+      }
       case "ack":
         break;
       case "hint":

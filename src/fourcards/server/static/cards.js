@@ -79,6 +79,9 @@ function emblem(kind) {
 }
 
 // -- Four Color Cards: the Chinese-chess character on its colour -------------------
+// The characters come from the page's own font (static/fonts, 14 glyphs, made by
+// tools/generate_page_font.py): a browser without a CJK font draws them too. The
+// rank's letter (the notation's) is on the card as well.
 
 const FC_COLOURS = "RGYW";
 const FC_RANKS = "GAECHNS";
@@ -107,6 +110,7 @@ export function fcCard(card) {
   const rank = FC_RANK_NAMES[FC_RANKS.indexOf(name[1])];
   const label = t("fc.card", { colour: t(`colour.${colour}`), rank: t(`fc.rank.${rank}`) });
   return h("span", { class: `card fc fc-${colour}`, role: "img", "aria-label": label, title: label, dataset: { card: name } },
+    h("span", { class: "index", "aria-hidden": "true" }, name[1]),
     h("span", { class: "glyph", lang: "zh-Hant" }, fcCharacter(name)),
     h("span", { class: "suit" }, t(`colour.short.${colour}`)));
 }

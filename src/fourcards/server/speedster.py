@@ -5,25 +5,27 @@ Speedster is played in real time, not in turns: players send ``call`` (a
 Zangle, by its notation as the state lists it) and ``hit`` whenever they like;
 the master stamps each event on arrival with its clock and resolves them in
 time order every 50 ms (:class:`~fourcards.zangle.speedster.SpeedsterTable`).
-The registry's Zangle entry names :data:`SPEEDSTER` in its ``masters``.
+The registry's Zangle entry names :data:`SPEEDSTER` in its ``masters``. It
+lives with the server, above the games (the game package knows no server).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 from concurrent.futures import Executor
 from typing import Any
 
 from ..errors import FourCardsError
-from ..server.protocol import Event, ProtocolError
-from ..server.store import LogEntry, Store, TableRecord
-from ..server.tables import HISTORY_TAIL, Client, MasterSpec, Table
-from .cards import CENTRE, KINDS, OWN, Zangle, best_zangle, find_zangles, kind_code
-from .game import zangle_view
-from .speedster import Snapshot, SpeedsterTable
+from ..zangle.cards import CENTRE, KINDS, OWN, Zangle, best_zangle, find_zangles, kind_code
+from ..zangle.game import zangle_view
+from ..zangle.speedster import Snapshot, SpeedsterTable
+from .protocol import Event, ProtocolError
+from .store import LogEntry, Store, TableRecord
+from .tables import HISTORY_TAIL, Client, MasterSpec, Table
 
 __all__ = ["SPEEDSTER", "SpeedsterMaster", "speedster_view", "parse_zangle_text", "check_rules", "RULES"]
 
@@ -142,11 +144,29 @@ class SpeedsterMaster(Table):
 
     def state_message(self, seat: int) -> dict[str, Any]:
         snapshot = self.table.snapshot()
-        zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if seat in snapshot.playing else []
         history = self._history(self.table.outcomes[-HISTORY_TAIL:])
         return {"type": "state", "table": self.id, "seat": seat, "version": self.version, "current_player": -1,
-                "terminal": snapshot.over, "view": speedster_view(snapshot, seat, zangles), "legal_actions": [],
+                "terminal": snapshot.over, "view": self._view(snapshot, seat), "legal_actions": [],
                 "scores": list(snapshot.totals), "history": history}
+
+    @staticmethod
+    def _view(snapshot: Snapshot, seat: int | None) -> dict[str, Any]:
+        playing = seat is not None and seat in snapshot.playing
+        zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if playing and seat is not None else []
+        return speedster_view(snapshot, seat, zangles)
+
+    def view_of(self, seat: int | None) -> dict[str, Any]:
+        return self._view(self.table.snapshot(), seat)
+
+    def records_since(self, seat: int | None, version: int) -> list[dict[str, Any]] | None:
+        """The outcomes resolved after ``version`` (the version counts them), each with its ``step``."""
+        outcomes = self.table.outcomes
+        if not 0 <= version <= len(outcomes):
+            return None
+        return [{"step": step, **self._outcome_view(o)} for step, o in enumerate(outcomes[version:], version + 1)]
+
+    def update_parts(self, seat: int | None) -> tuple[str, str]:
+        return "[]", json.dumps(list(self.table.totals))
 
     def _outcome_view(self, outcome: Any) -> dict[str, Any]:
         """One outcome as a record view: ``kind``, ``player``, ``detail`` (text),
@@ -167,7 +187,7 @@ class SpeedsterMaster(Table):
     def spectator_message(self) -> dict[str, Any]:
         snapshot = self.table.snapshot()
         return {"type": "state", "table": self.id, "seat": None, "version": self.version, "current_player": -1,
-                "terminal": snapshot.over, "view": speedster_view(snapshot, None, []), "legal_actions": [],
+                "terminal": snapshot.over, "view": self._view(snapshot, None), "legal_actions": [],
                 "scores": list(snapshot.totals), "history": self._history(self.table.outcomes[-HISTORY_TAIL:])}
 
     def public_records(self) -> list[dict[str, Any]]:

@@ -1,0 +1,175 @@
+"""Where hosted matches live between requests: a small interface, in memory and in SQLite.
+
+A :class:`MatchStore` keeps one :class:`StoredMatch` per match id and changes
+it only by **compare-and-swap on the step**: :meth:`MatchStore.replace` writes
+a new version only while the stored one is still at the step the writer
+loaded. Two requests that loaded the same version and both acted: one
+replaces it, the other is told it lost (and nothing of it is stored).
+
+The interface is four synchronous calls, each atomic and thread-safe. Any
+database with a conditional update implements it: ``UPDATE ... WHERE id=?
+AND step=?`` (one row changed or none), or an append-only log whose key
+``(match, step)`` refuses a second entry at the same step (``log`` carries
+the actions to append; see ``docs/embedding.md``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+__all__ = ["LoggedAction", "StoredMatch", "MatchStore", "MemoryMatchStore", "SQLiteMatchStore"]
+
+
+@dataclass(frozen=True)
+class LoggedAction:
+    """One action applied to a match: at ``step`` (the match's step before it), by ``seat``;
+    ``bot`` when a bot of the match chose it; ``message``: the client's message id that
+    asked for it, when the host keeps them (the bundled server does, to apply a retry once)."""
+
+    step: int
+    seat: int
+    action: int
+    bot: bool = False
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """One version of a hosted match, as a store keeps it.
+
+    ``step``: the match's step (its version: what compare-and-swap compares);
+    ``save``: the signed snapshot of the match (``State.to_json(key,
+    snapshot=True)``: it reveals every hand, so it is never sent to a client);
+    ``data``: the host's JSON text (seats, bots' memory, the journal of recent
+    updates); ``log``: the actions applied since the version it replaces (for
+    a store that appends them to a log; the save holds them all anyway)."""
+
+    id: str
+    step: int
+    save: str
+    data: str
+    log: tuple[LoggedAction, ...] = ()
+
+
+@runtime_checkable
+class MatchStore(Protocol):
+    """The storage a :class:`~fourcards.hosting.MatchService` needs (each call atomic, thread-safe)."""
+
+    def get(self, match_id: str) -> StoredMatch | None:
+        """The stored version of ``match_id``, or None when there is none."""
+
+    def create(self, match: StoredMatch) -> bool:
+        """Store a new match; False (and nothing stored) when its id is taken."""
+
+    def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        """Store ``match`` over the stored version of its id if that is at ``expected_step``;
+        False (and nothing stored) when it is not, or when there is none."""
+
+    def delete(self, match_id: str) -> bool:
+        """Forget ``match_id``; False when there was nothing to forget."""
+
+
+class MemoryMatchStore:
+    """Matches in a dict, behind a lock: one process, nothing kept after it (tests, demos)."""
+
+    def __init__(self) -> None:
+        self._matches: dict[str, StoredMatch] = {}
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> StoredMatch | None:
+        with self._lock:
+            return self._matches.get(match_id)
+
+    def create(self, match: StoredMatch) -> bool:
+        with self._lock:
+            if match.id in self._matches:
+                return False
+            self._matches[match.id] = match
+            return True
+
+    def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        with self._lock:
+            stored = self._matches.get(match.id)
+            if stored is None or stored.step != expected_step:
+                return False
+            self._matches[match.id] = match
+            return True
+
+    def delete(self, match_id: str) -> bool:
+        with self._lock:
+            return self._matches.pop(match_id, None) is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._matches)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS hosted_matches (
+    id TEXT PRIMARY KEY, step INTEGER NOT NULL, save TEXT NOT NULL, data TEXT NOT NULL,
+    created REAL NOT NULL, updated REAL NOT NULL)
+"""
+
+
+class SQLiteMatchStore:
+    """Matches in an SQLite file (created when missing; ``":memory:"`` for none), one row
+    each; compare-and-swap is ``UPDATE ... WHERE id=? AND step=?``, so it holds across
+    threads and across processes sharing the file (WAL mode; a writer waits up to
+    ``timeout`` seconds for another). ``synchronous``: SQLite's ``FULL`` (default: a
+    replaced match is on disk when :meth:`replace` returns) or ``NORMAL``."""
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "FULL") -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.execute(_SCHEMA)
+
+    def get(self, match_id: str) -> StoredMatch | None:
+        with self._lock:
+            row = self._db.execute("SELECT step, save, data FROM hosted_matches WHERE id=?", (match_id,)).fetchone()
+        return None if row is None else StoredMatch(match_id, int(row[0]), row[1], row[2])
+
+    def create(self, match: StoredMatch) -> bool:
+        now = time.time()
+        try:
+            with self._lock:
+                self._db.execute("INSERT INTO hosted_matches (id, step, save, data, created, updated) "
+                                 "VALUES (?,?,?,?,?,?)", (match.id, match.step, match.save, match.data, now, now))
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        with self._lock:
+            done = self._db.execute("UPDATE hosted_matches SET step=?, save=?, data=?, updated=? "
+                                    "WHERE id=? AND step=?",
+                                    (match.step, match.save, match.data, time.time(), match.id, expected_step))
+        return done.rowcount == 1
+
+    def delete(self, match_id: str) -> bool:
+        with self._lock:
+            done = self._db.execute("DELETE FROM hosted_matches WHERE id=?", (match_id,))
+        return done.rowcount == 1
+
+    def __len__(self) -> int:
+        with self._lock:
+            count: int = self._db.execute("SELECT COUNT(*) FROM hosted_matches").fetchone()[0]
+        return count
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

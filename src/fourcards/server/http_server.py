@@ -1,0 +1,184 @@
+"""The HTTP server under the app: uvicorn, with admission at the socket.
+
+uvicorn (0.30 and later) has no deadline for a request's headers or body (a
+connection that sends a header line every two seconds is kept for ever) and
+no cap of connections per address, and it trusts ``X-Forwarded-For`` from
+127.0.0.1 by default. So ``fourcards serve`` runs uvicorn with protocol
+classes of its own (:func:`protocols`), built on uvicorn's h11 protocol and
+its WebSocket protocol, which ask :class:`~fourcards.server.admission.Admission`:
+
+- when a TCP connection is accepted: the server-wide cap
+  (``Limits.max_connections``) and the per-address cap
+  (``Limits.connections_per_address``; not for a trusted proxy's address).
+  A refused connection gets a ``503``/``429`` JSON answer and is closed at once;
+- while a request comes in: its headers must be complete within
+  ``Limits.header_timeout`` seconds of the connection's start (or of the end of
+  the previous answer on a kept-alive connection), and its body within
+  ``Limits.body_timeout`` seconds of its headers; a connection that dribbles is
+  closed. An idle kept-alive connection is closed after ``Limits.keep_alive``;
+- uvicorn's own reading of ``X-Forwarded-For`` is off: the app reads it from
+  the configured proxies only (:class:`~fourcards.server.admission.TrustedProxies`).
+
+The WebSocket caps per client address, the join deadline and the message rates
+live in the app (:class:`~fourcards.server.admission.AdmissionMiddleware`), so
+they hold under any ASGI server; the deadlines and TCP caps above need this
+module's protocols (another server must bring its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
+
+from .admission import Admission
+
+__all__ = ["protocols", "serve", "raise_open_file_limit"]
+
+log = logging.getLogger("fourcards.server")
+
+FILE_RESERVE = 64
+"""Open files kept apart from the connections (the store, its logs, the page's files)."""
+
+
+def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
+    """uvicorn's HTTP and WebSocket protocol classes (``http=``, ``ws=``), with ``admission``'s
+    connection caps and request deadlines."""
+    limits = admission.limits
+    if AutoWebSocketsProtocol is None:  # pragma: no cover - the server extra installs websockets
+        raise ImportError("the server needs the websockets package (the server extra)")
+    socket_base: Any = AutoWebSocketsProtocol
+
+    class AdmittedHTTP(H11Protocol):
+        """uvicorn's h11 protocol with the TCP caps and the header and body deadlines."""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self.deadline: asyncio.TimerHandle | None = None
+            self.reading = ""  # what the deadline running is for: "head", "body" or nothing
+            peer = transport.get_extra_info("peername")
+            refusal = admission.open_connection(transport, str(peer[0]) if isinstance(peer, tuple) and peer else "")
+            self.refused = refusal is not None
+            if refusal is not None:  # refused before uvicorn does any work for it (a flood costs little)
+                transport.write(refusal.http_bytes())
+                transport.close()
+                return
+            super().connection_made(transport)
+            self._expect("head", limits.header_timeout)
+
+        def data_received(self, data: bytes) -> None:
+            if self.refused:
+                return
+            super().data_received(data)
+            self._follow()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._expect("head", limits.header_timeout)  # the next request's head, on time
+                self._follow()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop()
+            if self.refused:
+                return
+            admission.close_connection(self.transport)
+            super().connection_lost(exc)
+
+        def _follow(self) -> None:
+            """Move the deadline with the request: its head, then its body, then none."""
+            if self.transport.get_protocol() is not self or self.transport.is_closing():
+                self._stop()  # upgraded to a WebSocket (its own protocol now), or closing
+                return
+            state = self.conn.their_state
+            if state is h11.IDLE:
+                return  # the head is still coming: its deadline runs on
+            if state is h11.SEND_BODY:
+                if self.reading != "body":
+                    self._expect("body", limits.body_timeout)
+                return
+            self._stop()  # the request is in (or the connection is done)
+
+        def _expect(self, what: str, seconds: float) -> None:
+            self._stop()
+            self.reading = what
+            self.deadline = self.loop.call_later(seconds, self._late)
+
+        def _stop(self) -> None:
+            if getattr(self, "deadline", None) is not None:
+                assert self.deadline is not None
+                self.deadline.cancel()
+            self.deadline, self.reading = None, ""
+
+        def _late(self) -> None:
+            self.deadline = None
+            if self.transport.is_closing() or self.transport.get_protocol() is not self:
+                return
+            admission.timed_out += 1
+            what = "headers" if self.reading == "head" else "body"
+            log.info("connection from %s closed: its request's %s did not arrive in time",
+                     self.client[0] if self.client else "?", what)
+            self.transport.close()
+
+    class AdmittedWebSocket(socket_base):  # type: ignore[misc]
+        """uvicorn's WebSocket protocol, giving the connection's slot back when it closes."""
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            admission.close_connection(self.transport)
+            super().connection_lost(exc)
+
+        async def send(self, message: Any) -> None:
+            await super().send(message)
+            if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+                # A handshake refused with an HTTP answer is complete: uvicorn would otherwise log an
+                # error for each one (a log line an attacker could have for every try).
+                self.handshake_complete = True
+
+    return AdmittedHTTP, AdmittedWebSocket
+
+
+def raise_open_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards ``wanted`` (up to the hard limit); the
+    limit in force afterwards (a large number where there is none to read)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        return 1 << 20
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        new = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+            soft = new
+        except (ValueError, OSError):
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def serve(app: Any, admission: Admission, host: str, port: int, log_level: str = "warning") -> None:
+    """Run ``app`` under uvicorn with ``admission`` at the socket until stopped (``fourcards serve``).
+
+    The open-file limit is raised to fit ``Limits.max_connections`` when the system allows; when
+    it does not, the server-wide connection cap is lowered to what fits (said in the log)."""
+    import uvicorn
+
+    limits = admission.limits
+    files = raise_open_file_limit(limits.max_connections + FILE_RESERVE)
+    fits = max(16, files - FILE_RESERVE)
+    if admission.connections.total > fits:
+        log.warning("the open-file limit is %d: at most %d connections at once (not %d)", files, fits,
+                    admission.connections.total)
+        admission.connections.total = fits
+    http, ws = protocols(admission)
+    # The server's own log ("fourcards.server": refusals, deadlines, failures) beside uvicorn's, at one level.
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["loggers"]["fourcards"] = {"handlers": ["default"], "level": log_level.upper(), "propagate": False}
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=http, ws=ws, log_config=log_config,
+                            proxy_headers=False, server_header=False, timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]
+                            ws_max_size=65536, ws_per_message_deflate=False, ws_ping_interval=20.0,
+                            ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run()

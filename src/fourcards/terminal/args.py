@@ -1,0 +1,124 @@
+"""What every command's arguments share: checked number types, one-line errors,
+a progress bar, the executor a ``--backend`` names.
+
+It imports nothing of the command line, so that the games (their own commands)
+and library modules with a command of their own (``python -m
+fourcards.tournament``) may use it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+from ..errors import FourCardsError
+
+__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "executor_for"]
+
+
+class CommandLineError(FourCardsError):
+    """A bad value on the command line (or in a file it names): exit code 2, one line on stderr."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``fourcards play GAME: error: argument --players: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """A person's input as shown back to them: quoted, cut when long."""
+    text = " ".join(text.split())
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
+
+
+def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``low..high`` (either end open)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quote(text)} is not a whole number") from None
+        if low is not None and high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{value} is too large (at most {high})")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} is not a number above 0")
+    return value
+
+
+SEED = int_in(0, 2**64 - 1)
+"""A seed: a whole number from 0 to 2**64 - 1."""
+
+
+class ProgressBar:
+    """Progress on a stream (stderr). In a terminal, one line redrawn in place:
+    ``[####....] 40/100 matches (12/s)``; anywhere else (a log, a pipe) no
+    carriage returns: one plain line at each tenth of the way and at the end."""
+
+    def __init__(self, stream: Any = None, width: int = 30, unit: str = "matches") -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.width, self.unit, self.start = width, unit, time.perf_counter()
+        try:
+            self.live = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.live = False
+        self.shown = -1  # the last tenth written (not live)
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.width * done // max(total, 1)
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        shown = f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {self.unit} ({shown}/s)"
+        if self.live:
+            self.stream.write("\r" + line + ("\n" if done >= total else ""))
+        else:
+            tenth = 10 * done // max(total, 1)
+            if tenth == self.shown and done < total:
+                return
+            self.shown = 10 if done >= total else tenth
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+@contextmanager
+def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
+    """A process pool (``local``) or a Dask cluster's executor (``dask``)."""
+    if backend == "dask":
+        if not scheduler:
+            raise CommandLineError("--backend dask needs --scheduler ADDRESS")
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise CommandLineError('the dask backend needs: pip install "fourcards[distributed]"') from None
+        with Client(scheduler) as client:  # type: ignore[no-untyped-call, unused-ignore]
+            yield client.get_executor()
+        return
+    if workers <= 1:
+        yield None
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        yield pool
