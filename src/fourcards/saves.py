@@ -100,15 +100,15 @@ class SnapshotWriter:
     """Signed snapshots of one match as it goes on (a host that saves after every action):
     each :meth:`save` is ``state.to_json(key, snapshot=True)``, text for text, but encodes
     only what the match added since the writer's previous save. A game whose observations
-    list the whole past (Four Pack's asks, Duelo's hands played) keeps that list in its
+    list the whole past (every ask, every hand played) keeps that list in its
     snapshot; without a writer each save encodes all of it again, so a save costs more
     with every action.
 
     One writer per match (and not shared between threads); a state of another lineage
     (restored from a save, or a clone that went another way) is simply encoded whole.
 
-    >>> from fourcards.games import get_game
-    >>> state = get_game("four-pack").new_game().new_match(seed=2)
+    >>> from fourcards.games import GAMES
+    >>> state = next(iter(GAMES.values())).new_game().new_match(seed=2)
     >>> writer = SnapshotWriter("server secret")
     >>> for _ in range(5):
     ...     _ = state.apply(state.legal_actions()[0])
