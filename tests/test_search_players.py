@@ -170,3 +170,21 @@ def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() 
                     checked += made
             state.apply(bots[player].choose(observation, legal), player)
     assert checked > 50
+
+
+def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_clears() -> None:
+    """benchmarks/bench_strength.py's arithmetic (not its timings): a row is met when the
+    interval's lower end reaches the target and a decision took at most 100 ms."""
+    from fourcards.benchmarks.strength import ROWS, Result, Row, play, table
+    from fourcards.tournament import wilson_interval
+
+    assert {row.game for row in ROWS} == {"four-color", "four-pack", "zangle", "duelo"}
+    row = Row("duelo", "category", 2, 0.58, 10)
+    wins, seconds, decisions = play("duelo", "category", 2, range(4), 7, {"iterations": 5})
+    assert 0 <= wins <= 4 and decisions > 0 and seconds > 0
+    strong = Result(row, wilson_interval(0.9, 400), 50.0, 100)
+    slow = Result(row, wilson_interval(0.9, 400), 150.0, 100)
+    unsure = Result(row, wilson_interval(0.6, 50), 50.0, 100)
+    assert strong.met and not slow.met and not unsure.met
+    assert table([strong, unsure]).splitlines()[2].endswith("| met |")
+    assert table([strong, unsure]).splitlines()[3].endswith("| not met |")

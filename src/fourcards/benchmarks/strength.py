@@ -128,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="+", choices=[r.game for r in ROWS], default=[r.game for r in ROWS])
     parser.add_argument("--matches", type=int, default=0, help="matches per row (default: the row's own)")
+    parser.add_argument("--quick", action="store_true", help="12 matches a row at 20 ms a decision (a smoke run)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--time-per-move", type=float, default=None,
@@ -137,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.matches < 0 or args.workers < 1:
         parser.error("--matches must be >= 0 and --workers >= 1")
     options: dict[str, Any] = {}
+    if args.quick:
+        args.matches = args.matches or 12
+        args.time_per_move = args.time_per_move or 0.02
     if args.time_per_move is not None:
         options["time_per_move"] = args.time_per_move
     if args.iterations is not None:
