@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -75,7 +76,7 @@ def test_play_without_the_kernels_advises_with_the_rule_based_bot(
 @pytest.mark.parametrize("name", ["four-color", "zangle", "four-pack", "duelo"])
 def test_a_tournament_seats_best_as_the_bot_it_names(name: str) -> None:
     n = get_game(name).new_game().num_players
-    options = {"iterations": 8} if EXPECTED[name] == "search" else {}  # a budget that is not a clock
+    options: dict[str, Any] = {"iterations": 8} if EXPECTED[name] == "search" else {}  # not a clock
     best = play_deals([Entrant.of(BEST, **options)] + [Entrant.of("random")] * (n - 1), [0], 5, {}, name)
     named = play_deals([Entrant.of(EXPECTED[name], **options)] + [Entrant.of("random")] * (n - 1), [0], 5, {},
                        name)

@@ -35,7 +35,7 @@ from ..engine import Game, GameRules, SimultaneousDecision, State, option
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
-from . import _deck, _kernels, _reference, _variants
+from . import _deck, _reference, _variants
 from .cards import KINDS, Card, Meld, _cards
 
 __all__ = ["Rules", "FourColor", "FourColorState", "FourColorObservation", "Offer", "MELDS",
