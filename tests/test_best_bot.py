@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.engine
 NAMES = list(GAMES)
 # The best of each game (the search needs the compiled kernels).
 EXPECTED = {"gang-of-four": "search" if COMPILED else "greedy", "four-color": "greedy", "zangle": "greedy",
-            "four-pack": "memory", "duelo": "category"}
+            "four-pack": "search", "duelo": "search"}
 
 
 def _class_of(name: str, kind: str) -> type:
@@ -75,8 +76,10 @@ def test_play_without_the_kernels_advises_with_the_rule_based_bot(
 @pytest.mark.parametrize("name", ["four-color", "zangle", "four-pack", "duelo"])
 def test_a_tournament_seats_best_as_the_bot_it_names(name: str) -> None:
     n = get_game(name).new_game().num_players
-    best = play_deals([Entrant.of(BEST)] + [Entrant.of("random")] * (n - 1), [0], 5, {}, name)
-    named = play_deals([Entrant.of(EXPECTED[name])] + [Entrant.of("random")] * (n - 1), [0], 5, {}, name)
+    options: dict[str, Any] = {"iterations": 8} if EXPECTED[name] == "search" else {}  # not a clock
+    best = play_deals([Entrant.of(BEST, **options)] + [Entrant.of("random")] * (n - 1), [0], 5, {}, name)
+    named = play_deals([Entrant.of(EXPECTED[name], **options)] + [Entrant.of("random")] * (n - 1), [0], 5, {},
+                       name)
     assert best == named
 
 

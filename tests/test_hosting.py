@@ -51,8 +51,10 @@ SHORT: dict[str, dict[str, Any]] = {
 
 
 def fast_bot(name: str) -> str:
+    """``best`` where it plays on no clock, else the rule-based bot (repeatable)."""
     entry = get_game(name)
-    return "greedy" if entry.best_bot == "search" else "best"
+    return next(k for k in entry.bot_kinds if k not in ("random", "search", "learned")) \
+        if entry.best_bot == "search" else "best"
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +256,7 @@ def test_no_update_is_lost_when_actions_without_a_step_race(plugin: str, store: 
 
 def test_many_threads_on_many_matches_agree_with_one(store: MatchStore) -> None:
     service = MatchService(store, KEY)
-    ids = [service.create("duelo", [None, "best"], seed=s).id for s in range(6)]
+    ids = [service.create("duelo", [None, "category"], seed=s).id for s in range(6)]
 
     def play_out(index: int) -> list[int]:
         match = ids[index]
@@ -268,7 +270,7 @@ def test_many_threads_on_many_matches_agree_with_one(store: MatchStore) -> None:
     again = MatchService(MemoryMatchStore(), KEY)
     for index, actions in enumerate(threaded):
         assert isinstance(actions, list)
-        copy = again.create("duelo", [None, "best"], seed=index, match_id=f"m{index}")
+        copy = again.create("duelo", [None, "category"], seed=index, match_id=f"m{index}")
         rng = random.Random(index)
         update = again.update(copy.id, 0)
         while not update.terminal:

@@ -237,8 +237,10 @@ def test_the_gymnasium_env_pickles_mid_episode(name: str) -> None:
     pytest.importorskip("gymnasium")
     from fourcards.rl.gymnasium import SeatEnv
 
-    # (Gang of Four's best, the search, spends a clock: its moves are not repeatable.)
-    env = SeatEnv(name, opponents="greedy" if name == "gang-of-four" else "best")
+    # (A best that searches spends a clock: its moves are not repeatable; the rule bot then.)
+    entry = get_game(name)
+    rule = next(k for k in entry.bot_kinds if k not in ("random", "search", "learned"))
+    env = SeatEnv(name, opponents=rule if entry.best_bot == "search" else "best")
     env.reset(seed=5)
     _drive(env, 6)
     copies = [round_trip(env, protocol) for protocol in PROTOCOLS]
@@ -420,7 +422,7 @@ def _play_on_in_child(payload: bytes) -> tuple[str, list[Any]]:
 def _seat_env() -> Any:
     from fourcards.rl.gymnasium import SeatEnv
 
-    env = SeatEnv("four-pack", opponents=["best", "random", "random"])
+    env = SeatEnv("four-pack", opponents=["memory", "random", "random"])  # (best searches on a clock)
     env.reset(seed=1)
     _drive(env, 4)
     return env

@@ -370,3 +370,29 @@ def test_gymnasium_check_env(installed: GameEntry) -> None:
         observation, reward, terminated, truncated, _ = table.step(action)
         done = terminated or truncated
     assert reward in (-0.5, 0.0, 0.5)
+
+
+def test_its_information_sets_are_sampled(installed: GameEntry) -> None:
+    """A plug-in samples what a seat cannot see with the same tools (``fourcards.sampling``)."""
+    state = installed.new_game(players=3).new_match(5)
+    state.apply(state.legal_actions()[0])
+    moved = 0
+    for seat in range(3):
+        for k in range(5):
+            sample = state.resample(seat, k)
+            assert sample.view(seat) == state.view(seat) and sample._hands[seat] == state._hands[seat]
+            moved += sample._hands != state._hands
+    assert moved > 0
+
+
+def test_openspiel_loads_it_through_the_registry(installed: GameEntry) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from fourcards.rl import openspiel_games
+
+    game = openspiel_games.load_game(NAME, players=3)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    state = game.new_initial_state()
+    state.apply_action(9)
+    state.apply_action(state.legal_actions()[0])
+    other = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    assert other.information_state_string(1) == state.information_state_string(1)

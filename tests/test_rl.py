@@ -287,7 +287,7 @@ class TestGymnasium:
         with pytest.raises(FourCardsError, match="seat"):
             SeatEnv("duelo", seat=2)
         with pytest.raises(FourCardsError, match="unknown bot"):
-            SeatEnv("duelo", opponents="search")
+            SeatEnv("duelo", opponents="greedy")
         with pytest.raises(FourCardsError, match="opponents"):
             SeatEnv("four-pack", players=3, opponents=["memory"])
         with pytest.raises(FourCardsError, match="illegal_action"):

@@ -74,7 +74,7 @@ from .rng import MASK64, Rng
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "win_shares", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
-    "ENVELOPE_VERSION", "GameInfo", "read_envelope", "check_signature",
+    "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -925,6 +925,9 @@ class State(ABC, Generic[A]):
         """:meth:`to_json` with the key's bytes; ``cache`` (a snapshot's
         :class:`~fourcards._snapshot.SnapshotCache`) lets a snapshot encode only what
         was added since the latest one (:class:`fourcards.saves.SnapshotWriter`)."""
+        if RESAMPLED in self.setup:
+            raise InvalidStateError("a resampled state is a guess at the hidden cards, not a match: "
+                                    "it cannot be saved (save the state it was sampled from)")
         body: dict[str, Any] = {
             "format": ENVELOPE_FORMAT,
             "version": ENVELOPE_VERSION,
@@ -950,6 +953,30 @@ class State(ABC, Generic[A]):
             body["signature"] = _signature(body, secret, content)
         return json.dumps(body, separators=(",", ":"))
 
+    # -- what a player cannot see ----------------------------------------------------
+    def information_set(self: S, player: int) -> InformationSet[S]:
+        """The states seat ``player`` cannot tell from this one (see :class:`InformationSet`):
+        built once for a position, then :meth:`InformationSet.sample` as often as wanted."""
+        seat = self._seat(player)
+        deal, write = self._information_set(seat)
+        return InformationSet(self, seat, deal, write)
+
+    def resample(self: S, player: int, rng: Rng | int) -> S:
+        """A state seat ``player`` cannot tell from this one, the cards it cannot
+        see dealt again uniformly among the deals consistent with everything it
+        has seen, and later chance (the next rounds' deals) drawn afresh from
+        ``rng`` (a :class:`~fourcards.rng.Rng`, or a seed).  What the seat
+        observes (``observation``, ``view``, ``observation_tensor``) is unchanged.
+        ``information_set(player).sample(rng)`` draws many from one position at
+        the cost of one."""
+        return self.information_set(player).sample(rng)
+
+    def _information_set(self, player: int) -> tuple[Any, Callable[[Any, list[list[int]], Rng], None]]:
+        """A game's sampler of what ``player`` cannot see: a
+        :class:`~fourcards.sampling.DealSampler` of the hidden cards (or None when
+        nothing is hidden from them) and a function writing one of its deals, and
+        a generator for later chance, into a copy of the state."""
+        raise FourCardsError(f"{self.game.name} does not sample what a seat cannot see")
     @staticmethod
     def _save_spliced(body: dict[str, Any], secret: bytes | None, cache: Any) -> str:
         """The snapshot envelope ``body`` written as :meth:`_save` writes it, but with its links'
@@ -1276,6 +1303,38 @@ class SimultaneousDecision(Generic[A]):
     def copy(self) -> SimultaneousDecision[A]:
         other: SimultaneousDecision[A] = SimultaneousDecision(self.players)
         other._answers = dict(self._answers)
+        return other
+
+
+#: The ``setup`` key marking a state made by :meth:`State.resample` (the seat it was sampled for).
+RESAMPLED = "resampled"
+
+
+class InformationSet(Generic[S]):
+    """The states one seat cannot tell from a given state: the same public
+    history and the same cards of its own, the hidden cards anywhere the rules
+    and that history allow.  :meth:`sample` draws one uniformly (every
+    consistent deal of the hidden cards equally likely), with later chance
+    drawn afresh; what the seat observes is unchanged in every sample.
+
+    A sample is a state to play on, search and evaluate, not a match: its
+    ``setup`` names the seat it was sampled for, and ``to_json`` refuses it."""
+
+    __slots__ = ("state", "player", "deal", "_write")
+
+    def __init__(self, state: S, player: int, deal: Any,
+                 write: Callable[[S, list[list[int]], Rng], None]) -> None:
+        self.state, self.player, self.deal, self._write = state, player, deal, write
+
+    def sample(self, rng: Rng | int) -> S:
+        """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed)."""
+        if not isinstance(rng, Rng):
+            if type(rng) is not int:
+                raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
+            rng = Rng(rng)
+        other = self.state.clone()
+        self._write(other, [] if self.deal is None else self.deal.sample(rng), rng)
+        other.setup = {**self.state.setup, RESAMPLED: self.player}
         return other
 
 

@@ -95,6 +95,17 @@ def _search(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     return SearchBot(seed=seed, **options)
 
 
+def _game_search(path: str) -> BotFactory:
+    """A search bot class (``module:Class``) made with the game, a seed and its options
+    (``iterations=``, ``time_per_move=``, ...)."""
+
+    def make(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
+        bot: Bot = load_object(path)(game, seed=seed, **options)
+        return bot
+
+    return make
+
+
 def _learned(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     from .gangoffour.learned import _registry_bot
 
@@ -132,7 +143,10 @@ class GameEntry:
     - ``rl_exports``: names :mod:`fourcards.rl` exposes for the game
       (``{"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"}``);
     - ``candidates``: the game's candidate-action featurizer for
-      :mod:`fourcards.rl.candidates` (``module:object``).
+      :mod:`fourcards.rl.candidates` (``module:object``);
+    - ``openspiel``: a module whose import registers the game's own OpenSpiel
+      game under :func:`fourcards.rl.openspiel_games.spiel_name` (otherwise
+      :mod:`fourcards.rl.openspiel_games` registers a generic one).
 
     Facts about the game itself (players, observation shape and bounds, score
     label and direction, real time, deck upload) are read from the engine
@@ -154,6 +168,7 @@ class GameEntry:
     vector_env: str | None = None
     rl_exports: Mapping[str, str] = field(default_factory=dict)
     candidates: str | None = None
+    openspiel: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -237,26 +252,30 @@ BUILTIN: tuple[GameEntry, ...] = (
               page_script="fourcards.server:static/games/gang-of-four.js",
               vector_env="fourcards.rl.gymnasium_vector:GangOfFourVectorEnv",
               rl_exports={"VectorGangOfFour": "fourcards.rl.vector:VectorGangOfFour"},
-              candidates="fourcards.gangoffour.features:CANDIDATES"),
+              candidates="fourcards.gangoffour.features:CANDIDATES", openspiel="fourcards.rl.openspiel"),
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
-              {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot")},
-              best_bot="greedy", aliases=("four-color-cards", "fourcolor"),
+              {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot"),
+               "search": _game_search("fourcards.fourcolor.search:SearchBot")},
+              best_bot="greedy", compiled_bots=("search",), aliases=("four-color-cards", "fourcolor"),
               terminal="fourcards.fourcolor.terminal:FourColorTable",
               page_script="fourcards.server:static/games/four-color.js",
               tournament_rows="fourcards.fourcolor.simulate:tournament_rows"),
     GameEntry("zangle", "Zangle", "fourcards.zangle.game:ZangleGame",
-              {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot")},
+              {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot"),
+               "search": _game_search("fourcards.zangle.search:SearchBot")},
               best_bot="greedy", variants={"solitaire": {"mode": "solitaire"}},
               terminal="fourcards.zangle.terminal:ZangleTable",
               page_script="fourcards.server:static/games/zangle.js",
               masters=("fourcards.server.speedster:SPEEDSTER",)),
     GameEntry("four-pack", "Four Pack", "fourcards.fourpack.game:FourPack",
-              {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot")},
-              best_bot="memory", aliases=("fourpack",),
+              {"random": _random, "memory": _plain("fourcards.fourpack.bots:MemoryBot"),
+               "search": _game_search("fourcards.fourpack.search:SearchBot")},
+              best_bot="search", aliases=("fourpack",),
               terminal="fourcards.fourpack.terminal:FourPackTable",
               page_script="fourcards.server:static/games/four-pack.js"),
     GameEntry("duelo", "Duelo", "fourcards.duelo.game:Duelo",
-              {"random": _random, "category": _duelo_category}, best_bot="category",
+              {"random": _random, "category": _duelo_category,
+               "search": _game_search("fourcards.duelo.search:SearchBot")}, best_bot="search",
               terminal="fourcards.duelo.terminal:DueloTable",
               page_script="fourcards.server:static/games/duelo.js"),
 )

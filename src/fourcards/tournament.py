@@ -27,7 +27,7 @@ from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine import Bot, derive_seed
+from .engine import Bot, Game, derive_seed
 from .errors import FourCardsError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
 from .stats import Interval, t_interval, wilson_interval
@@ -105,10 +105,12 @@ def score_name(game: str) -> str:
     return f"{cls.score_label} per {cls.score_unit}"
 
 
-def make_bot(entrant: Entrant, seed: int, game: str = DEFAULT_GAME) -> Bot:
-    """A seeded bot of the entrant's kind for ``game`` (a name of :mod:`fourcards.games`)."""
+def make_bot(entrant: Entrant, seed: int, game: str = DEFAULT_GAME, engine: Game[Any] | None = None) -> Bot:
+    """A seeded bot of the entrant's kind for ``game`` (a name of :mod:`fourcards.games`),
+    playing ``engine`` (the game under the match's rules; default: its default rules)."""
     entry = get_game(game)
-    return entry.new_bot(entrant.kind, _new_game(entry.name, {}), seed, **dict(entrant.options))
+    return entry.new_bot(entrant.kind, _new_game(entry.name, {}) if engine is None else engine, seed,
+                         **dict(entrant.options))
 
 
 def _new_game(game: str, rules: dict[str, Any]) -> Any:
@@ -137,7 +139,8 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
         match_seed = derive_seed(seed, deal)
         for rotation in range(n):
             seating = tuple((seat + rotation) % n for seat in range(n))
-            bots = [make_bot(entrants[e], derive_seed(match_seed, 1000 + e), game_name) for e in seating]
+            bots = [entry.new_bot(entrants[e].kind, game, derive_seed(match_seed, 1000 + e),
+                                  **dict(entrants[e].options)) for e in seating]
             state = game.new_match(match_seed)
             while not state.is_terminal:
                 player = state.current_player
@@ -192,9 +195,9 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
         raise ValueError(f"deals must be at least 1, got {deals!r}")
     if type(chunk) is not int or chunk < 1:
         raise ValueError(f"chunk must be at least 1, got {chunk!r}")
-    _new_game(game, rules)  # fail early on rules the game refuses
+    engine = _new_game(game, rules)  # fail early on rules the game refuses
     for entrant in entrants:
-        make_bot(entrant, 0, game)  # fail early on an unknown kind or a bad option
+        make_bot(entrant, 0, game, engine)  # fail early on an unknown kind or a bad option
     batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
     total, done = deals * len(entrants), 0
     parts: list[list[MatchRecord]] = []

@@ -23,6 +23,7 @@ from fourcards.engine import Bot, Game, GameRules, State, option
 from fourcards.errors import IllegalMoveError
 from fourcards.games import GameEntry
 from fourcards.rng import Rng
+from fourcards.sampling import DealSampler
 
 SUITS = "CDHS"
 RANKS = 9
@@ -183,6 +184,21 @@ class HighCardState(State[Play]):
 
     def summary(self) -> dict[str, Any]:
         return {"totals": list(self.scores), "over": self._over}
+
+    def _information_set(self, player: int) -> Any:
+        """What ``player`` cannot see: the other hands and the cards nobody was dealt
+        (nothing narrows them: every card played is face up)."""
+        others = [seat for seat in range(self._n) if seat != player]
+        seen = set(self._hands[player]) | {code for cards in self._played for code in cards}
+        hidden = [code for code in range(CARDS) if code not in seen]
+        sizes = [len(self._hands[seat]) for seat in others]
+        deal = DealSampler([*sizes, len(hidden) - sum(sizes)], hidden)
+
+        def write(state: HighCardState, cards: list[list[int]], rng: Rng) -> None:
+            for index, seat in enumerate(others):
+                state._hands[seat] = sorted(cards[index])
+
+        return deal, write
 
     def _observation(self, player: int) -> Observation:
         return Observation(player, self.current_player, tuple(Card(c) for c in self._hands[player]),

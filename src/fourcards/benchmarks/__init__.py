@@ -5,6 +5,8 @@
 - :mod:`fourcards.benchmarks.engine`: the match engine, the C simulator
   against RLCard, ``clone`` and memory;
 - :mod:`fourcards.benchmarks.search`: the search bot's speed and strength;
+- :mod:`fourcards.benchmarks.costs`: every game's constructor, and tournaments against the same
+  matches in a plain loop, every game.
 - :mod:`fourcards.benchmarks.saves`: loading saves and snapshots, and a hosted
   action (:mod:`fourcards.hosting`), at 30 and 3,000 actions.
 
@@ -19,9 +21,9 @@ from importlib import import_module
 __all__ = ["BENCHMARKS", "DEFAULT_BENCHMARKS", "run_benchmark"]
 
 #: The benchmarks ``fourcards bench`` runs, by module name.
-BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle", "saves")
-#: Those it runs when none is named (the search's takes minutes: only when asked).
-DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle", "saves")
+BENCHMARKS = ("core", "engine", "search", "fourcolor", "zangle", "saves", "costs", "strength")
+#: Those it runs when none is named (the search's and the strength's take minutes: only when asked).
+DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle", "saves", "costs")
 
 
 def run_benchmark(name: str, quick: bool = False) -> None:

@@ -254,19 +254,23 @@ def parse_deck(data: Any, source: str = "deck") -> Deck:
 
 
 def load_deck(path: str | Path | None = None) -> Deck:
-    """Load and validate a deck file (default: the shipped chemical-elements deck)."""
+    """Load and validate a deck file (default: the shipped chemical-elements deck,
+    read once a process and shared: a :class:`Deck` is immutable)."""
     if path is None:
-        raw = resources.files(__package__).joinpath("elements.json").read_bytes()
-        source = "elements.json"
-    else:
-        if not isinstance(path, (str, Path)):
-            raise TypeError(f"path must be a str or a Path, not {type(path).__name__}")
-        try:
-            raw = Path(path).read_bytes()
-        except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-            raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
-        source = str(path)
-    return load_deck_bytes(raw, source)
+        return _shipped_deck()
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str or a Path, not {type(path).__name__}")
+    try:
+        raw = Path(path).read_bytes()
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
+    return load_deck_bytes(raw, str(path))
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_deck() -> Deck:
+    raw = resources.files(__package__).joinpath("elements.json").read_bytes()
+    return load_deck_bytes(raw, "elements.json")
 
 
 #: How deep a deck file's JSON may nest (a deck needs 4 levels): deeper is refused before

@@ -27,6 +27,7 @@ from ..decks import CARD_IDS, Category, Deck, DeckCard, deck_option, deck_rule
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler
 
 __all__ = ["Rules", "Duelo", "DueloState", "DueloObservation", "Choose", "Dealt", "HandPlayed",
            "Eliminated", "GameEnd", "TableTaken", "MAX_PLAYERS"]
@@ -252,8 +253,8 @@ class DueloState(State[Choose]):
     """A Duelo game in progress (the contract of :mod:`fourcards.engine`)."""
 
     __slots__ = ("_piles", "_table", "_contenders", "_current",
-                 "_order", "_hands_played", "_over", "_draw", "_winners", "_hands", "_out")
-    _copied = {"_piles": "lists", "_table": "list"}
+                 "_order", "_hands_played", "_over", "_draw", "_winners", "_hands", "_out", "_unseen")
+    _copied = {"_piles": "lists", "_table": "list", "_unseen": "list"}
     _links = (*State._links, "_hands")
 
     game: Duelo
@@ -268,6 +269,7 @@ class DueloState(State[Choose]):
     _winners: tuple[int, ...]
     _hands: Any  # the hands played, newest first, as links (see unroll)
     _out: int
+    _unseen: list[int]  # per pile: how many of its top cards nobody has seen (dealt, never revealed)
 
     if TYPE_CHECKING:
         def observation(self, player: int) -> DueloObservation: ...
@@ -286,6 +288,7 @@ class DueloState(State[Choose]):
             self._winners = ()
             self._hands = None
             self._out = sum(1 << seat for seat in range(n) if not self._piles[seat])
+            self._unseen = [len(pile) for pile in self._piles]
             return
         rng = Rng(seed)
         dealer = rng.below(n)
@@ -296,6 +299,7 @@ class DueloState(State[Choose]):
         for i, code in enumerate(cards):
             piles[(first + i) % n].insert(0, code)  # stacked: the last card dealt is on top
         self._piles = piles
+        self._unseen = [len(pile) for pile in piles]
         self._table = []
         self._order = [(p - first) % n for p in range(n)]  # who received cards first: 0
         self._contenders = tuple(range(n))
@@ -326,6 +330,9 @@ class DueloState(State[Choose]):
         category = deck.categories[action]
         contenders = self._contenders
         revealed = [(p, self._piles[p].pop(0)) for p in contenders]
+        for p in contenders:  # won cards go to the bottom, in the open: the top stays unseen until revealed
+            if self._unseen[p]:
+                self._unseen[p] -= 1
         values = {p: deck.cards[c].values[action] for p, c in revealed}
         best_value = values[contenders[0]]
         for p in contenders[1:]:
@@ -467,6 +474,27 @@ class DueloState(State[Choose]):
     def summary(self) -> dict[str, Any]:
         return {"current_player": self._current, "piles": list(self.pile_sizes), "table": len(self._table),
                 "hands": self._hands_played, "winners": list(self._winners), "draw": self._draw}
+
+    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+        """The cards of each pile that nobody has seen (the top ones, dealt and
+        never revealed), but the seat's own top card, and the cards out of play of
+        a position: every revealed card and every card won (put at the bottom, in
+        an order the rules fix) is public."""
+        n = self._n
+        hidden = [pile[:count] for pile, count in zip(self._piles, self._unseen)]
+        own_top = bool(hidden[player])
+        if own_top:
+            hidden[player] = hidden[player][1:]
+        in_play = {c for pile in self._piles for c in pile} | set(self._table)
+        hidden.append([c for c in range(32) if c not in in_play])  # out of play (a position's)
+        deal = DealSampler([len(h) for h in hidden], [c for h in hidden for c in h])
+
+        def write(state: DueloState, cards: list[list[int]], rng: Rng) -> None:
+            for p in range(n):
+                start = 1 if p == player and own_top else 0
+                state._piles[p][start:start + len(cards[p])] = cards[p]
+
+        return deal, write
 
     # -- observations ----------------------------------------------------------------------------
     def _observation(self, player: int) -> DueloObservation:

@@ -13,6 +13,7 @@ __all__ = ["DueloTable"]
 
 class DueloTable(DeckTable):
     game = "duelo"
+    default_bot = "category"  # the search bot thinks for a while every move, on a clock
     commands = """\
 Call a category when it is your turn, by its number or its name:
   2              call category 2

@@ -7,11 +7,12 @@ rule-based player are the meld splitter's and the bots' (``_melds.pxd``,
 ``_bots.pxd``), compiled in.
 """
 
-from libc.stdint cimport uint64_t, int64_t, int32_t, uint8_t, int8_t
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int8_t, int16_t
 from libc.string cimport memcpy, memset
 from libc.stdlib cimport malloc, free
+from libc.math cimport exp
 
-from fourcards._common cimport _below, _seed_stream
+from fourcards._common cimport _below, _seed_stream, _splitmix_next
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from fourcards.fourcolor._fc cimport (
     FC_COMMAND,
 )
 from fourcards.fourcolor._melds cimport fc_tables, _fc_best_plain, _fc_best
-from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim
+from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value
 
 cdef const FcTables* _t = fc_tables()
 
@@ -437,3 +438,395 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
     finally:
         free(state)
     return totals, winners, step_counts, logs
+
+
+# -- search: information-set Monte Carlo at the root, greedy playouts -------------------------
+
+
+cdef enum:
+    FC_MAX_EVENTS = 256
+
+
+cdef class FcSearch:
+    """The compiled root search behind ``fourcards.fourcolor.search.SearchBot``.
+
+    ``reset`` takes what the seat to act observes (checked by the caller:
+    ``fourcards.fourcolor.search.search_inputs``): the game so far, its own hand,
+    the hidden cards (every card it cannot see) and how many each other hand and
+    the stock hold, and its legal actions. Each round of ``run`` deals the
+    hidden cards at random (other hands, then the stock, the rest out of play)
+    and plays every root action still in from that same deal, the round out,
+    with the rule-based player in every seat: actions are compared on the same
+    cards (the playouts are deterministic, so the difference is exact on that
+    deal). A playout scores the seat's payments against the others' mean (the
+    last round: its share of the game's win). As rounds double, the weaker half
+    of the actions is set aside (sequential halving)."""
+
+    cdef FcGame root
+    cdef int8_t pool[112]
+    cdef int pool_n
+    cdef int sizes[4]
+    cdef int me
+    cdef uint64_t rng
+    cdef int actions[128]
+    cdef int n_actions
+    cdef uint32_t visits[128]
+    cdef double totals[128]
+    cdef int alive[128]
+    cdef int n_alive
+    cdef long rounds
+    cdef long next_cut
+    cdef double scale
+    # The Markov chain over deals of the hidden cards (see ``_chain_step``).
+    cdef int8_t chain[112]
+    cdef uint8_t held[4][FC_KINDS]
+    cdef int start_of[4]
+    cdef int agree[4]
+    cdef int rest_at
+    cdef bint chain_ready
+    cdef int burn
+    cdef int mixing
+    cdef double weight
+    # What each other seat did this round, to weigh its hands (``set_history``):
+    # per event, its kind (0 a discard, 1 an answer to a card on offer), the
+    # card discarded or offered, the offer's source and who offered it, the
+    # answer, the seat's exposed points then, and the cards it gave up from its
+    # hand from that event on (its hand then is its hand now and those).
+    cdef int n_events[4]
+    cdef int16_t event_kind[4][FC_MAX_EVENTS]
+    cdef int16_t event_card[4][FC_MAX_EVENTS]
+    cdef int16_t event_source[4][FC_MAX_EVENTS]
+    cdef int16_t event_player[4][FC_MAX_EVENTS]
+    cdef int16_t event_answer[4][FC_MAX_EVENTS]
+    cdef int16_t event_points[4][FC_MAX_EVENTS]
+    cdef uint8_t event_after[4][FC_MAX_EVENTS][FC_KINDS]
+    cdef public long iterations
+    cdef bint ready
+    cdef bint busy
+
+    def __cinit__(self):
+        self.ready = False
+        self.busy = False
+        self.iterations = 0
+
+    def reset(self, int players, int threshold, int rounds, bint rank_only, int round_, int me, hand, exposed,
+              exposed_points, hidden, sizes, int stock_n, int phase, int offer_card, int offer_source,
+              int offer_player, order, int answered, answers, totals, legal, seed, double scale, int burn,
+              int mixing, double weight, bint same_colour_soldiers=True, bint generals_hu=True):
+        """Start a search (see the class); every argument is checked by the caller."""
+        cdef int p, k, i
+        cdef uint64_t seed_value = seed
+        cdef FcGame* s
+        if self.busy:
+            raise RuntimeError("this FcSearch is searching in another thread")
+        memset(&self.root, 0, sizeof(FcGame))
+        s = &self.root
+        s.n, s.threshold, s.rounds, s.rank_only = players, threshold, rounds, rank_only
+        s.soldier_pongs, s.generals_hu = same_colour_soldiers, generals_hu
+        s.round = round_
+        s.first = (round_ - 1) % players
+        for p in range(players):
+            for k in range(FC_KINDS):
+                s.exposed[p][k] = exposed[p][k]
+            s.exposed_points[p] = exposed_points[p]
+            s.totals[p] = totals[p]
+            self.sizes[p] = sizes[p]
+        for k in range(FC_KINDS):
+            s.hands[me][k] = hand[k]
+        self.pool_n = len(hidden)
+        for i in range(self.pool_n):
+            self.pool[i] = hidden[i]
+        s.stock_n = stock_n
+        s.phase = phase
+        s.current = me
+        s.offer_card, s.offer_source, s.offer_player = offer_card, offer_source, offer_player
+        s.n_order = len(order)
+        for i in range(s.n_order):
+            s.order[i] = order[i]
+        s.answered = answered
+        for i in range(answered):
+            s.answers[i] = answers[i]
+        self.me = me
+        self.rng = seed_value
+        self.n_actions = len(legal)
+        for i in range(self.n_actions):
+            self.actions[i] = legal[i]
+            self.visits[i] = 0
+            self.totals[i] = 0.0
+            self.alive[i] = i
+        self.n_alive = self.n_actions
+        self.rounds = 0
+        self.next_cut = 4
+        self.scale = scale
+        self.burn, self.mixing, self.weight = burn, mixing, weight
+        self.chain_ready = False
+        for p in range(4):
+            self.n_events[p] = 0
+        self.iterations = 0
+        self.ready = True
+
+    def set_history(self, int seat, events):
+        """What ``seat`` did this round (checked by the caller): ``(kind, card, source,
+        offerer, answer, exposed points, cards given up from then on (28 counts))``."""
+        cdef int i, k
+        if not 0 <= seat < 4 or len(events) > FC_MAX_EVENTS:
+            raise ValueError("a seat 0..3 and at most 256 events")
+        self.n_events[seat] = len(events)
+        for i, event in enumerate(events):
+            kind, card, source, player, answer, points, after = event
+            self.event_kind[seat][i] = kind
+            self.event_card[seat][i] = card
+            self.event_source[seat][i] = source
+            self.event_player[seat][i] = player
+            self.event_answer[seat][i] = answer
+            self.event_points[seat][i] = points
+            for k in range(FC_KINDS):
+                self.event_after[seat][i][k] = after[k]
+
+    def agreement(self, int seat, hand):
+        """How many of ``seat``'s choices this round the rule-based player makes
+        holding ``hand`` (28 counts) now, of how many (-1: no such hand)."""
+        cdef uint8_t counts[FC_KINDS]
+        cdef int k
+        if not 0 <= seat < self.root.n or len(hand) != FC_KINDS:
+            raise ValueError("a seat of the table and 28 counts")
+        for k in range(FC_KINDS):
+            if not 0 <= hand[k] <= 4:
+                raise ValueError("counts are 0..4")
+            counts[k] = hand[k]
+        return self._agreement(seat, counts), self.n_events[seat]
+
+    cdef int _agreement(self, int seat, const uint8_t* hand) noexcept nogil:
+        """How many of ``seat``'s choices this round the rule-based player makes
+        holding ``hand`` now (its hand at each choice: ``hand`` and what it gave up
+        since)."""
+        cdef const FcTables* t = _t
+        cdef FcGame scratch
+        cdef uint8_t then[FC_KINDS]
+        cdef int legal[128]
+        cdef int e, k, n_legal, agree = 0, choice
+        for e in range(self.n_events[seat]):
+            for k in range(FC_KINDS):
+                then[k] = hand[k] + self.event_after[seat][e][k]
+                if then[k] > 4:
+                    return -1  # more copies than the deck holds: no hand then
+            if self.event_kind[seat][e] == 0:
+                n_legal = 0
+                for k in range(FC_KINDS):
+                    if then[k] and k % 7 != 0:
+                        legal[n_legal] = k
+                        n_legal += 1
+                if n_legal == 0 or then[self.event_card[seat][e]] == 0:
+                    continue
+                choice = _fc_greedy(t, then, self.event_points[seat][e], self.threshold_value(), -1, False,
+                                    legal, n_legal)
+            else:
+                scratch.n = self.root.n
+                memcpy(scratch.hands[seat], then, FC_KINDS)
+                scratch.offer_card = self.event_card[seat][e]
+                scratch.offer_source = self.event_source[seat][e]
+                scratch.offer_player = self.event_player[seat][e]
+                n_legal = _sim_claim_options(&scratch, seat, legal)
+                if n_legal == 0:
+                    continue
+                choice = _fc_greedy(t, then, self.event_points[seat][e], self.threshold_value(),
+                                    scratch.offer_card, scratch.offer_source != FC_TURNED or scratch.offer_player != seat,
+                                    legal, n_legal)
+            agree += choice == self.event_answer[seat][e]
+        return agree
+
+    cdef inline int threshold_value(self) noexcept nogil:
+        return self.root.threshold
+
+    cdef void _shuffle_tail(self, int8_t* cards, int start, int end) noexcept nogil:
+        """Shuffle ``cards[start:end]`` (Fisher-Yates)."""
+        cdef int i, j
+        cdef int8_t swap
+        for i in range(end - 1, start, -1):
+            j = start + <int>_below(&self.rng, i - start + 1)
+            swap = cards[i]
+            cards[i] = cards[j]
+            cards[j] = swap
+
+    cdef void _chain_start(self) noexcept nogil:
+        """A first deal of the chain: the hidden cards at random (other hands in seat
+        order, then the stock and the cards out of play), then ``burn`` steps."""
+        cdef int i, p, k, at = 0
+        for i in range(self.pool_n):
+            self.chain[i] = self.pool[i]
+        self._shuffle_tail(self.chain, 0, self.pool_n)
+        for p in range(self.root.n):
+            self.start_of[p] = at
+            memset(self.held[p], 0, FC_KINDS)
+            if p != self.me:
+                for k in range(self.sizes[p]):
+                    self.held[p][self.chain[at + k]] += 1
+                at += self.sizes[p]
+            self.agree[p] = self._agreement(p, self.held[p]) if self.n_events[p] else 0
+        self.rest_at = at
+        self.chain_ready = True
+        for i in range(self.burn):
+            self._chain_step()
+
+    cdef int _place_of(self, int i) noexcept nogil:
+        """The seat whose hand holds chain slot ``i`` (-1: the stock or out of play)."""
+        cdef int p
+        if i >= self.rest_at:
+            return -1
+        for p in range(self.root.n):
+            if p != self.me and self.start_of[p] <= i < self.start_of[p] + self.sizes[p]:
+                return p
+        return -1
+
+    cdef void _chain_step(self) noexcept nogil:
+        """One Metropolis step: swap two hidden cards of different places (a hand of a
+        seat with choices to explain among them), kept with probability
+        ``min(1, exp(weight * (agreement after - agreement before)))``."""
+        cdef int i, j, a, b, new_a = 0, new_b = 0, delta
+        cdef int8_t x, y
+        if self.rest_at == 0 or self.pool_n < 2:
+            return
+        i = <int>_below(&self.rng, <uint64_t>self.rest_at)
+        j = <int>_below(&self.rng, <uint64_t>self.pool_n)
+        a = self._place_of(i)
+        b = self._place_of(j)
+        x, y = self.chain[i], self.chain[j]
+        if a == b or x == y:
+            return
+        self.held[a][x] -= 1
+        self.held[a][y] += 1
+        if b >= 0:
+            self.held[b][y] -= 1
+            self.held[b][x] += 1
+        new_a = self._agreement(a, self.held[a]) if self.n_events[a] else 0
+        if b >= 0:
+            new_b = self._agreement(b, self.held[b]) if self.n_events[b] else 0
+        delta = (new_a - self.agree[a]) + ((new_b - self.agree[b]) if b >= 0 else 0)
+        if new_a >= 0 and new_b >= 0 and (delta >= 0 or (<double>_below(&self.rng, 1 << 30)) / (1 << 30)
+                                           < exp(self.weight * delta)):
+            self.chain[i], self.chain[j] = y, x
+            self.agree[a] = new_a
+            if b >= 0:
+                self.agree[b] = new_b
+            return
+        self.held[a][y] -= 1
+        self.held[a][x] += 1
+        if b >= 0:
+            self.held[b][x] -= 1
+            self.held[b][y] += 1
+
+    cdef void _determinize(self, FcGame* s) noexcept nogil:
+        """Deal the hidden cards: the chain's next deal of the other hands (``mixing``
+        Metropolis steps on from the last: the deals in which the rule-based player
+        would have made each seat's choices of this round come up most), then the
+        stock at random from the rest."""
+        cdef int i, p
+        if not self.chain_ready:
+            self._chain_start()
+        for i in range(self.mixing):
+            self._chain_step()
+        memcpy(s, &self.root, sizeof(FcGame))
+        for p in range(s.n):
+            if p != self.me:
+                memcpy(s.hands[p], self.held[p], FC_KINDS)
+        self._shuffle_tail(self.chain, self.rest_at, self.pool_n)
+        for i in range(s.stock_n):
+            s.stock[i] = self.chain[self.rest_at + i]
+        s.rng = _splitmix_next(&self.rng)
+
+    cdef double _playout(self, FcGame* s, int action) noexcept nogil:
+        """Apply ``action`` and play the round out; the seat's score in [0, 1]."""
+        cdef const FcTables* t = _t
+        cdef int legal[128]
+        cdef int64_t before[4]
+        cdef int p, n_legal, chosen, offer, start, n = s.n, winners = 0
+        cdef double mean_others, reward, mine
+        cdef int64_t top
+        for p in range(n):
+            before[p] = s.totals[p]
+        start = s.round
+        _sim_apply(s, action)
+        while s.phase != FC_OVER and s.round == start:
+            p = s.current
+            n_legal = _sim_legal(s, legal)
+            if n_legal == 0:
+                break
+            offer = s.offer_card if s.phase == FC_CLAIM else -1
+            chosen = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer,
+                                s.offer_source != FC_TURNED or s.offer_player != p, legal, n_legal)
+            _sim_apply(s, chosen)
+        if s.phase == FC_OVER:  # the game's end: its share of the win
+            top = s.totals[0]
+            for p in range(n):
+                if s.totals[p] > top:
+                    top = s.totals[p]
+            for p in range(n):
+                winners += s.totals[p] == top
+            return (1.0 / winners) if s.totals[self.me] == top else 0.0
+        mine = <double>(s.totals[self.me] - before[self.me])
+        mean_others = 0.0
+        for p in range(n):
+            if p != self.me:
+                mean_others += <double>(s.totals[p] - before[p])
+        mean_others /= n - 1
+        reward = 0.5 + (mine - mean_others) / (2.0 * self.scale)
+        return 0.0 if reward < 0.0 else 1.0 if reward > 1.0 else reward
+
+    cdef void _round(self) noexcept nogil:
+        cdef FcGame deal, s
+        cdef int a, i, j, k, keep
+        cdef double mean_i, mean_j
+        self._determinize(&deal)
+        for a in range(self.n_alive):
+            i = self.alive[a]
+            memcpy(&s, &deal, sizeof(FcGame))
+            self.totals[i] += self._playout(&s, self.actions[i])
+            self.visits[i] += 1
+            self.iterations += 1
+        self.rounds += 1
+        if self.rounds >= self.next_cut and self.n_alive > 2:
+            for a in range(1, self.n_alive):  # best mean first (insertion sort)
+                i = self.alive[a]
+                mean_i = self.totals[i] / self.visits[i]
+                k = a - 1
+                while k >= 0:
+                    j = self.alive[k]
+                    mean_j = self.totals[j] / self.visits[j]
+                    if mean_j >= mean_i:
+                        break
+                    self.alive[k + 1] = j
+                    k -= 1
+                self.alive[k + 1] = i
+            keep = (self.n_alive + 1) // 2
+            self.n_alive = keep if keep > 2 else 2
+            self.next_cut *= 2
+
+    def run(self, iterations):
+        """Play rounds until ``iterations`` more playouts are done (a round plays every
+        action still in), without the GIL; the playouts so far."""
+        cdef long target
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        if self.busy:
+            raise RuntimeError("this FcSearch is searching in another thread")
+        if iterations < 0:
+            raise ValueError("iterations must be at least 0")
+        target = self.iterations + iterations
+        self.busy = True
+        try:
+            with nogil:
+                while self.iterations < target:
+                    self._round()
+        finally:
+            self.busy = False
+        return self.iterations
+
+    def statistics(self):
+        """``[(action, playouts, mean score)]``: the actions still in first, best mean first."""
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        alive = {self.alive[i] for i in range(self.n_alive)}
+        rows = [(self.actions[i], self.visits[i], self.totals[i] / self.visits[i] if self.visits[i] else 0.0,
+                 i in alive) for i in range(self.n_actions)]
+        rows.sort(key=lambda row: (not row[3], -row[2], row[0]))
+        return [row[:3] for row in rows]

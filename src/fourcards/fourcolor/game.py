@@ -34,6 +34,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, SimultaneousDecision, State, option
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler, Group
 from . import _deck, _reference, _variants
 from .cards import KINDS, Card, Meld, _cards
 
@@ -249,6 +250,9 @@ class FourColorObservation:
     totals: tuple[int, ...]
     rules: Rules
     legal_actions: tuple[int, ...] = field(default=())
+    #: The public records of the round in play, oldest first (every discard, turn-up,
+    #: claim and revealed answer: what a player at the table remembers).
+    round_history: tuple[Record, ...] = field(default=(), repr=False)
     #: The last round's end, public since the winner showed the hand (None in round 1).
     last_round: RoundEnd | None = None
 
@@ -772,7 +776,114 @@ class FourColorState(State[Action]):
         total += len(self._discards) + len(self._stock)
         return total + (1 if self._offer is not None else 0)
 
-    def _observation(self, player: int) -> FourColorObservation:
+    def _shown(self) -> tuple[list[list[int]], list[list[int]]]:
+        """Per seat and card kind: how many copies every other seat knows it holds
+        concealed (the cards of a claim that lost to a higher one were revealed
+        with it: "claim RC RC RC" shows two RC), and how many it has given up from
+        its hand in the open since the deal (discarded, or laid in a claimed meld);
+        from the history of this round."""
+        n = self._n
+        shown = [[0] * _deck.NUM_KINDS for _ in range(n)]
+        removed = [[0] * _deck.NUM_KINDS for _ in range(n)]
+        turned: tuple[int, int] | None = None  # a turned-up card still on offer: (revealer, card)
+        offer = -1
+        for record in self._round_records():
+            if isinstance(record, TurnedUp):
+                turned, offer = (record.player, record.card.code), record.card.code
+            elif isinstance(record, Discarded):
+                if turned == (record.player, record.card.code):
+                    turned = None  # laid down by its revealer: it was never in the hand
+                else:
+                    code = record.card.code
+                    shown[record.player][code] = max(0, shown[record.player][code] - 1)
+                    removed[record.player][code] += 1
+                offer = record.card.code
+            elif isinstance(record, ClaimsRevealed):
+                for seat, answer in record.answers:
+                    if isinstance(answer, Claim):
+                        need = [card.code for card in answer.meld.cards]
+                        need.remove(offer)
+                        for code in set(need):
+                            shown[seat][code] = max(shown[seat][code], need.count(code))
+            elif isinstance(record, Claimed):
+                turned = None
+                need = [card.code for card in record.meld.cards]
+                need.remove(record.card.code)
+                for code in need:
+                    shown[record.player][code] = max(0, shown[record.player][code] - 1)
+                    removed[record.player][code] += 1
+        return shown, removed
+
+    def _round_records(self) -> list[Record]:
+        """The records of the round in play (since its deal, or the position), oldest first."""
+        items: list[Record] = []
+        node = self._log
+        while node is not None and not isinstance(node[0], (Dealt, RoundEnd)):
+            items.append(node[0])
+            node = node[1]
+        items.reverse()
+        return items
+
+    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+        """Hidden from a seat: the other seats' concealed hands, the stock (and the
+        cards out of play of a position). What it has seen narrows them: the cards
+        a losing claim revealed (see :meth:`_shown`). Answers to the claim on offer
+        that are not revealed yet are the other players' choices, not cards: a
+        sample replaces them by a pass (a turned-up General's revealer: its lone
+        General), so nothing of them leaks. Deals are equally likely, not
+        positions: what a seat gave up in the open since the deal weighs the
+        hands it may hold (see :mod:`fourcards.sampling`)."""
+        n = self._n
+        others = [p for p in range(n) if p != player]
+        left = [_deck.COPIES] * _deck.NUM_KINDS
+        for k, count in enumerate(self._hands[player]):
+            left[k] -= count
+        for melds in self._exposed:
+            for meld in melds:
+                for k in meld:
+                    left[k] -= 1
+        for k in self._discards:
+            left[k] -= 1
+        if self._offer is not None:
+            left[self._offer.card] -= 1
+        sizes = [sum(self._hands[p]) for p in others] + [len(self._stock)]
+        sizes.append(sum(left) - sum(sizes))  # out of play (a position's)
+        shown, removed = self._shown()
+        free: list[int] = []
+        groups = []
+        for k in range(_deck.NUM_KINDS):
+            low = tuple(shown[p][k] for p in others) + (0, 0)
+            gone = tuple(removed[p][k] for p in others) + (0, 0)
+            if any(low) or any(gone):
+                groups.append(Group((k,) * left[k], low=low, removed=gone))
+            else:
+                free += [k] * left[k]
+        deal = DealSampler(sizes, free, groups)
+
+        def write(state: FourColorState, cards: list[list[int]], rng: Rng) -> None:
+            for index, seat in enumerate(others):
+                hand = [0] * _deck.NUM_KINDS
+                for k in cards[index]:
+                    hand[k] += 1
+                state._hands[seat] = hand
+            state._stock = cards[len(others)]
+            state._rng = Rng(rng.next_u64())
+            decision = state._decision
+            if decision is not None and decision.answered and state._offer is not None:
+                fresh: SimultaneousDecision[int] = SimultaneousDecision(decision.players)
+                for seat in decision.players[:decision.answered]:
+                    if seat == player:
+                        answer = decision.answer_of(seat, player)
+                        assert answer is not None
+                    else:
+                        options = state._claim_options(seat, state._offer)
+                        answer = PASS if PASS in options else next(a for a in options if a >= CLAIM_BASE)
+                    fresh.answer(seat, answer)
+                state._decision = fresh
+
+        return deal, write
+
+    def _observation(self, player: int, history: bool = True) -> FourColorObservation:
         return FourColorObservation(
             player=player, current_player=self._current, phase=PHASES[self._phase], round=self._round,
             hand=tuple(self._hands[player]), exposed=tuple(tuple(e) for e in self._exposed),
@@ -780,6 +891,7 @@ class FourColorState(State[Action]):
             offer=self._offer, answered=0 if self._decision is None else self._decision.answered,
             totals=tuple(self._totals), rules=self.game.rules,
             legal_actions=tuple(self.legal_actions()) if player == self._current else (),
+            round_history=tuple(self._round_records()) if history else (),
             last_round=self._last_round,
         )
 
@@ -789,7 +901,7 @@ class FourColorState(State[Action]):
         the card on offer (28, one-hot); its source (discard, turned, laid);
         who offered it (4); the player to act (4); hand sizes / 21 (4);
         stock / 112; totals / 100 (4); round / rounds."""
-        obs = self._observation(player)
+        obs = self._observation(player, history=False)
         n = self._n
         out[:28] = obs.hand
         for p in range(n):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from ..bots import RandomBot
 from .game import FourPackObservation, card_knowledge
 
-__all__ = ["RandomBot", "MemoryBot"]
+__all__ = ["RandomBot", "MemoryBot", "memory_choice"]
 
 
 class MemoryBot:
@@ -26,33 +26,44 @@ class MemoryBot:
         if not legal_actions:
             raise ValueError("no legal action to choose from")
         legal = set(int(a) for a in legal_actions)
-        me, sizes = observation.player, observation.hand_sizes
-        players = len(sizes)
-        hand = observation.hand_mask
+        players = len(observation.hand_sizes)
         knowledge = card_knowledge(observation.asks, players)
-        held = [bin(hand >> (4 * f) & 0b1111).count("1") for f in range(8)]
-        # Families I hold, most cards first; the cards of each I lack.
-        for family in sorted((f for f in range(8) if held[f]), key=lambda f: (-held[f], f)):
-            wanted = [c for c in range(4 * family, 4 * family + 4) if not hand >> c & 1]
-            for code in wanted:
-                holders = [p for p in range(players) if knowledge[code][p] == 1 and p != me]
-                for p in holders:
-                    if p * 32 + code in legal:
-                        return p * 32 + code
-            best: tuple[int, int] | None = None
-            for code in wanted:
-                for p in range(players):
-                    action = p * 32 + code
-                    if action not in legal or knowledge[code][p] == -1:
-                        continue
-                    if knowledge[code][me] == 1:
-                        continue
-                    key = (sizes[p], -p)
-                    if best is None or key > (sizes[best[0]], -best[0]):
-                        best = (p, code)
-            if best is not None:
-                return best[0] * 32 + best[1]
-        return min(legal)
+        seen = [row.index(1) if 1 in row else -1 for row in knowledge]
+        lacking = [sum(1 << p for p in range(players) if row[p] == -1) for row in knowledge]
+        choice = memory_choice(observation.player, observation.hand_mask, observation.hand_sizes, seen, lacking,
+                               legal)
+        return choice if choice >= 0 else min(legal)
 
     def __repr__(self) -> str:
         return "MemoryBot()"
+
+
+def memory_choice(me: int, hand: int, sizes: Sequence[int], seen: Sequence[int], lacking: Sequence[int],
+                  legal: Container[int]) -> int:
+    """:class:`MemoryBot`'s choice from what it remembers: per card, the seat it
+    was last seen going to (``seen``, -1: none) and the seats asked for it that
+    lacked it since (``lacking``, bits); ``legal`` the legal actions (anything
+    answering ``in``). -1 when it asks for no card of a family it holds (then
+    :class:`MemoryBot` takes the lowest legal action)."""
+    players = len(sizes)
+    held = [bin(hand >> (4 * f) & 0b1111).count("1") for f in range(8)]
+    # Families I hold, most cards first; the cards of each I lack.
+    for family in sorted((f for f in range(8) if held[f]), key=lambda f: (-held[f], f)):
+        wanted = [c for c in range(4 * family, 4 * family + 4) if not hand >> c & 1]
+        for code in wanted:
+            holder = seen[code]
+            if holder >= 0 and holder != me and holder * 32 + code in legal:
+                return holder * 32 + code
+        best: tuple[int, int] | None = None
+        for code in wanted:
+            if seen[code] == me:
+                continue
+            for p in range(players):
+                action = p * 32 + code
+                if action not in legal or lacking[code] >> p & 1:
+                    continue
+                if best is None or (sizes[p], -p) > (sizes[best[0]], -best[0]):
+                    best = (p, code)
+        if best is not None:
+            return best[0] * 32 + best[1]
+    return -1

@@ -15,6 +15,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler, Group
 
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
            "Dealt", "Asked", "LaidDown", "GameEnd", "OBSERVATION_SIZE", "MAX_PLAYERS"]
@@ -421,6 +422,120 @@ class FourPackState(State[Ask]):
 
     def _down_masks(self) -> tuple[int, ...]:
         return tuple(self._down)
+
+    def _information_set(self, player: int, askers_hold: bool | None = None) -> tuple[DealSampler, Any]:
+        """Hidden from a seat: where the cards nobody has seen change hands are
+        (never handed over, not in a family laid down, not its own), among the
+        other seats (and out of play, in a position). Cards only move in the open,
+        so each such card has stayed with whoever was dealt it, and what a seat has
+        seen narrows them: a seat asked for a card that lacked it, a seat that asked
+        for a card (one does not ask for a card one holds), and the families: no
+        seat ever held a whole family without laying it down, and with
+        ``must_hold_family`` an asker held a card of the family asked for
+        (``askers_hold``: assume so whatever the rules, as a search may of players
+        who ask only for families they hold)."""
+        n = self._n
+        others = [p for p in range(n) if p != player]
+        place = {seat: i for i, seat in enumerate(others)}
+        asks = unroll(self._asks)
+        down = 0
+        for d in self._down:
+            down |= d
+        laid = sum(FAMILY_MASK[f] for f in range(8) if down >> f & 1)
+        moved = 0
+        for ask in asks:
+            if ask.success:
+                moved |= 1 << ask.card.code
+        known = moved | laid | self._hands[player]
+        hidden = [c for c in range(32) if not known >> c & 1]
+        forbidden = {c: 0 for c in hidden}  # bits of places a card cannot be in
+        for ask in asks:
+            code = ask.card.code
+            if code in forbidden:
+                for seat in (ask.asker, ask.target):
+                    if seat in place:
+                        forbidden[code] |= 1 << place[seat]
+        must_hold = self.game.rules.must_hold_family if askers_hold is None else askers_hold
+        cap, need = self._family_facts(player, asks, known, must_hold)
+        for code in hidden:
+            for seat, i in place.items():
+                if cap[seat][code // 4] <= 0:
+                    forbidden[code] |= 1 << i
+        sizes = [self._hands[p].bit_count() - (self._hands[p] & known).bit_count() for p in others]
+        sizes.append(len(hidden) - sum(sizes))
+        by_bits: dict[int, list[int]] = {}
+        for code in hidden:
+            by_bits.setdefault(forbidden[code], []).append(code)
+        places = len(sizes)
+        free = by_bits.pop(0, [])
+        groups = [Group(tuple(codes), high=tuple(0 if bits >> i & 1 else len(codes) for i in range(places)))
+                  for bits, codes in sorted(by_bits.items())]
+        unseen = {code // 4 for code in hidden}
+        checks = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others for f in sorted(unseen)
+                  if cap[seat][f] < 4 or need[seat][f]]
+
+        def accept(deal: list[list[int]]) -> bool:
+            if not checks:
+                return True
+            counts = [[0] * 8 for _ in range(places)]
+            for i, codes in enumerate(deal):
+                for code in codes:
+                    counts[i][code // 4] += 1
+            return all(cap_ >= counts[i][f] >= need_ for i, f, cap_, need_ in checks)
+
+        deal = DealSampler(sizes, free, groups, accept)
+
+        def write(state: FourPackState, cards: list[list[int]], rng: Rng) -> None:
+            for seat, i in place.items():
+                state._hands[seat] = (state._hands[seat] & known) | sum(1 << code for code in cards[i])
+
+        return deal, write
+
+    def _family_facts(self, player: int, asks: Sequence[Asked], known: int,
+                      must_hold: bool) -> tuple[list[list[int]], list[list[int]]]:
+        """Per seat and family: how many of its unseen cards the seat may hold (3
+        less the most cards of the family it was seen holding at once) and how
+        many it must (1 where, with ``must_hold_family``, it asked for a card of
+        the family holding none that anyone saw)."""
+        n = self._n
+        # where each seen card was at the start: with the first seat it was taken
+        # from, or (never handed over) where it is, or with who laid its family down
+        start = [-1] * 32
+        for ask in asks:
+            if ask.success and start[ask.card.code] < 0:
+                start[ask.card.code] = ask.target
+        where = [-1] * 32
+        for code in range(32):
+            if known >> code & 1:
+                where[code] = start[code]
+        for record in self.history:
+            if isinstance(record, LaidDown):
+                family = FAMILIES.index(record.family)
+                for code in range(4 * family, 4 * family + 4):
+                    if where[code] < 0:
+                        where[code] = record.player
+        for code in range(32):
+            if where[code] < 0 and self._hands[player] >> code & 1:
+                where[code] = player
+        counts = [[0] * 8 for _ in range(n)]
+        for code in range(32):
+            if where[code] >= 0:
+                counts[where[code]][code // 4] += 1
+        most = [row[:] for row in counts]
+        need = [[0] * 8 for _ in range(n)]
+        for record in self.history:
+            if isinstance(record, Asked):
+                f = record.card.code // 4
+                if must_hold and counts[record.asker][f] == 0:
+                    need[record.asker][f] = 1
+                if record.success:
+                    counts[record.target][f] -= 1
+                    counts[record.asker][f] += 1
+                    most[record.asker][f] = max(most[record.asker][f], counts[record.asker][f])
+            elif isinstance(record, LaidDown):
+                family = FAMILIES.index(record.family)
+                counts[record.player][family] = 0
+        return [[3 - m for m in row] for row in most], need
 
     # -- observations ----------------------------------------------------------------------------
     def _observation(self, player: int) -> FourPackObservation:

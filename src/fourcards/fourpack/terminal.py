@@ -13,6 +13,7 @@ __all__ = ["FourPackTable"]
 
 class FourPackTable(DeckTable):
     game = "four-pack"
+    default_bot = "memory"  # the search bot thinks for a while every move, on a clock
     commands = """\
 Ask a player for a card by player and card:
   P2 C3          ask P2 for C3 (also: 2 C3, ask P2 for C3)

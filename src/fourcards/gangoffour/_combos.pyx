@@ -208,9 +208,12 @@ cdef uint64_t _as_mask(object mask) except? 0xFFFFFFFFFFFFFFFF:
             value = operator.index(mask)
         except TypeError:
             raise _deck.mask_error(mask) from None
-    if value < 0 or value >= _TWO_64:
-        raise _deck.mask_error(value)
-    c_mask = <uint64_t>value
+    try:
+        # the C conversion refuses what does not fit (negative, 2**64 and up) with
+        # OverflowError, and is quicker than comparing Python ints first
+        c_mask = value
+    except OverflowError:
+        raise _deck.mask_error(value) from None
     if not _canonical(&_tables, c_mask):
         raise _deck.mask_error(value)
     return c_mask
@@ -232,9 +235,14 @@ cdef Py_ssize_t _as_size(object value, str name, Py_ssize_t low, Py_ssize_t high
     return <Py_ssize_t>number
 
 
+#: The answers of ``classify_mask`` (-1 and every action) as Python ints made once:
+#: returning one costs a reference, not a new int object.
+cdef tuple _ACTION_INTS = tuple(range(-1, N_ACTIONS))
+
+
 def classify_mask(mask):
     """Action index of the combination a canonical mask holds, or -1."""
-    return _lookup(&_tables, _as_mask(mask))
+    return _ACTION_INTS[_lookup(&_tables, _as_mask(mask)) + 1]
 
 
 cdef inline bint _beats(const GofTables* t, int a, int b) noexcept nogil:

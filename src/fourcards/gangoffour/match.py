@@ -32,9 +32,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _position as check
-from ..engine import Game, GameRules, State, option
+from ..engine import RESAMPLED, Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler, Group
 from . import _deck, _kernels
 from .cards import KINDS, Card, CardsLike, hand_mask, mask_cards
 from .combos import _COMBOS as _COMBO_CACHE
@@ -953,6 +954,158 @@ class MatchState(State[Action]):
                 out[175 + self._exchange.returned.code] = 1.0
             out[209 + (self._exchange.loser - player) % n] = 1.0
             out[213 + (self._exchange.winner - player) % n] = 1.0
+
+    # -- what a player cannot see ------------------------------------------------------------
+    def _round_records(self) -> list[Record]:
+        """The records of the round in play (since its start, or the position), oldest first."""
+        items: list[Record] = []
+        node = self._log
+        while node is not None and not isinstance(node[0], RoundStart):
+            items.append(node[0])
+            node = node[1]
+        items.reverse()
+        return items
+
+    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+        """Hidden from a seat: the other seats' hands and the cards set aside (with
+        2 or 3 players, or out of play in a position). What it has seen narrows
+        them: the exchange (the winner holds the card the loser gave, unless they
+        gave it back or played its kind; the loser holds the card given back, and
+        no other card above the one they gave, their highest); in round 1 the
+        holder of ``M1`` leads with it (so before the first lead the leader holds
+        it, and after a first lead without it, nobody does); and the last-card
+        rule: a seat bound by it that played a single played its highest, one
+        that led a single held nothing else to lead, one that passed held no
+        single to beat the table (tested on each deal, which is then kept only if
+        it passes). Deals are equally likely, not positions: what a seat played
+        or gave in the exchange weighs the hands it may hold (see
+        :mod:`fourcards.sampling`)."""
+        n = self._n
+        others = [p for p in range(n) if p != player]
+        index = {seat: i for i, seat in enumerate(others)}
+        aside = len(others)
+        records = self._round_records()
+        played_by = [0] * n
+        for record in records:
+            if isinstance(record, Played):
+                played_by[record.player] += _additive(record.combo.mask)
+        pool = sum(_additive(self._hands[p]) for p in others) + self._set_aside
+        counts = [int(c) for c in _deck.counts_of_mask(_deck.canonical_from_sum(pool))]
+        places = len(others) + 1
+        low = [[0] * places for _ in range(_deck.NUM_KINDS)]
+        high: list[list[int]] = [[counts[k]] * places for k in range(_deck.NUM_KINDS)]
+        bounded = set()
+
+        def at_least(code: int, seat_place: int, copies: int) -> None:
+            if copies > 0:
+                low[code][seat_place] = max(low[code][seat_place], copies)
+                bounded.add(code)
+
+        exchange = self._exchange
+        if exchange is not None:
+            given, returned = exchange.given.code, None if exchange.returned is None else exchange.returned.code
+
+            def still(seat: int, code: int) -> int:
+                return 1 - int(_deck.counts_of_mask(_deck.canonical_from_sum(played_by[seat]))[code])
+
+            if exchange.winner in index and returned != given:
+                at_least(given, index[exchange.winner], still(exchange.winner, given))
+            if exchange.loser in index:
+                place = index[exchange.loser]
+                if returned is not None:
+                    at_least(returned, place, still(exchange.loser, returned))
+                for code in range(given + 1, _deck.NUM_KINDS):  # they gave their highest card
+                    high[code][place] = low[code][place] if code == returned else 0
+                    bounded.add(code)
+        position = self.setup.get("position")
+        first_lead_seen = self._round == 1 and (not isinstance(position, Mapping) or not position.get("played"))
+        if first_lead_seen and not _deck.canonical_from_sum(self._played) & M1_BIT:
+            if self._m1_lead:
+                if self._current in index:
+                    at_least(_deck.M1, index[self._current], 1)
+            elif self._hands[player] & M1_BIT == 0:
+                at_least(_deck.M1, aside, 1)
+        # what each seat gave up in the open since the deal: its plays, and the exchange
+        removed = [[0] * places for _ in range(_deck.NUM_KINDS)]
+        for seat, i in index.items():
+            for code, copies in enumerate(_deck.counts_of_mask(_deck.canonical_from_sum(played_by[seat]))):
+                removed[code][i] += int(copies)
+        if exchange is not None:
+            moves = [(exchange.loser, exchange.winner, exchange.given.code)]
+            if exchange.returned is not None:
+                moves.append((exchange.winner, exchange.loser, exchange.returned.code))
+            for giver, receiver, code in moves:
+                if giver in index:
+                    removed[code][index[giver]] += 1
+                if receiver in index:
+                    removed[code][index[receiver]] -= 1
+        free: list[int] = []
+        groups = []
+        for code in range(_deck.NUM_KINDS):
+            if code in bounded or any(removed[code]):
+                groups.append(Group((code,) * counts[code], low=tuple(low[code]), high=tuple(high[code]),
+                                    removed=tuple(removed[code])))
+            else:
+                free += [code] * counts[code]
+        sizes = [self._hands[p].bit_count() for p in others]
+        sizes.append(sum(counts) - sum(sizes))
+        forced = self._forced_plays(records)
+
+        def accept(deal: list[list[int]]) -> bool:
+            return all(self._forced_ok(seat, _deck.canonical_from_sum(
+                sum(_deck.BIT[c] for c in deal[index[seat]]) + later), action, table)
+                for seat, action, table, later in forced if seat in index)
+
+        deal = DealSampler(sizes, free, groups, accept if forced else None)
+
+        def write(state: MatchState, cards: list[list[int]], rng: Rng) -> None:
+            for seat, i in index.items():
+                state._hands[seat] = _deck.canonical_from_sum(sum(_deck.BIT[c] for c in cards[i]))
+            state._set_aside = sum(_deck.BIT[c] for c in cards[aside])
+            state._rng = Rng(rng.next_u64())
+
+        return deal, write
+
+    def _forced_plays(self, records: list[Record]) -> list[tuple[int, int, int, int]]:
+        """The steps of the round in play where the last-card rule bound the seat
+        to act: ``(seat, action, table, later)``, ``later`` the additive mask of
+        what that seat played from that step on (its hand then: its hand now and
+        ``later``). Found by playing the match again from its start (only when
+        some seat was left with one card this round)."""
+        start_sizes = [h.bit_count() for h in self._hands]
+        for r in records:
+            if isinstance(r, Played):
+                start_sizes[r.player] += r.combo.mask.bit_count()
+        if 1 not in start_sizes and not any(isinstance(r, Played) and r.cards_left == 1 for r in records):
+            return []
+        # the round's actions, one record each: the give-back, then plays and passes
+        primary = [r for r in records if isinstance(r, (Played, Passed))
+                   or (isinstance(r, CardGiven) and not r.automatic)]
+        actions = self.actions
+        start = len(actions) - len(primary)
+        replay = self.game.new_match(self.seed, **{k: v for k, v in self.setup.items() if k != RESAMPLED})
+        found = []
+        for step, action in enumerate(actions):
+            if step >= start and replay._phase == PLAY and replay._constrained():
+                seat = replay._current
+                combo = PASS if action == PASS else action - ANNOUNCE_BASE if action >= ANNOUNCE_BASE else action
+                later = sum(_additive(r.combo.mask) for r in primary[step - start:]
+                            if isinstance(r, Played) and r.player == seat)
+                found.append((seat, combo, replay._table, later))
+            replay.apply(action)
+        return found
+
+    def _forced_ok(self, seat: int, hand: int, action: int, table: int) -> bool:
+        """Whether ``seat`` holding ``hand``, bound by the last-card rule over
+        ``table``, may take ``action`` (the rule's checks of :meth:`_why_illegal`)."""
+        scratch = self.clone()
+        scratch._hands[seat] = hand
+        scratch._current = seat
+        scratch._table = table
+        scratch._m1_lead = False
+        if action == PASS:
+            return scratch._pass_reason(True) is None
+        return scratch._combo_reason(action, True) is None
 
     # -- referee access for tests and tools --------------------------------------------------
     def _hand_masks(self) -> tuple[int, ...]:

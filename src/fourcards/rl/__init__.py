@@ -10,7 +10,10 @@
   ``vector_env`` as its ``make_vec`` entry point when it has one;
 - names a game exports here (its entry's ``rl_exports``), such as a
   vectorized environment stepping many matches in C, loaded on first use;
-- :mod:`fourcards.rl.openspiel`: an OpenSpiel Python game of one game.
+- :mod:`fourcards.rl.openspiel_games`: every game of the registry as an
+  OpenSpiel Python game (``python_fourcards_<name>``), with
+  ``resample_from_infostate``; :mod:`fourcards.rl.openspiel` is Gang of
+  Four's own (its chance node, information-state tensor and C rollouts).
 
 Each framework is imported only when its adapter is used, so ``import
 fourcards.rl`` works with any of them installed (Gymnasium's ids are registered

@@ -27,16 +27,18 @@ player's dealt hand at the start of every round and every action of the match
 (all are public). States serialize through their history (OpenSpiel's default).
 
 :meth:`GangOfFourSpielState.resample_from_infostate` deals the cards a player
-cannot see (the other hands, and the cards set aside with 2 or 3 players) at
-random among the other seats, keeping their hand sizes, and reseeds the
-later rounds: what OpenSpiel's ISMCTS needs. Every card the player can know
-stays where it is: their own hand, the cards played, the cards of this round's
-exchange (public: the winner holds the card the loser gave until they play or
-return it; the loser holds the card given back until they play it), the
-loser's other cards are no higher than the card they gave (it was their
-highest), and in round 1 the player who must lead ``M1`` holds it (with 2 or 3
-players, a first lead without ``M1`` means it was set aside). What the
-"last card" rule lets one infer from a forced play is not used.
+cannot see (the other hands, and the cards set aside with 2 or 3 players)
+again with the engine's :meth:`~fourcards.engine.State.resample` (uniformly
+over the deals consistent with what the player saw), keeping hand sizes, and
+reseeds the later rounds: what OpenSpiel's ISMCTS needs. Every card the player
+can know stays where it is: their own hand, the cards played, the cards of this
+round's exchange (public: the winner holds the card the loser gave until they
+play or return it; the loser holds the card given back until they play it),
+the loser's other cards are no higher than the card they gave (it was their
+highest), in round 1 the player who must lead ``M1`` holds it (with 2 or 3
+players, a first lead without ``M1`` means it was set aside), and what the
+"last card" rule says of a forced play. Every other game is an OpenSpiel game
+too, through the registry: :mod:`fourcards.rl.openspiel_games`.
 
 :class:`CompiledRolloutEvaluator` is an evaluator for OpenSpiel's MCTS and
 ISMCTS bots like ``RandomRolloutEvaluator`` (uniformly random legal actions to
@@ -386,24 +388,7 @@ class _Facts:
         self.cap = cap                  # per seat: highest card code its other cards can have
         self.played_by = played_by      # per seat: additive mask of its plays this round
         self.exchange = exchange        # (loser, winner, given code, returned code or -1)
-        self.plans: dict[int, _Plan] = {}  # per player: how resample deals (a cache)
-
-
-class _Plan:
-    """How :func:`resample` deals for one player at one step: the places (other
-    seats, then the cards set aside), the hidden pool, and per place the known
-    cards, how many cards it draws and the highest code it may draw, most
-    constrained place first."""
-
-    __slots__ = ("places", "pool", "bits", "fixed", "order")
-
-    def __init__(self, places: list[int], pool: list[int], fixed: list[int],
-                 order: list[tuple[int, int, int]]) -> None:
-        self.places = places
-        self.pool = pool
-        self.bits = [_BIT[code] for code in pool]
-        self.fixed = fixed  # additive masks of the known cards, per place
-        self.order = order  # (place index, cards to draw, cap), most constrained first
+        self.plans: dict[int, Any] = {}  # per player: the engine's information set (a cache)
 
 
 def _facts(payload: _Payload) -> _Facts:
@@ -463,10 +448,11 @@ def known_cards(state: GangOfFourSpielState) -> tuple[list[int], int]:
 
 def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator) -> GangOfFourSpielState:
     """A copy of ``state`` in which the cards ``player`` cannot know are dealt
-    at random among the other seats and the cards set aside (hand sizes kept,
-    the known cards where they are, the loser's cards no higher than the card
-    they gave), uniformly over such deals, and later rounds are shuffled from a
-    new seed; ``player``'s information state is unchanged."""
+    again by the engine (:meth:`fourcards.engine.State.resample`: uniformly over
+    the deals consistent with what ``player`` has seen, the known cards where
+    they are, the loser's cards no higher than the card they gave), and later
+    rounds are shuffled from a new seed; ``player``'s information state is
+    unchanged."""
     other: GangOfFourSpielState = state.clone()
     payload = other._p
     match = payload.match
@@ -477,37 +463,15 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
         raise ValueError(f"player {player!r} is not a seat (0..{n - 1})")
     player = int(player)
     facts = _facts(state._p)
-    plan = facts.plans.get(player)
+    information = facts.plans.get(player)
+    if information is None:
+        information = facts.plans[player] = match.information_set(player)
+    match = payload.match = information.sample(Rng(int(rng.integers(0, 1 << 63))))
     hands = list(match._hand_masks())
-    if plan is None:
-        plan = facts.plans[player] = _plan(facts, hands, match._set_aside, player)
-    places, pool, bits = plan.places, plan.pool, plan.bits
-    dealt = plan.fixed[:]
-    rest = rng.permutation(len(pool)).tolist()
-    # Most constrained place first: each takes the first cards it may hold in a
-    # random order, which is uniform over the deals that keep every cap.
-    for index, need, cap in plan.order:
-        if cap >= _CODES - 1:
-            chosen, rest = rest[:need], rest[need:]
-        else:
-            chosen, keep = [], []
-            for k in rest:
-                if len(chosen) < need and pool[k] <= cap:
-                    chosen.append(k)
-                else:
-                    keep.append(k)
-            rest = keep
-            if len(chosen) < need:
-                raise AssertionError("no deal keeps what the player knows (an inconsistent state)")
-        dealt[index] += sum([bits[k] for k in chosen])
-    for index, seat in enumerate(places):
-        hands[seat] = _canonical(dealt[index])
-    match._hands = hands
-    match._set_aside = dealt[-1]
-    match._rng = Rng(int(rng.integers(0, 1 << 63)))
     payload.facts = None
     if player != match.current_player:
         payload.legal = None  # the hand of the player to act was dealt again
+    places = [seat for seat in range(n) if seat != player]
 
     if payload.dealt[0]:
         # Each other seat's hand at the start of this round, in the new deal.
@@ -527,20 +491,6 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
         payload.dealt = tuple(changed)
         payload.dealt_text = tuple(texts)
     return other
-
-
-def _plan(facts: _Facts, hands: list[int], set_aside: int, player: int) -> _Plan:
-    n = len(hands)
-    places = [seat for seat in range(n) if seat != player]
-    fixed = [facts.known[seat] for seat in places] + [facts.aside_known]
-    sizes = [hands[seat].bit_count() for seat in places] + [_canonical(set_aside).bit_count()]
-    caps = [facts.cap[seat] for seat in places] + [_CODES - 1]
-    pool_additive = sum(_additive(hands[seat]) for seat in places) + set_aside
-    for mask in fixed:
-        pool_additive -= _additive(mask)
-    order = sorted(((i, sizes[i] - fixed[i].bit_count(), caps[i]) for i in range(len(fixed))),
-                   key=lambda item: item[2])
-    return _Plan(places, _deck.codes_of_mask(_canonical(pool_additive)), [_additive(m) for m in fixed], order)
 
 
 def _set_aside_codes(match: MatchState) -> list[int]:

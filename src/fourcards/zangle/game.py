@@ -23,9 +23,12 @@ Engine decisions beyond the rules file:
 from __future__ import annotations
 
 import re
+import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import product
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Union
 
 import numpy as np
@@ -35,6 +38,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
+from ..sampling import DealSampler
 from . import _kernels
 from .cards import (
     CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, kind_code, split_cards,
@@ -42,7 +46,7 @@ from .cards import (
 )
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
-           "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle"]
+           "RoundEnd", "GameEnd", "zangle_actions", "parse_zangle", "ActionTables", "action_tables"]
 
 NK: Final = len(KINDS)
 
@@ -73,11 +77,14 @@ class Rules(GameRules):
         return deck_cards(dict(self.deck) if self.deck else None)
 
 
+_NIBBLE: Final = tuple(1 << (4 * k) for k in range(NK))
+
+
 def _packed(cards: list[int]) -> int | None:
     """Card codes as packed counts (4 bits a kind), or None past 15 of a kind."""
-    packed = 0
-    for code in cards:
-        packed += 1 << (4 * code)
+    packed = sum(map(_NIBBLE.__getitem__, cards))
+    if len(cards) <= 15:  # no kind can pass 15
+        return packed
     counts = [(packed >> (4 * k)) & 15 for k in range(NK)]
     if sum(counts) != len(cards):  # a kind overflowed its 4 bits
         return None
@@ -101,6 +108,51 @@ def zangle_actions(z_max: int) -> list[Zangle]:
                             if len(all_pieces) >= 2 and len({place} | {p for _, p in all_pieces}) == 2:
                                 result.append(Zangle(target, place, tuple(sorted(all_pieces))))
     return result
+
+
+@dataclass(frozen=True)
+class ActionTables:
+    """The action numbering of a deck with at most ``z_max`` Z cards a place,
+    built once a process and shared by every game of that deck, read-only:
+    ``actions`` (the Zangles in action order), ``index`` (Zangle -> action) and
+    ``row_index`` (the fast path's row, ``zangle_rows``, as bytes -> action)."""
+
+    actions: tuple[Zangle, ...]
+    index: Mapping[Zangle, int]
+    row_index: Mapping[bytes, int]
+    #: Per action, its place in the rule-based player's order of preference (0 first:
+    #: the most own cards, then the most cards; :class:`~fourcards.zangle.bots.GreedyBot`).
+    greedy_rank: tuple[int, ...] = ()
+
+
+_TABLES: dict[int, ActionTables] = {}
+_TABLES_LOCK = threading.Lock()
+
+
+def action_tables(z_max: int) -> ActionTables:
+    """The shared :class:`ActionTables` for ``z_max`` (0..15), built on first use
+    (under a lock: threads that ask at once get the same tables).
+
+    >>> action_tables(4) is action_tables(4)
+    True
+    """
+    tables = _TABLES.get(z_max)
+    if tables is None:
+        with _TABLES_LOCK:
+            tables = _TABLES.get(z_max)
+            if tables is None:
+                actions = tuple(zangle_actions(z_max))
+                rows = zangle_rows(actions)
+                order = sorted(range(len(actions)), key=lambda i: (
+                    -actions[i].own_cards, -actions[i].cards, actions[i].target, actions[i].target_place,
+                    actions[i].pieces))
+                rank = [0] * len(actions)
+                for place, i in enumerate(order):
+                    rank[i] = place
+                tables = ActionTables(actions, MappingProxyType({z: i for i, z in enumerate(actions)}),
+                                      MappingProxyType({bytes(row): i for i, row in enumerate(rows)}), tuple(rank))
+                _TABLES[z_max] = tables
+    return tables
 
 
 _PART = re.compile(r"\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$", re.IGNORECASE)
@@ -188,6 +240,8 @@ class ZangleObservation:
     bonus: bool
     legal_actions: tuple[int, ...] = field(default=())
     legal_zangles: tuple[Zangle, ...] = field(default=())
+    #: The cards of this round's Zangles, by kind (public: every Zangle is made in the open).
+    made: tuple[str, ...] = field(default=())
 
 
 class ZangleGame(Game["ZangleState"]):
@@ -260,11 +314,15 @@ class ZangleGame(Game["ZangleState"]):
         if "deck" in options and isinstance(options["deck"], dict):
             options["deck"] = tuple(sorted(options["deck"].items()))
         super().__init__(rules, **options)
-        z_max = min(15, self.rules.deck_cards().count(0))
-        self.actions = zangle_actions(z_max)
-        self.index = {z: i for i, z in enumerate(self.actions)}
-        # The same index by the fast path's rows (``zangle_rows``), as bytes.
-        self.row_index = {bytes(row): i for i, row in enumerate(zangle_rows(self.actions))}
+        tables = action_tables(min(15, self.rules.deck_cards().count(0)))
+        self.actions = tables.actions
+        self.index = tables.index
+        self.row_index = tables.row_index
+        self.greedy_rank = tables.greedy_rank
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its rules: the shared tables are found again on load."""
+        return type(self), (self.rules,)
 
     @property
     def num_distinct_actions(self) -> int:
@@ -435,8 +493,10 @@ class ZangleState(State[Zangle]):
         return [row.tobytes() for row in _kernels.zangle_find_packed(centre, own)]
 
     def _has_zangle(self, seat: int) -> bool:
-        rows = self._available_rows(seat)
-        return bool(rows) if rows is not None else bool(self._available(seat))
+        centre, own = _packed(self._centre), _packed(self._cards[seat])
+        if centre is None or own is None:
+            return bool(self._available(seat))
+        return len(_kernels.zangle_find_packed(centre, own)) > 0
 
     def _begin_turn(self) -> None:
         """Deal the automatic hit to a player with no Zangle; end their turn if still none."""
@@ -610,6 +670,26 @@ class ZangleState(State[Zangle]):
         return {"round": self._round, "current_player": self._current, "totals": list(self._totals),
                 "centre": list(self.centre), "winners": list(self._winners)}
 
+    def _information_set(self, player: int) -> tuple[DealSampler, Any]:
+        """Every face-down card is hidden from every seat, its owner's included (no
+        peeking): the draw piles of the seats and of the centre (top last), and
+        the cards out of play of a position.  Nothing a seat sees narrows them."""
+        n = self._n
+        seen = self._centre + self._centre_pile + [k for c in self._cards for k in c]
+        seen += [k for pile in self._piles for k in pile] + [k for pile in self._zangle_piles for k in pile]
+        left = Counter(self.game.rules.deck_cards())
+        left.subtract(seen)
+        out = sorted(left.elements())
+        piles = [*self._piles, self._centre_pile, out]
+        deal = DealSampler([len(p) for p in piles], [k for p in piles for k in p])
+
+        def write(state: ZangleState, cards: list[list[int]], rng: Rng) -> None:
+            state._piles = cards[:n]
+            state._centre_pile = cards[n]
+            state._rng = Rng(rng.next_u64())
+
+        return deal, write
+
     def _observation(self, player: int) -> ZangleObservation:
         legal = tuple(self.legal_actions()) if player == self._current else ()
         return ZangleObservation(
@@ -619,6 +699,7 @@ class ZangleState(State[Zangle]):
             bonus=self._bonus,
             legal_actions=legal,
             legal_zangles=tuple(self.game.actions[a] for a in legal),
+            made=tuple(KINDS[k] for k in sorted(k for pile in self._zangle_piles for k in pile)),
         )
 
     def _observation_tensor(self, player: int, out: npt.NDArray[np.float32]) -> None:

@@ -1,0 +1,240 @@
+"""The Four Pack search player: information-set Monte Carlo with memory playouts.
+
+The player to ask knows its own hand and every ask and answer so far (all
+public). :func:`state_of` rebuilds from its observation a state with that
+knowledge (the cards seen changing hands where they went, the families laid
+down and when), and :class:`SearchBot` searches over the states it cannot
+tell apart (:class:`fourcards.search.RootSearch`): each iteration deals the
+unseen cards again (:meth:`fourcards.engine.State.information_set`: never to a
+seat known to lack them), asks one of its legal questions, and plays the
+match out with the rule-based player in every seat
+(:func:`~fourcards.fourpack.bots.memory_choice`, from what that seat has
+seen), scoring the seat's share of the win, with the families it laid down
+beside the best other seat's as a tie-break.
+
+>>> from fourcards.fourpack.game import FourPack
+>>> game = FourPack()
+>>> state = game.new_match(4)
+>>> bot = SearchBot(game, seed=1, iterations=30)
+>>> action = bot.choose(state.observation(state.current_player), state.legal_actions())
+>>> action in state.legal_actions(), sum(visits for _, visits, _ in bot.last_statistics) >= 30
+(True, True)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..decks import FAMILIES
+from ..engine import InformationSet, State
+from ..errors import FourCardsError
+from ..rng import Rng
+from ..search import PairedSearch, RootSearch, check_budget
+from .bots import memory_choice
+from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
+
+__all__ = ["SearchBot", "state_of"]
+
+
+def state_of(game: FourPack, observation: FourPackObservation) -> FourPackState:
+    """A state whose information set for the observer is the observer's own: its
+    hand, the public asks (with the families laid down after them), each card
+    seen changing hands where it went; the other cards are placed arbitrarily
+    (sample the information set to deal them). Raises :class:`FourCardsError`
+    for an observation no match can show."""
+    n = len(observation.hand_sizes)
+    if n != game.num_players:
+        raise FourCardsError(f"the observation shows {n} seats; this game has {game.num_players}")
+    me = observation.player
+    down = [sum(1 << FAMILIES.index(f) for f in families) for families in observation.families_down]
+    laid = 0
+    for bits in down:
+        laid |= sum(FAMILY_MASK[f] for f in range(8) if bits >> f & 1)
+    where = [-1] * 32  # the seat each card seen changing hands went to last
+    last_taken: dict[tuple[int, int], int] = {}  # (seat, family) -> index of its last ask taking a card of it
+    seen, lacking = [-1] * 32, [0] * 32
+    for index, ask in enumerate(observation.asks):
+        code = ask.card.code
+        if ask.success:
+            where[code] = seen[code] = ask.asker
+            lacking[code] = 0
+            last_taken[(ask.asker, code // 4)] = index
+        else:
+            lacking[code] |= 1 << ask.target
+    hands = [0] * n
+    hands[me] = observation.hand_mask
+    for code in range(32):
+        if where[code] >= 0 and not laid >> code & 1 and where[code] != me:
+            hands[where[code]] |= 1 << code
+    known = laid | observation.hand_mask | sum(1 << c for c in range(32) if where[c] >= 0)
+    pool = [c for c in range(32) if not known >> c & 1]
+    for seat in range(n):
+        if seat == me:
+            continue
+        need = observation.hand_sizes[seat] - hands[seat].bit_count()
+        if need < 0 or need > len(pool):
+            raise FourCardsError(f"seat {seat}'s hand size does not follow from the asks")
+        hands[seat] |= sum(1 << c for c in pool[:need])
+        pool = pool[need:]
+    # the history: the asks, each family laid down after the ask that completed it
+    # (or, for a family its seat never asked a card of, before them all)
+    laid_after: dict[int, list[LaidDown]] = {}
+    records: list[Any] = []
+    for seat in range(n):
+        for f in range(8):
+            if down[seat] >> f & 1:
+                record = LaidDown(seat, FAMILIES[f])
+                taken = last_taken.get((seat, f))
+                if taken is None:
+                    records.append(record)
+                else:
+                    laid_after.setdefault(taken, []).append(record)
+    for index, ask in enumerate(observation.asks):
+        records.append(ask)
+        records += laid_after.get(index, [])
+    state: FourPackState = object.__new__(FourPackState)
+    State.__init__(state, game, 0)
+    state._hands, state._down, state._current = hands, down, observation.current_player
+    state._over = state._limit = False
+    state._winners = ()
+    state._seen, state._lacking = seen, lacking
+    node: Any = None
+    for ask in observation.asks:
+        node = (ask, node)
+    state._asks = node
+    log: Any = None
+    for record in records:
+        log = (record, log)
+    state._log = log
+    state._step = len(observation.asks)
+    return state
+
+
+class _Askable:
+    """The seats the seat to act may ask (``in``: an action whose target is another
+    seat with cards; what :func:`memory_choice` tests of the cards it wants)."""
+
+    __slots__ = ("hands", "seat")
+
+    def __init__(self, hands: list[int]) -> None:
+        self.hands, self.seat = hands, -1
+
+    def __contains__(self, action: object) -> bool:
+        target = int(action) >> 5  # type: ignore[call-overload]
+        return bool(target != self.seat and self.hands[target] != 0)
+
+
+def playout(world: FourPackState, me: int, limit: int) -> float:
+    """Play ``world`` out with :func:`~fourcards.fourpack.bots.memory_choice` in
+    every seat (at most ``limit`` asks); the seat's score in [0, 1]: its share of
+    the win, and a tenth for its families against the best other seat's."""
+    hands = world._hands
+    askable = _Askable(hands)
+    for _ in range(limit):
+        if world._over:
+            break
+        seat = askable.seat = world._current
+        sizes = [h.bit_count() for h in hands]
+        action = memory_choice(seat, hands[seat], sizes, world._seen, world._lacking, askable)
+        if action < 0:
+            action = min(world._legal_actions())
+        world._step += 1  # as apply() counts it (the ask limit)
+        world._apply(action)
+    families = [d.bit_count() for d in world._down]
+    mine = families[me]
+    best_other = max(f for seat, f in enumerate(families) if seat != me)
+    winners = world._winners if world._over else tuple(p for p, f in enumerate(families) if f == max(families))
+    share = 1.0 / len(winners) if me in winners else 0.0
+    return 0.9 * share + 0.1 * (0.5 + (mine - best_other) / 16)
+
+
+#: Draws to find one deal where every asker held the family it asked for, before the
+#: search gives that assumption up for a decision.
+_NARROW_TRIES = 200
+
+
+class SearchBot:
+    """Information-set Monte Carlo search over memory playouts (see the module).
+
+    ``iterations`` playouts a call (repeatable), else ``time_per_move`` seconds;
+    ``exploration`` UCB1's constant; ``limit`` asks a playout plays at most;
+    ``probes`` deals drawn first to set aside asks that fail in all of them.
+    One bot may be shared by threads (its searches take turns)."""
+
+    #: It decides from the observation alone (the information set is rebuilt from what
+    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
+    stateless = True
+
+    def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
+                 exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = False,
+                 askers_hold: bool = True) -> None:
+        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
+        if type(limit) is not int or not 1 <= limit <= 100_000:
+            raise FourCardsError(f"limit={limit!r} must be an int 1..100000")
+        if type(probes) is not int or not 1 <= probes <= 10_000:
+            raise FourCardsError(f"probes={probes!r} must be an int 1..10000")
+        for name, flag in (("paired", paired), ("askers_hold", askers_hold)):
+            if type(flag) is not bool:
+                raise TypeError(f"{name} must be a bool, not {type(flag).__name__}")
+        self.askers_hold = askers_hold
+        self.game, self.limit, self.probes, self.paired = game, limit, probes, paired
+        self.rng = Rng(seed)
+        self._lock = threading.Lock()
+        self.last_statistics: list[tuple[int, int, float]] = []
+
+    def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
+        if not legal_actions:
+            raise ValueError("no legal action to choose from")
+        if not isinstance(observation, FourPackObservation):
+            raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
+        with self._lock:
+            legal = [int(a) for a in legal_actions]
+            if len(legal) == 1:
+                return legal[0]
+            me = observation.player
+            hand = observation.hand_mask
+            information = self._information(state_of(self.game, observation), me)
+            # Asks worth a playout: cards of families it holds, from a seat that may hold
+            # them in some deal of the information set (an ask that fails everywhere only
+            # passes the turn: kept when nothing else is left).
+            legal = [a for a in legal if hand & FAMILY_MASK[a % 32 // 4]] or legal
+            probes = [information.sample(self.rng)._hands for _ in range(self.probes)]
+            hopeful = [a for a in legal if any(hands[a >> 5] >> (a & 31) & 1 for hands in probes)]
+            legal = hopeful or legal
+            search = (PairedSearch if self.paired else RootSearch)(
+                information.sample, legal, lambda world, rng: playout(world, me, self.limit), self.rng,
+                self.exploration)
+            search.run(self.iterations, self.time_per_move)
+            self.last_statistics = search.statistics()
+            return search.best()
+
+    def _information(self, surrogate: FourPackState, me: int) -> InformationSet[FourPackState]:
+        """The seat's information set; with ``askers_hold``, narrowed to the deals where
+        every asker held a card of the family it asked for, unless no such deal turns up
+        in a few draws (a seat that asks for families it does not hold, as the rules may
+        allow): then the rules' own."""
+        if self.askers_hold and not self.game.rules.must_hold_family:
+            try:
+                narrowed = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=True))
+                deal = narrowed.deal
+                if deal is None or any(deal.accept is None or deal.accept(deal._draw(self.rng))
+                                       for _ in range(_NARROW_TRIES)):
+                    return narrowed
+            except FourCardsError:  # bounds no deal meets
+                pass
+        return surrogate.information_set(me)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
+        return f"SearchBot({budget})"

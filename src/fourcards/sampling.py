@@ -1,0 +1,325 @@
+"""Dealing hidden cards again, uniformly among the deals a player cannot tell apart.
+
+What every game's :meth:`fourcards.engine.State.resample` is built on. The
+hidden cards are a pool of physical cards (each with a label: a card code);
+the places they may be in are numbered (other hands, a stock, piles, cards
+set aside), each with a fixed number of slots. A *uniform deal* is a
+uniformly random bijection of the pool onto the slots: a shuffle.
+
+What a player has seen makes some deals impossible. A :class:`Group` of the
+pool's cards carries, for each place, the fewest and the most of its cards
+that place may hold (the copies of a card a hand is known to hold; the cards
+a seat was asked for and lacked). :class:`DealSampler` draws a shuffle
+*conditioned* on every group's bounds, exactly: it counts, by dynamic
+programming over the groups, how many shuffles put each number of a group's
+cards in each place, and picks in proportion; the unconstrained cards then
+fill the free slots in a uniform shuffle. A condition no group expresses (a
+test on the whole deal) is the ``accept`` function: samples it refuses are
+drawn again, which keeps the result uniform over the deals it accepts.
+
+Deals, not positions, are equally likely. Where a hand has given up copies of
+a card in the open since the deal (played, discarded), the hand it was dealt
+held those too, and a hand dealt more copies of one card could be dealt in
+fewer ways: a group's ``removed`` (per place, the copies that place has given
+up since the deal; negative for copies it received in the open) weighs each
+split of the group by the deals behind it, ``1 / (held + removed)!`` a place.
+Playing one of two identical cards makes it half as likely that the player
+still holds the other as an even spread of the unseen cards would say.
+
+>>> from fourcards.rng import Rng
+>>> sampler = DealSampler(sizes=[2, 2], free=[1, 2, 3], groups=[Group((9,), low=(1, 0))])
+>>> deal = sampler.sample(Rng(1))
+>>> 9 in deal[0], sorted(deal[0] + deal[1])
+(True, [1, 2, 3, 9])
+>>> sampler.count()  # 9 in one of 2 slots of place 0, the others anywhere: 2 x 3!
+12
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import FourCardsError
+from .rng import Rng
+
+__all__ = ["Group", "DealSampler", "below_big", "MAX_TRIES"]
+
+#: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
+MAX_TRIES = 100_000
+#: The largest table of counts (cells) and work (cells x splits) counted in floats
+#: over the whole grid; beyond, the counts are exact integers over the states reached.
+GRID_CELLS = 400_000
+GRID_WORK = 40_000_000
+
+
+def below_big(rng: Rng, n: int) -> int:
+    """A uniform integer in ``0..n-1`` for any ``n >= 1`` (beyond 64 bits too):
+    whole 64-bit draws, cut to ``n``'s bit length, rejected until below ``n``.
+
+    >>> below_big(Rng(3), 10) in range(10), below_big(Rng(3), 7) == Rng(3).below(7)
+    (True, True)
+    """
+    if n < 1:
+        raise ValueError(f"below_big() needs n >= 1, got {n}")
+    if n <= 1 << 64:
+        return rng.below(n)
+    bits = n.bit_length()
+    words = (bits + 63) // 64
+    while True:
+        value = 0
+        for _ in range(words):
+            value = (value << 64) | rng.next_u64()
+        value >>= words * 64 - bits
+        if value < n:
+            return value
+
+
+@dataclass(frozen=True)
+class Group:
+    """Cards of the pool under the same bounds: their labels (a label may repeat:
+    copies of one card), and per place the fewest (``low``) and the most
+    (``high``) of them it may hold (None: 0, and no limit), and how many copies
+    of them it has given up in the open since the deal (``removed``, None: 0;
+    only for copies of one card: see the module's docstring)."""
+
+    labels: tuple[int, ...]
+    low: tuple[int, ...] | None = None
+    high: tuple[int, ...] | None = None
+    removed: tuple[int, ...] | None = None
+
+
+class DealSampler:
+    """Uniform shuffles of a pool of hidden cards into places, conditioned on bounds.
+
+    ``sizes``: the slots of each place; ``free``: the labels of the cards
+    under no bound; ``groups``: the others, as :class:`Group`; ``accept``: a
+    test of a whole deal (a list per place of its labels, in slot order), or
+    None. The pool (free cards and groups' cards) must fill the places exactly.
+    Built once for a position, then :meth:`sample` as often as wanted; the
+    counting is done on the first sample."""
+
+    def __init__(self, sizes: Sequence[int], free: Sequence[int], groups: Sequence[Group] = (),
+                 accept: Callable[[list[list[int]]], bool] | None = None) -> None:
+        self.sizes = tuple(int(s) for s in sizes)
+        self.free = tuple(free)
+        self.accept = accept
+        places = len(self.sizes)
+        if any(s < 0 for s in self.sizes):
+            raise ValueError(f"place sizes must be at least 0, got {self.sizes}")
+        normal: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
+        for group in groups:
+            count = len(group.labels)
+            low = group.low if group.low is not None else (0,) * places
+            high = group.high if group.high is not None else (count,) * places
+            removed = group.removed if group.removed is not None else (0,) * places
+            if len(low) != places or len(high) != places or len(removed) != places:
+                raise ValueError(f"a group's bounds must name each of the {places} places")
+            if any(removed) and len(set(group.labels)) > 1:
+                raise ValueError("removed copies are counted for a group of copies of one card")
+            low = tuple(max(lo, -r) for lo, r in zip(low, removed))  # a hand cannot have been dealt less than none
+            high = tuple(min(h, count, s) for h, s in zip(high, self.sizes))
+            if count and any(lo > hi for lo, hi in zip(low, high)):
+                raise FourCardsError("no deal keeps what the player has seen (a group's bounds cannot be met)")
+            if count:
+                normal.append((group.labels, low, high, tuple(removed)))
+        self.groups = tuple(normal)
+        pool = len(self.free) + sum(len(g[0]) for g in self.groups)
+        if pool != sum(self.sizes):
+            raise ValueError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
+        self._memo: dict[tuple[bool, int, tuple[int, ...]], int] | None = None
+        self._splits: dict[bool, list[list[tuple[tuple[int, ...], int]]]] = {}
+        self._grid: list[npt.NDArray[np.float64]] | None = None
+        self._axes: list[int] = []
+
+    # -- counting -----------------------------------------------------------------------
+    def _compositions(self, count: int, low: tuple[int, ...], high: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """Every way to put ``count`` cards in the places within the bounds."""
+        places = len(low)
+        rest_high = [0] * (places + 1)
+        for d in range(places - 1, -1, -1):
+            rest_high[d] = rest_high[d + 1] + high[d]
+        rest_low = [0] * (places + 1)
+        for d in range(places - 1, -1, -1):
+            rest_low[d] = rest_low[d + 1] + low[d]
+        split = [0] * places
+
+        def walk(d: int, left: int) -> Iterator[tuple[int, ...]]:
+            if d == places:
+                if left == 0:
+                    yield tuple(split)
+                return
+            for y in range(max(low[d], left - rest_high[d + 1]), min(high[d], left - rest_low[d + 1]) + 1):
+                split[d] = y
+                yield from walk(d + 1, left - y)
+
+        yield from walk(0, count)
+
+    def _prepare(self) -> None:
+        if self._memo is not None:
+            return
+        fact = math.factorial
+        self._splits = {False: [], True: []}
+        for labels, low, high, removed in self.groups:
+            g = len(labels)
+            splits = list(self._compositions(g, low, high))
+            self._splits[False].append([(y, fact(g) // math.prod(fact(v) for v in y)) for y in splits])
+            # the deals behind each split: 1 / (held + removed)! a place, scaled to whole numbers
+            scale = [fact(g + r) for r in removed]
+            self._splits[True].append([(y, math.prod(f // fact(v + r) for f, v, r in zip(scale, y, removed)))
+                                       for y in splits])
+        self._memo = {}
+        self._plan_grid()
+
+    def _plan_grid(self) -> None:
+        """Count the weighted splits in floats over the whole grid of used slots, when
+        it is small enough: every place but the largest (whose count follows from the
+        others') an axis. ``_grid[i][s]`` is proportional to the weighted ways to deal
+        groups ``i..`` once ``s`` slots of each axis are taken (each layer scaled to
+        its largest value: only ratios within a layer are used)."""
+        places = len(self.sizes)
+        if not self.groups or places < 2:
+            return
+        implied = max(range(places), key=lambda d: self.sizes[d])
+        axes = [d for d in range(places) if d != implied]
+        shape = tuple(self.sizes[d] + 1 for d in axes)
+        cells = math.prod(shape)
+        if cells > GRID_CELLS or cells * sum(len(s) for s in self._splits[True]) > GRID_WORK:
+            return
+        total = sum(len(g[0]) for g in self.groups)
+        index = np.indices(shape, dtype=np.int64)
+        logs = np.zeros(shape)
+        for k, d in enumerate(axes):  # ways to place the taken slots: perm(size, taken) a place
+            n = self.sizes[d]
+            logs += math.lgamma(n + 1) - np.vectorize(math.lgamma)(n - index[k] + 1.0)
+        rest = total - index.sum(axis=0)
+        n = self.sizes[implied]
+        fits = (rest >= 0) & (rest <= n)
+        rest_logs = np.where(fits, np.vectorize(math.lgamma)(np.clip(n - rest, 0, None) + 1.0), 0.0)
+        logs = np.where(fits, logs + math.lgamma(n + 1) - rest_logs, -np.inf)
+        if not np.isfinite(logs).any():
+            self._grid = [np.zeros(shape) for _ in range(len(self.groups) + 1)]
+            self._axes = axes
+            return
+        layer = np.exp(logs - logs[np.isfinite(logs)].max())
+        layers = [layer]
+        for splits in reversed(self._splits[True]):
+            new = np.zeros(shape)
+            for y, weight in splits:
+                shift = [y[d] for d in axes]
+                if any(v >= size for v, size in zip(shift, shape)):
+                    continue
+                target = tuple(slice(0, size - v) for size, v in zip(shape, shift))
+                source = tuple(slice(v, None) for v in shift)
+                new[target] += float(weight) * layer[source]
+            top = new.max()
+            layer = new / top if top > 0 else new
+            layers.append(layer)
+        layers.reverse()
+        self._grid = layers
+        self._axes = axes
+
+    def _ways(self, i: int, used: tuple[int, ...], weighted: bool = True) -> int:
+        """Shuffles of groups ``i..`` into the slots left after ``used`` (up to the
+        free cards' arrangements, the same for every choice), ``weighted`` by the
+        deals behind them (up to a factor a group)."""
+        memo = self._memo
+        assert memo is not None
+        key = (weighted, i, used)
+        found = memo.get(key)
+        if found is not None:
+            return found
+        if i == len(self.groups):
+            total = 1
+            for size, taken in zip(self.sizes, used):
+                total *= math.perm(size, taken)
+        else:
+            total = 0
+            for y, weight in self._splits[weighted][i]:
+                after = tuple(u + v for u, v in zip(used, y))
+                if all(a <= s for a, s in zip(after, self.sizes)):
+                    total += weight * self._ways(i + 1, after, weighted)
+        memo[key] = total
+        return total
+
+    def count(self) -> int:
+        """How many shuffles keep every group's bounds (slots ordered; before ``accept``)."""
+        self._prepare()
+        free = len(self.free)
+        return self._ways(0, (0,) * len(self.sizes), False) * math.factorial(free)
+
+    # -- drawing ------------------------------------------------------------------------
+    def _splits_of(self, i: int, used: tuple[int, ...], rng: Rng) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Group ``i``'s split among the places, drawn in proportion to the weighted
+        ways to deal the rest after it; and the slots used after it."""
+        grid = self._grid
+        if grid is not None:
+            axes, layer = self._axes, grid[i + 1]
+            choices: list[tuple[float, tuple[int, ...], tuple[int, ...]]] = []
+            for y, weight in self._splits[True][i]:
+                after = tuple(u + v for u, v in zip(used, y))
+                if all(a <= s for a, s in zip(after, self.sizes)):
+                    w = float(weight) * float(layer[tuple(after[d] for d in axes)])
+                    if w > 0:
+                        choices.append((w, y, after))
+            total = sum(w for w, _, _ in choices)
+            if total <= 0:
+                raise FourCardsError("no deal keeps what the player has seen (an inconsistent position)")
+            pick = rng.next_u64() / 2.0**64 * total
+            for w, y, after in choices:
+                if pick < w:
+                    return y, after
+                pick -= w
+            return choices[-1][1], choices[-1][2]
+        options = []
+        for y, weight in self._splits[True][i]:
+            after = tuple(u + v for u, v in zip(used, y))
+            if all(a <= s for a, s in zip(after, self.sizes)):
+                ways = weight * self._ways(i + 1, after)
+                if ways:
+                    options.append((ways, y, after))
+        if not options:
+            raise FourCardsError("no deal keeps what the player has seen (an inconsistent position)")
+        chosen = below_big(rng, sum(ways for ways, _, _ in options))
+        for ways, split, after in options:
+            if chosen < ways:
+                return split, after
+            chosen -= ways
+        raise AssertionError("unreachable: the draw is below the total")
+
+    def _draw(self, rng: Rng) -> list[list[int]]:
+        self._prepare()
+        places = len(self.sizes)
+        used = (0,) * places
+        deal: list[list[int]] = [[] for _ in range(places)]
+        for i, (labels, _low, _high, _removed) in enumerate(self.groups):
+            y, after = self._splits_of(i, used, rng)
+            cards = list(labels)
+            rng.shuffle(cards)  # which of the group's cards go where: uniform
+            start = 0
+            for d in range(places):
+                deal[d] += cards[start:start + y[d]]
+                start += y[d]
+            used = after
+        rest = list(self.free)
+        rng.shuffle(rest)
+        start = 0
+        for d in range(places):
+            take = self.sizes[d] - len(deal[d])
+            deal[d] += rest[start:start + take]
+            start += take
+            rng.shuffle(deal[d])  # the bounded cards' slots: uniform within the place
+        return deal
+
+    def sample(self, rng: Rng) -> list[list[int]]:
+        """A deal: per place, its cards' labels in slot order (uniform among the
+        deals within the bounds that ``accept`` takes)."""
+        for _ in range(MAX_TRIES):
+            deal = self._draw(rng)
+            if self.accept is None or self.accept(deal):
+                return deal
+        raise FourCardsError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")

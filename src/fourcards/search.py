@@ -1,0 +1,203 @@
+"""Search on the game contract: information-set Monte Carlo over determinizations.
+
+What every game's search bot (``search`` in :mod:`fourcards.games`) shares
+when its simulator is the Python engine. The seat to act knows its
+information set (:meth:`fourcards.engine.State.information_set`, or a game's
+``information_set_of(observation)``); each iteration of :class:`RootSearch`
+draws one state of it (a *determinization*: the hidden cards dealt again
+uniformly among the deals consistent with what the seat saw), picks one of
+the seat's legal actions by UCB1 (Auer et al., 2002; the actions not tried
+yet first, in a random order), applies it and plays on with the game's rule
+bot in every seat (the *playout*), to the end of the match or a horizon, and
+scores the result for the seat in [0, 1]. The action chosen is the one tried
+most often (ties: the best mean). Each determinization is a fresh deal, so the
+statistics average over what the seat cannot see instead of fixing one guess
+(the search never looks at the real hidden cards: it only holds the
+information set).
+
+The budget is a number of iterations (``iterations``: the same choice on
+every machine, for repeatable results) or a time (``time_per_move`` seconds),
+checked between iterations.
+
+>>> from fourcards.games import get_game
+>>> from fourcards.rng import Rng
+>>> game = get_game("duelo").new_game()
+>>> state = game.new_match(1)
+>>> search = RootSearch(state.information_set(state.current_player).sample, state.legal_actions(),
+...                     lambda world, rng: float(world.current_player == 0), Rng(3))
+>>> search.run(iterations=20)
+20
+>>> sum(visits for _, visits, _ in search.statistics())
+20
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import FourCardsError
+from .rng import Rng
+
+__all__ = ["RootSearch", "Budget", "check_budget"]
+
+
+def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) -> tuple[int | None, float, float]:
+    """A search bot's budget checked: ``iterations`` an int 1..2**31-1 or None,
+    ``time_per_move`` a positive finite number of seconds (used when
+    ``iterations`` is None), ``exploration`` a finite number 0..1000.
+    TypeError for a wrong type, :class:`FourCardsError` out of range."""
+    if iterations is not None:
+        if type(iterations) is not int:
+            raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
+        if not 1 <= iterations <= 2**31 - 1:
+            raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
+    if not isinstance(time_per_move, (int, float)) or isinstance(time_per_move, bool):
+        raise TypeError(f"time_per_move must be a number, not {type(time_per_move).__name__}")
+    if iterations is None and not (time_per_move > 0 and math.isfinite(time_per_move)):
+        raise FourCardsError(f"time_per_move={time_per_move!r} must be a positive, finite number of seconds")
+    if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
+        raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
+    if not 0 <= exploration <= 1000:  # NaN fails too
+        raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
+    return iterations, float(time_per_move), float(exploration)
+
+
+class Budget:
+    """When a search stops: after ``iterations``, or at ``time_per_move`` seconds."""
+
+    __slots__ = ("iterations", "deadline")
+
+    def __init__(self, iterations: int | None, time_per_move: float) -> None:
+        self.iterations = iterations
+        self.deadline = None if iterations is not None else time.perf_counter() + time_per_move
+
+    def spent(self, done: int) -> bool:
+        if self.iterations is not None:
+            return done >= self.iterations
+        assert self.deadline is not None
+        return time.perf_counter() >= self.deadline
+
+
+class RootSearch:
+    """UCB1 over the legal actions at the root, each iteration on a fresh determinization.
+
+    ``sample(rng)`` draws a state of the information set (the seat to act is its
+    current player); ``playout(state, rng)`` plays on from the state after the
+    action and scores it for that seat in [0, 1]; ``exploration`` is UCB1's
+    constant."""
+
+    def __init__(self, sample: Callable[[Rng], Any], legal: Sequence[int],
+                 playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.7) -> None:
+        if not legal:
+            raise ValueError("no legal action to search")
+        self.sample, self.playout, self.rng = sample, playout, rng
+        self.actions = [int(a) for a in legal]
+        self.visits = [0] * len(self.actions)
+        self.totals = [0.0] * len(self.actions)
+        self.exploration = exploration
+        self.iterations = 0
+        self._untried = list(range(len(self.actions)))
+        rng.shuffle(self._untried)
+
+    def _pick(self) -> int:
+        if self._untried:
+            return self._untried.pop()
+        log_n = math.log(self.iterations)
+        c = self.exploration
+        best, best_score = 0, -math.inf
+        for i, (n, total) in enumerate(zip(self.visits, self.totals)):
+            score = total / n + c * math.sqrt(log_n / n)
+            if score > best_score:
+                best, best_score = i, score
+        return best
+
+    def iterate(self) -> None:
+        world = self.sample(self.rng)
+        i = self._pick()
+        world.apply(self.actions[i])
+        value = self.playout(world, self.rng)
+        self.visits[i] += 1
+        self.totals[i] += value
+        self.iterations += 1
+
+    def run(self, iterations: int | None = None, time_per_move: float = 0.05) -> int:
+        """Iterate until the budget is spent (at least once per action when timed,
+        so that every action has a value); returns the iterations done so far."""
+        budget = Budget(iterations, time_per_move)
+        done = 0
+        while not budget.spent(done) or (iterations is None and self._untried):
+            self.iterate()
+            done += 1
+        return self.iterations
+
+    def statistics(self) -> list[tuple[int, int, float]]:
+        """``[(action, visits, mean score)]``, most visited first."""
+        rows = [(a, n, t / n if n else 0.0) for a, n, t in zip(self.actions, self.visits, self.totals)]
+        rows.sort(key=lambda row: (-row[1], -row[2], row[0]))
+        return rows
+
+    def best(self) -> int:
+        """The action tried most often (ties: the best mean, then the lowest action)."""
+        return self.statistics()[0][0]
+
+
+class PairedSearch:
+    """Every action on the same determinizations, the weaker half set aside as
+    rounds double (sequential halving, Karnin et al., 2013, with common random
+    deals): each round draws one state of the information set and plays every
+    action still in from it, so actions are compared on the same hidden cards
+    (with deterministic playouts, their difference is exact on that deal).
+
+    The same interface as :class:`RootSearch`; a budget of ``iterations``
+    counts playouts."""
+
+    def __init__(self, sample: Callable[[Rng], Any], legal: Sequence[int],
+                 playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.0) -> None:
+        if not legal:
+            raise ValueError("no legal action to search")
+        self.sample, self.playout, self.rng = sample, playout, rng
+        self.actions = [int(a) for a in legal]
+        self.visits = [0] * len(self.actions)
+        self.totals = [0.0] * len(self.actions)
+        self.alive = list(range(len(self.actions)))
+        self.rounds = 0
+        self.iterations = 0
+        self._next_cut = 2
+
+    def _round(self, budget: Budget) -> None:
+        world = self.sample(self.rng)
+        for i in self.alive:
+            if budget.spent(self.iterations) and self.rounds:
+                return
+            trial = world.clone()
+            trial.apply(self.actions[i])
+            self.totals[i] += self.playout(trial, self.rng)
+            self.visits[i] += 1
+            self.iterations += 1
+        self.rounds += 1
+        if self.rounds >= self._next_cut and len(self.alive) > 2:
+            self.alive.sort(key=lambda i: -self.totals[i] / self.visits[i])
+            self.alive = self.alive[:max(2, (len(self.alive) + 1) // 2)]
+            self._next_cut *= 2
+
+    def run(self, iterations: int | None = None, time_per_move: float = 0.05) -> int:
+        """Play rounds until the budget is spent (at least one whole round)."""
+        budget = Budget(iterations, time_per_move)
+        while not budget.spent(self.iterations) or not self.rounds:
+            self._round(budget)
+        return self.iterations
+
+    def statistics(self) -> list[tuple[int, int, float]]:
+        """``[(action, playouts, mean score)]``: the actions still in first, best mean first."""
+        alive = set(self.alive)
+        rows = [(a, n, t / n if n else 0.0, i in alive)
+                for i, (a, n, t) in enumerate(zip(self.actions, self.visits, self.totals))]
+        rows.sort(key=lambda row: (not row[3], -row[2], row[0]))
+        return [(a, n, mean) for a, n, mean, _ in rows]
+
+    def best(self) -> int:
+        """The best mean among the actions still in (ties: the lowest action)."""
+        return self.statistics()[0][0]

@@ -1,0 +1,92 @@
+"""Every game of the registry on OpenSpiel (``fourcards.rl.openspiel_games``):
+loaded by its name, passing OpenSpiel's own ``random_sim_test`` (serialization
+included), with ``resample_from_infostate`` keeping what the player knows."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+from fourcards.games import GAMES
+
+pytestmark = [pytest.mark.rl]
+pyspiel = pytest.importorskip("pyspiel")
+
+from fourcards.rl import openspiel_games  # noqa: E402  (needs pyspiel)
+
+#: Rules that keep matches short (random play can run a game a long time).
+SHORT = {"gang-of-four": {"target_score": 10}, "four-color": {"rounds": 1}, "zangle": {"rounds": 1},
+         "duelo": {"hand_limit": 60}, "four-pack": {"max_asks": 150}}
+CASES = [(name, {**SHORT.get(name, {}), **extra}) for name in GAMES
+         for extra in ([{}, {"players": 2}] if name != "zangle" else [{}, {"mode": "solitaire"}])
+         if not (name == "four-pack" and extra)]
+
+
+def test_every_game_of_the_registry_is_registered() -> None:
+    names = openspiel_games.register_all()
+    assert names == [openspiel_games.spiel_name(name) for name in GAMES]
+    assert set(names) <= set(pyspiel.registered_names())
+    assert openspiel_games.spiel_name("four-color-cards") == "python_fourcards_four_color"
+
+
+@pytest.mark.parametrize("name, params", CASES, ids=lambda v: v if isinstance(v, str) else repr(v))
+def test_random_sim_test_passes(name: str, params: dict[str, Any]) -> None:
+    game = openspiel_games.load_game(name, **params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def _midgame(name: str, params: dict[str, Any], moves: int, seed: int = 3) -> Any:
+    import numpy as np
+
+    game = openspiel_games.load_game(name, **params)
+    state = game.new_initial_state()
+    state.apply_action(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_resample_from_infostate_keeps_what_the_player_knows(name: str) -> None:
+    state = _midgame(name, SHORT.get(name, {}), 12)
+    if state.is_terminal():
+        pytest.skip(f"{name}: the random match ended within 12 moves")  # pragma: no cover
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for player in range(state.num_players()):
+        for _ in range(4):
+            other = state.resample_from_infostate(player, sampler)
+            assert other.information_state_string(player) == state.information_state_string(player)
+            assert other.observation_string(player) == state.observation_string(player)
+            assert other.observation_tensor(player) == state.observation_tensor(player)
+            assert other.history() == state.history()
+            if player == state.current_player():
+                assert other.legal_actions() == state.legal_actions()
+    before = state.resample_from_infostate(0, sampler)
+    assert state.information_state_string(0) == before.information_state_string(0)
+
+
+def test_states_and_games_pickle() -> None:
+    state = _midgame("four-pack", {}, 10)
+    again = pickle.loads(pickle.dumps(state))
+    assert str(again) == str(state) and again.history() == state.history()
+    game = pickle.loads(pickle.dumps(state.get_game()))
+    assert game.get_parameters() == state.get_game().get_parameters()
+
+
+def test_ismcts_plays_a_registry_game() -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    import numpy as np
+
+    game = openspiel_games.load_game("duelo", hand_limit=100)
+    state = game.new_initial_state()
+    state.apply_action(5)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)), 1.0, 20,
+                           random_state=np.random.RandomState(2))
+    action = bot.step(state)
+    assert action in state.legal_actions()

@@ -1,0 +1,145 @@
+"""The exact sampler behind every game's ``resample`` (``fourcards.sampling``),
+against brute force: on small pools it counts the arrangements within the bounds
+exactly, and draws each of them equally often (chi-square)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fourcards import sampling
+from fourcards.errors import FourCardsError
+from fourcards.rng import Rng
+from fourcards.sampling import MAX_TRIES, DealSampler, Group, below_big
+
+from .stats import chi_square, expected_counts, gamma_q
+
+
+def brute_force(sizes: list[int], free: list[int], groups: list[Group]) -> Counter[tuple[tuple[int, ...], ...]]:
+    """Every shuffle of the pool (cards told apart by their index) into the slots,
+    kept when each group's bounds hold; counted by what it deals (labels per place)."""
+    cards = [(label, -1) for label in free]
+    for g, group in enumerate(groups):
+        cards += [(label, g) for label in group.labels]
+    found: Counter[tuple[tuple[int, ...], ...]] = Counter()
+    for order in itertools.permutations(range(len(cards))):
+        deal, start = [], 0
+        for size in sizes:
+            deal.append([cards[i] for i in order[start:start + size]])
+            start += size
+        ok = True
+        for g, group in enumerate(groups):
+            for d, place in enumerate(deal):
+                held = sum(1 for _, owner in place if owner == g)
+                low = 0 if group.low is None else group.low[d]
+                high = len(group.labels) if group.high is None else group.high[d]
+                ok = ok and low <= held <= high
+        if ok:
+            found[tuple(tuple(label for label, _ in place) for place in deal)] += 1
+    return found
+
+
+CASES = [
+    ([2, 2], [1, 2, 3], [Group((9,), low=(1, 0))]),
+    ([2, 1, 3], [1, 1, 2], [Group((5, 5), low=(1, 0, 0)), Group((7,), high=(0, 1, 0))]),
+    ([3, 3], [4], [Group((1, 2), high=(0, 2)), Group((3, 3, 3), low=(1, 1))]),
+    ([1, 2, 3], [], [Group((1, 2, 3), high=(1, 0, 3)), Group((4, 4, 5), low=(0, 1, 0))]),
+]
+
+
+@pytest.mark.parametrize("sizes, free, groups", CASES)
+def test_the_count_is_the_brute_force_count(sizes: list[int], free: list[int], groups: list[Group]) -> None:
+    sampler = DealSampler(sizes, free, groups)
+    assert sampler.count() == sum(brute_force(sizes, free, groups).values())
+
+
+@pytest.mark.parametrize("engine", ["grid", "exact"])
+@pytest.mark.parametrize("sizes, free, groups", CASES)
+def test_every_deal_within_the_bounds_comes_up_as_often(sizes: list[int], free: list[int], groups: list[Group],
+                                                       engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of counting: in floats over the whole grid of used slots, and in
+    exact integers over the states reached (for grids too large)."""
+    if engine == "exact":
+        monkeypatch.setattr(sampling, "GRID_CELLS", 0)
+    weights = brute_force(sizes, free, groups)
+    sampler = DealSampler(sizes, free, groups)
+    sampler._prepare()
+    assert (sampler._grid is not None) == (engine == "grid")
+    rng = Rng(2026)
+    samples = max(2000, 12 * len(weights))
+    seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(samples))
+    statistic, df, p = chi_square(seen, expected_counts(weights, samples))
+    assert p > 1e-4, (statistic, df, p)
+
+
+def test_accept_keeps_the_draws_uniform_over_the_deals_it_takes() -> None:
+    sizes, free = [2, 2], [1, 2, 3, 4]
+    weights = Counter({k: v for k, v in brute_force(sizes, free, []).items() if 1 not in k[0]})
+
+    sampler = DealSampler(sizes, free, accept=lambda deal: 1 not in deal[0])
+    rng = Rng(7)
+    seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(3000))
+    assert chi_square(seen, expected_counts(weights, 3000))[2] > 1e-4
+
+
+def test_impossible_bounds_are_refused_by_name() -> None:
+    with pytest.raises(FourCardsError, match="no deal keeps"):
+        DealSampler([1, 1], [2], [Group((1,), low=(1, 1))]).sample(Rng(1))
+    with pytest.raises(FourCardsError, match="no deal keeps"):
+        DealSampler([1, 1], [], [Group((1, 2), low=(2, 0))]).sample(Rng(1))
+    with pytest.raises(FourCardsError, match=f"{MAX_TRIES:,} tries"):
+        DealSampler([1, 1], [1, 2], accept=lambda deal: False).sample(Rng(1))
+    with pytest.raises(ValueError, match="pool holds 3"):
+        DealSampler([1, 1], [1, 2, 3])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 2**300), st.integers(0, 2**64 - 1))
+def test_below_big_stays_below(n: int, seed: int) -> None:
+    assert 0 <= below_big(Rng(seed), n) < n
+
+
+def test_below_big_is_uniform_past_64_bits() -> None:
+    n = 3 << 64
+    rng = Rng(11)
+    thirds = Counter(below_big(rng, n) >> 64 for _ in range(3000))
+    assert chi_square(thirds, {0: 1000.0, 1: 1000.0, 2: 1000.0})[2] > 1e-4
+
+
+def test_the_p_value_is_right() -> None:
+    # Q(1, x) = exp(-x); the chi-square 95% point with 3 degrees of freedom is 7.8147
+    assert math.isclose(gamma_q(1.0, 2.5), math.exp(-2.5), rel_tol=1e-12)
+    assert math.isclose(gamma_q(1.5, 7.8147 / 2), 0.05, rel_tol=1e-4)
+    assert math.isclose(gamma_q(10.0, 3.0), 0.9988975118, rel_tol=1e-8)
+
+
+@pytest.mark.parametrize("engine", ["grid", "exact"])
+def test_removed_copies_weigh_the_deals_behind_a_position(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deals are equally likely, not positions: with ``removed``, a place that gave
+    up copies of a card since the deal is as likely to hold the others as the
+    deals of the cards it holds and gave up say (brute force over those deals)."""
+    sizes, removed = [2, 2, 1], (1, 0, 0)  # place 0 gave up one copy of card 5 since the deal
+    pool = [5, 5, 6, 7, 8]
+    # every deal: place 0 dealt 3 cards (one of them the 5 it gave up), the others as now
+    dealt: Counter[tuple[tuple[int, ...], ...]] = Counter()
+    cards = pool + [5]
+    for order in itertools.permutations(range(len(cards))):
+        hands = [[cards[i] for i in order[0:3]], [cards[i] for i in order[3:5]], [cards[i] for i in order[5:6]]]
+        if 5 not in hands[0]:
+            continue
+        hands[0].remove(5)
+        dealt[tuple(tuple(sorted(h)) for h in hands)] += 1
+    if engine == "exact":
+        monkeypatch.setattr(sampling, "GRID_CELLS", 0)
+    sampler = DealSampler(sizes, [6, 7, 8], [Group((5, 5), removed=removed + ())])
+    rng = Rng(3)
+    seen = Counter(tuple(tuple(sorted(place)) for place in sampler.sample(rng)) for _ in range(6000))
+    assert set(seen) == set(dealt)
+    assert chi_square(seen, expected_counts(dealt, 6000))[2] > 1e-4
+    plain = Counter(tuple(tuple(sorted(place)) for place in DealSampler(sizes, pool).sample(rng)) for _ in range(6000))
+    assert chi_square(plain, expected_counts(dealt, 6000))[2] < 1e-6  # without the weights: not the deals' odds

@@ -1,0 +1,191 @@
+"""The search player of every game (issue 30): legal, repeatable with ``iterations=``,
+deciding from what its seat sees, its options checked, the same from threads,
+declared to hosts, and the one the registry's ``best`` and the server's hints use
+where it is the stronger."""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+import pytest
+
+from fourcards import FourCardsError
+from fourcards._backend import COMPILED
+from fourcards.engine import State
+from fourcards.games import BEST, GAMES, get_game
+from fourcards.hosting.bots import bot_kind, checked_bot
+from fourcards.rng import Rng
+
+pytestmark = pytest.mark.engine
+
+SEARCHING = [name for name in GAMES if "search" in get_game(name).bot_kinds]
+
+
+def _needs_kernels(name: str) -> None:
+    if "search" in get_game(name).compiled_bots and not COMPILED:
+        pytest.skip(f"{name}'s search runs in the compiled simulator, which is not in use")
+
+
+def decision_points(name: str, count: int, seed: int = 11) -> list[tuple[State[Any], int]]:
+    """Positions of rule-bot matches where the seat to act has a real choice."""
+    entry = get_game(name)
+    game = entry.new_game()
+    rng = Rng(seed)
+    found: list[tuple[State[Any], int]] = []
+    match = 0
+    while len(found) < count and match < 40:
+        state = game.new_match(seed + match)
+        bots = [entry.new_bot("random", game, seed + 7 * seat) for seat in range(game.num_players)]
+        match += 1
+        while not state.is_terminal and len(found) < count:
+            player = state.current_player
+            legal = state.legal_actions()
+            if len(legal) > 1 and rng.below(4) == 0:
+                found.append((state.clone(), player))
+            state.apply(bots[player].choose(state.observation(player), legal), player)
+    assert len(found) == count, f"{name}: only {len(found)} decision points"
+    return found
+
+
+def search_bot(name: str, seed: int, **options: Any) -> Any:
+    entry = get_game(name)
+    return entry.new_bot("search", entry.new_game(), seed, **options)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_the_search_chooses_a_legal_action_the_same_way_for_the_same_seed(name: str) -> None:
+    _needs_kernels(name)
+    for state, player in decision_points(name, 6):
+        legal = state.legal_actions()
+        choices = {search_bot(name, 5, iterations=40).choose(state.observation(player), legal) for _ in range(2)}
+        assert len(choices) == 1 and choices <= set(legal), (name, choices, legal)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_the_search_decides_from_what_its_seat_sees(name: str) -> None:
+    """Deal the cards the seat cannot see again (the contract's resample): the seat's
+    observation is the same, and so is the search's choice (same seed, same iterations)."""
+    _needs_kernels(name)
+    for number, (state, player) in enumerate(decision_points(name, 4, seed=23)):
+        other = state.resample(player, number)
+        legal = state.legal_actions()
+        assert other.legal_actions() == legal
+        first = search_bot(name, 9, iterations=30).choose(state.observation(player), legal)
+        second = search_bot(name, 9, iterations=30).choose(other.observation(player), legal)
+        assert first == second, (name, number)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+@pytest.mark.parametrize("options", [{"iterations": 0}, {"iterations": -3}, {"iterations": 2**31},
+                                     {"time_per_move": 0.0}, {"time_per_move": -1.0},
+                                     {"time_per_move": math.nan}, {"time_per_move": math.inf}])
+def test_the_search_budget_is_checked(name: str, options: dict[str, Any]) -> None:
+    _needs_kernels(name)
+    with pytest.raises(FourCardsError):
+        search_bot(name, 1, **options)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+@pytest.mark.parametrize("options", [{"iterations": 2.5}, {"iterations": True}, {"time_per_move": "0.1"}])
+def test_the_search_budget_types_are_checked(name: str, options: dict[str, Any]) -> None:
+    _needs_kernels(name)
+    with pytest.raises((TypeError, FourCardsError)):
+        search_bot(name, 1, **options)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_threads_give_the_same_choices_as_one(name: str) -> None:
+    _needs_kernels(name)
+    points = decision_points(name, 4, seed=31)
+    alone = [search_bot(name, 3 + i, iterations=25).choose(s.observation(p), s.legal_actions())
+             for i, (s, p) in enumerate(points)]
+    together: list[int | None] = [None] * len(points)
+
+    def work(i: int) -> None:
+        state, player = points[i]
+        together[i] = search_bot(name, 3 + i, iterations=25).choose(state.observation(player),
+                                                                    state.legal_actions())
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(points))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert together == alone
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_a_host_may_make_the_search_again_for_every_turn(name: str) -> None:
+    """The search decides from the observation alone: it says so (``stateless``), and a
+    host (fourcards.hosting) accepts it at a seat."""
+    _needs_kernels(name)
+    entry = get_game(name)
+    bot = search_bot(name, 1, iterations=5)
+    assert bot_kind(bot) == "stateless"
+    assert checked_bot(entry, entry.new_game(), "search", 0) == "search"
+
+
+@pytest.mark.parametrize("name", ["four-pack", "duelo"])
+def test_best_and_the_hints_use_the_search_where_it_is_the_stronger(name: str) -> None:
+    """benchmarks/bench_strength.py: Four Pack's search against 3 memory bots and Duelo's
+    against the category bot win more than the fair share (docs/ai/)."""
+    from fourcards.server.compute import hint_player
+
+    entry = get_game(name)
+    assert entry.kind_of(BEST) == "search"
+    hint = hint_player(entry, entry.new_game(), 1, 0.01)
+    assert type(hint) is type(search_bot(name, 1)) and getattr(hint, "time_per_move", None) == 0.01
+
+
+def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() -> None:
+    """The Four Color search weighs the other hands by how many of their choices this round
+    the rule-based player would have made holding them: at a table of rule-based players,
+    every seat's real hand explains every one of its choices."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor import _kernels
+    from fourcards.fourcolor.bots import GreedyBot
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.search import histories, search_inputs
+
+    game = FourColor()
+    checked = 0
+    for seed in range(6):
+        state = game.new_match(seed)
+        bots = [GreedyBot() for _ in range(4)]
+        for step in range(400):
+            if state.is_terminal:
+                break
+            player = state.current_player
+            observation, legal = state.observation(player), state.legal_actions()
+            if step % 9 == 8 and len(legal) > 1:
+                assert _kernels.sim is not None
+                search = _kernels.sim.FcSearch()
+                search.reset(**search_inputs(observation, legal), seed=1, scale=30.0, burn=0, mixing=0, weight=2.0)
+                for seat, events in histories(observation).items():
+                    search.set_history(seat, events)
+                    agree, made = search.agreement(seat, list(state._hands[seat]))
+                    assert agree == made, (seed, step, seat, agree, made)
+                    checked += made
+            state.apply(bots[player].choose(observation, legal), player)
+    assert checked > 50
+
+
+def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_clears() -> None:
+    """benchmarks/bench_strength.py's arithmetic (not its timings): a row is met when the
+    interval's lower end reaches the target and a decision took at most 100 ms."""
+    from fourcards.benchmarks.strength import ROWS, Result, Row, play, table
+    from fourcards.tournament import wilson_interval
+
+    assert {row.game for row in ROWS} == {"four-color", "four-pack", "zangle", "duelo"}
+    row = Row("duelo", "category", 2, 0.58, 10)
+    wins, seconds, decisions = play("duelo", "category", 2, range(4), 7, {"iterations": 5})
+    assert 0 <= wins <= 4 and decisions > 0 and seconds > 0
+    strong = Result(row, wilson_interval(0.9, 400), 50.0, 100)
+    slow = Result(row, wilson_interval(0.9, 400), 150.0, 100)
+    unsure = Result(row, wilson_interval(0.6, 50), 50.0, 100)
+    assert strong.met and not slow.met and not unsure.met
+    assert table([strong, unsure]).splitlines()[2].endswith("| met |")
+    assert table([strong, unsure]).splitlines()[3].endswith("| not met |")
