@@ -7,7 +7,7 @@ subset from Noto Serif CJK TC Bold (SIL Open Font License 1.1), as a small WOFF2
 The page draws every Four Color card with these characters; a browser without a
 CJK font (Debian's Chromium, out of the box) would draw empty boxes, so the page
 ships them. Regenerating needs the source font (Debian: ``apt-get install
-fonts-noto-cjk``) and fontTools with brotli (``pip install fonttools brotli``);
+fonts-noto-cjk``) and fontTools with brotli (``pip install "fonttools[woff]"``, in the browser extra);
 ``--check`` needs fontTools only.
 """
 
