@@ -22,8 +22,8 @@ never breaks ``import fourcards``.
 >>> game.num_players, entry.bot_kinds
 (3, ('random', 'greedy', 'learned', 'search'))
 >>> bot = entry.new_bot("greedy", game, seed=1)
->>> get_game("four-pack").kind_of("best")
-'memory'
+>>> get_game("four-pack").kind_of("best"), get_game("zangle").kind_of("best")
+('search', 'greedy')
 """
 
 from __future__ import annotations

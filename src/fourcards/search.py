@@ -34,6 +34,7 @@ checked between iterations.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -41,7 +42,7 @@ from typing import Any
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["RootSearch", "Budget", "check_budget"]
+__all__ = ["SearchPlayer", "RootSearch", "Budget", "check_budget"]
 
 
 def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) -> tuple[int | None, float, float]:
@@ -64,6 +65,40 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) ->
         raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
     return iterations, float(time_per_move), float(exploration)
 
+
+
+class SearchPlayer:
+    """What every game's search bot shares: it decides from the observation alone
+    (``stateless``: a host may make it again for every turn, :mod:`fourcards.hosting`),
+    its searches take turns on one lock (one bot may be shared by threads), it
+    pickles without the lock (and without what :attr:`_unpicklable` names, made
+    again by :meth:`_restore`), and its repr shows its budget."""
+
+    stateless = True
+    _unpicklable: tuple[str, ...] = ("_lock",)
+    iterations: int | None
+    time_per_move: float
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def _restore(self) -> None:
+        """Make again what pickling left out (the lock; a subclass: its own too)."""
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._unpicklable}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._restore()
+
+    def _options_text(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
+        return f"{type(self).__name__}({budget}{self._options_text()})"
 
 class Budget:
     """When a search stops: after ``iterations``, or at ``time_per_move`` seconds."""

@@ -22,14 +22,13 @@ of the cards after ``horizon`` hands (a win: 1, a loss: 0).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from ..engine import State
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import RootSearch, check_budget
+from ..search import RootSearch, SearchPlayer, check_budget
 from .game import Duelo, DueloObservation, DueloState, TableTaken
 
 __all__ = ["SearchBot", "state_of", "strength_table"]
@@ -129,16 +128,12 @@ def state_of(game: Duelo, observation: DueloObservation) -> DueloState:
     return state
 
 
-class SearchBot:
+class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search over category playouts (see the module).
 
     ``iterations`` playouts a call (repeatable), else ``time_per_move`` seconds;
     ``horizon`` hands a playout plays after the call; ``exploration`` UCB1's
     constant. One bot may be shared by threads (its searches take turns)."""
-
-    #: It decides from the observation alone (the information set is rebuilt from what
-    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
-    stateless = True
 
     def __init__(self, game: Duelo, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, horizon: int = 6) -> None:
@@ -148,7 +143,7 @@ class SearchBot:
         self.game, self.horizon = game, horizon
         self.rng = Rng(seed)
         self._strength = strength_table(game)
-        self._lock = threading.Lock()
+        SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
@@ -180,15 +175,5 @@ class SearchBot:
             return 1.0 if me in world._winners else 0.5 if not world._winners else 0.0
         return len(world._piles[me]) / 32
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
-        return f"SearchBot({budget}, horizon={self.horizon})"
+    def _options_text(self) -> str:
+        return f", horizon={self.horizon}"

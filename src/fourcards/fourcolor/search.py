@@ -25,14 +25,13 @@ General).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import check_budget
+from ..search import SearchPlayer, check_budget
 from . import _deck, _kernels
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
 
@@ -203,17 +202,13 @@ def _can_claim(hand: Sequence[int], action: int, card: int) -> bool:
     return all(hand[code] >= need.count(code) for code in set(need))
 
 
-class SearchBot:
+class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search in C over greedy playouts (see the module).
 
     ``iterations`` playouts a decision (repeatable), else ``time_per_move``
     seconds; ``exploration`` UCB1's constant; ``scale`` the payments that move a
     playout's score by a half. A decision with one legal action is not searched.
     One bot may be shared by threads (its searches take turns)."""
-
-    #: It decides from the observation alone (the information set is rebuilt from what
-    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
-    stateless = True
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
@@ -235,7 +230,7 @@ class SearchBot:
         self.scale, self.burn, self.mixing, self.weight = float(scale), burn, mixing, float(weight)
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
-        self._lock = threading.Lock()
+        SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
@@ -263,15 +258,8 @@ class SearchBot:
             self.last_statistics = search.statistics()
             return int(self.last_statistics[0][0])
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_search")}
-        return state
+    _unpicklable = ("_lock", "_search")
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+    def _restore(self) -> None:
+        SearchPlayer._restore(self)
         self._search = _kernels.sim.FcSearch() if _kernels.sim is not None else None
-
-    def __repr__(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
-        return f"SearchBot({budget})"

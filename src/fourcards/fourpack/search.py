@@ -23,7 +23,6 @@ beside the best other seat's as a tie-break.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,7 @@ from ..decks import FAMILIES
 from ..engine import InformationSet, State
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import PairedSearch, RootSearch, check_budget
+from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .bots import memory_choice
 from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
 
@@ -155,17 +154,13 @@ def playout(world: FourPackState, me: int, limit: int) -> float:
 _NARROW_TRIES = 200
 
 
-class SearchBot:
+class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search over memory playouts (see the module).
 
     ``iterations`` playouts a call (repeatable), else ``time_per_move`` seconds;
     ``exploration`` UCB1's constant; ``limit`` asks a playout plays at most;
     ``probes`` deals drawn first to set aside asks that fail in all of them.
     One bot may be shared by threads (its searches take turns)."""
-
-    #: It decides from the observation alone (the information set is rebuilt from what
-    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
-    stateless = True
 
     def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = False,
@@ -181,7 +176,7 @@ class SearchBot:
         self.askers_hold = askers_hold
         self.game, self.limit, self.probes, self.paired = game, limit, probes, paired
         self.rng = Rng(seed)
-        self._lock = threading.Lock()
+        SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
@@ -226,15 +221,3 @@ class SearchBot:
                 pass
         return surrogate.information_set(me)
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
-        return f"SearchBot({budget})"

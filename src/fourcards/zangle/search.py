@@ -24,13 +24,11 @@ True
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from typing import Any
 
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import PairedSearch, RootSearch, check_budget
+from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
 
@@ -100,7 +98,7 @@ def playout(world: ZangleState, me: int, scale: float = 8.0, horizon: int = 1000
     return max(0.0, min(1.0, 0.5 + (best_other - totals[me]) / (2 * scale)))
 
 
-class SearchBot:
+class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search over greedy playouts (see the module).
 
     ``iterations`` playouts a decision (repeatable), else ``time_per_move``
@@ -108,10 +106,6 @@ class SearchBot:
     aside as rounds double (else UCB1 with ``exploration``); ``scale`` the points
     that move a playout's score by a half; ``horizon`` the Zangles a playout plays
     at most (then the cards held count). One bot may be shared by threads."""
-
-    #: It decides from the observation alone (the information set is rebuilt from what
-    #: it shows), so a host may make it again for every turn (:mod:`fourcards.hosting`).
-    stateless = True
 
     def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000) -> None:
@@ -124,7 +118,7 @@ class SearchBot:
             raise FourCardsError(f"horizon={horizon!r} must be an int 1..100000")
         self.game, self.scale, self.paired, self.horizon = game, float(scale), paired, horizon
         self.rng = Rng(seed)
-        self._lock = threading.Lock()
+        SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
@@ -147,15 +141,3 @@ class SearchBot:
             self.last_statistics = search.statistics()
             return search.best()
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
-        return f"SearchBot({budget})"
