@@ -34,7 +34,8 @@ OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.r
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).
-COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector"}
+COMPILED_ONLY = {"fourcards.rl.vector", "fourcards.rl.gymnasium_vector", "fourcards.gangoffour._vector",
+                 "fourcards.fourcolor.search"}
 
 
 def _available(name: str) -> bool:

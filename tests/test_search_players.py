@@ -189,3 +189,28 @@ def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_
     assert strong.met and not slow.met and not unsure.met
     assert table([strong, unsure]).splitlines()[2].endswith("| met |")
     assert table([strong, unsure]).splitlines()[3].endswith("| not met |")
+
+
+def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clear_gain() -> None:
+    """``margin``: another action than the rule-based player's only on a gain above that many
+    standard errors on the same deals; with a margin no gain reaches, it plays as the rule bot."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor.bots import GreedyBot
+    from fourcards.fourcolor.search import SearchBot
+
+    entry = get_game("four-color")
+    game = entry.new_game()
+    rule = GreedyBot()
+    cautious = SearchBot(game, seed=4, iterations=60, margin=100.0)
+    bold = SearchBot(game, seed=4, iterations=60, margin=None)
+    differs = 0
+    for state, player in decision_points("four-color", 12, seed=41):
+        observation, legal = state.observation(player), state.legal_actions()
+        assert cautious.choose(observation, legal) == rule.choose(observation, legal)
+        differs += bold.choose(observation, legal) != rule.choose(observation, legal)
+    assert differs > 0  # the plain search does not simply copy the rule bot
+    with pytest.raises(FourCardsError):
+        SearchBot(game, margin=-1.0)
+    with pytest.raises(FourCardsError):
+        SearchBot(game, margin=math.nan)

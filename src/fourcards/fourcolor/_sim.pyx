@@ -477,6 +477,13 @@ cdef class FcSearch:
     cdef long rounds
     cdef long next_cut
     cdef double scale
+    # The baseline (the rule-based player's own choice, ``set_baseline``): never set
+    # aside; every other action's score less the baseline's on the same deal, summed
+    # and squared, to tell a real gain from noise (``choice``).
+    cdef int baseline
+    cdef double gain[128]
+    cdef double gain_sq[128]
+    cdef uint32_t paired[128]
     # The Markov chain over deals of the hidden cards (see ``_chain_step``).
     cdef int8_t chain[112]
     cdef uint8_t held[4][FC_KINDS]
@@ -554,6 +561,10 @@ cdef class FcSearch:
             self.visits[i] = 0
             self.totals[i] = 0.0
             self.alive[i] = i
+            self.gain[i] = 0.0
+            self.gain_sq[i] = 0.0
+            self.paired[i] = 0
+        self.baseline = -1
         self.n_alive = self.n_actions
         self.rounds = 0
         self.next_cut = 4
@@ -775,14 +786,25 @@ cdef class FcSearch:
     cdef void _round(self) noexcept nogil:
         cdef FcGame deal, s
         cdef int a, i, j, k, keep
-        cdef double mean_i, mean_j
+        cdef double mean_i, mean_j, base = 0.0, d
+        cdef double score[128]
         self._determinize(&deal)
         for a in range(self.n_alive):
             i = self.alive[a]
             memcpy(&s, &deal, sizeof(FcGame))
-            self.totals[i] += self._playout(&s, self.actions[i])
+            score[i] = self._playout(&s, self.actions[i])
+            self.totals[i] += score[i]
             self.visits[i] += 1
             self.iterations += 1
+            if i == self.baseline:
+                base = score[i]
+        if self.baseline >= 0:
+            for a in range(self.n_alive):
+                i = self.alive[a]
+                d = score[i] - base
+                self.gain[i] += d
+                self.gain_sq[i] += d * d
+                self.paired[i] += 1
         self.rounds += 1
         if self.rounds >= self.next_cut and self.n_alive > 2:
             for a in range(1, self.n_alive):  # best mean first (insertion sort)
@@ -798,7 +820,16 @@ cdef class FcSearch:
                     k -= 1
                 self.alive[k + 1] = i
             keep = (self.n_alive + 1) // 2
-            self.n_alive = keep if keep > 2 else 2
+            if keep < 2:
+                keep = 2
+            if self.baseline >= 0:  # the baseline stays in (last, in place of the weakest kept)
+                for a in range(self.n_alive):
+                    if self.alive[a] == self.baseline:
+                        if a >= keep:
+                            self.alive[a] = self.alive[keep - 1]
+                            self.alive[keep - 1] = self.baseline
+                        break
+            self.n_alive = keep
             self.next_cut *= 2
 
     def run(self, iterations):
@@ -820,6 +851,43 @@ cdef class FcSearch:
         finally:
             self.busy = False
         return self.iterations
+
+    def set_baseline(self, int action):
+        """Compare every action with ``action`` (one of the legal ones: the rule-based
+        player's choice) on the same deals, and never set it aside. Before ``run``."""
+        cdef int i
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        for i in range(self.n_actions):
+            if self.actions[i] == action:
+                self.baseline = i
+                return
+        raise ValueError(f"the baseline {action} is not a legal action")
+
+    def choice(self, double margin):
+        """The action to play: the best mean among the actions still in, when its gain
+        over the baseline on the same deals is above ``margin`` standard errors (else
+        the baseline, a gain lost in the noise); the best mean when there is no baseline."""
+        cdef int i, best = -1
+        cdef double mean, var, n
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        for i in range(self.n_actions):
+            if self.visits[i] and (best < 0 or self.totals[i] / self.visits[i] > self.totals[best] / self.visits[best]):
+                if any(self.alive[a] == i for a in range(self.n_alive)):
+                    best = i
+        if best < 0:
+            return self.actions[self.baseline if self.baseline >= 0 else 0]
+        if self.baseline < 0 or best == self.baseline:
+            return self.actions[best]
+        n = self.paired[best]
+        if n < 2:
+            return self.actions[self.baseline]
+        mean = self.gain[best] / n
+        var = (self.gain_sq[best] - n * mean * mean) / (n - 1)
+        if mean > 0 and mean * mean * n > margin * margin * (var if var > 0 else 0.0):
+            return self.actions[best]
+        return self.actions[self.baseline]
 
     def statistics(self):
         """``[(action, playouts, mean score)]``: the actions still in first, best mean first."""

@@ -33,6 +33,7 @@ from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import SearchPlayer, check_budget
 from . import _deck, _kernels
+from .bots import GreedyBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
 
 __all__ = ["SearchBot", "search_inputs", "histories"]
@@ -208,11 +209,14 @@ class SearchBot(SearchPlayer):
     ``iterations`` playouts a decision (repeatable), else ``time_per_move``
     seconds; ``exploration`` UCB1's constant; ``scale`` the payments that move a
     playout's score by a half. A decision with one legal action is not searched.
+    ``margin``: it plays another action than the rule-based player's own only
+    when that action's gain over it, on the same deals, is above ``margin``
+    standard errors (None: the best mean, however small the gain).
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
-                 mixing: int = 10, weight: float = 2.0) -> None:
+                 mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0) -> None:
         budget = check_budget(iterations, time_per_move, exploration)
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
@@ -227,7 +231,12 @@ class SearchBot(SearchPlayer):
                 raise FourCardsError(f"{name}={value!r} must be an int 0..1000000")
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 <= weight <= 100:
             raise FourCardsError(f"weight={weight!r} must be a number 0..100")
+        if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
+                                   or not 0 <= margin <= 100):
+            raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
         self.scale, self.burn, self.mixing, self.weight = float(scale), burn, mixing, float(weight)
+        self.margin = None if margin is None else float(margin)
+        self._rule = GreedyBot()
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
         SearchPlayer.__init__(self)
@@ -247,6 +256,8 @@ class SearchBot(SearchPlayer):
                          weight=self.weight)
             for seat, events in histories(observation).items():
                 search.set_history(seat, events)
+            if self.margin is not None:
+                search.set_baseline(self._rule.choose(observation, legal_actions))
             if self.iterations is not None:
                 search.run(self.iterations)
             else:
@@ -256,7 +267,9 @@ class SearchBot(SearchPlayer):
                     search.run(batch)
                     batch = min(batch * 2, 128)
             self.last_statistics = search.statistics()
-            return int(self.last_statistics[0][0])
+            if self.margin is None:
+                return int(self.last_statistics[0][0])
+            return int(search.choice(self.margin))
 
     _unpicklable = ("_lock", "_search")
 
