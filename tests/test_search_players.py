@@ -199,8 +199,9 @@ def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clea
     from fourcards.fourcolor.bots import GreedyBot
     from fourcards.fourcolor.search import SearchBot
 
-    entry = get_game("four-color")
-    game = entry.new_game()
+    from fourcards.fourcolor.game import FourColor
+
+    game = FourColor()
     rule = GreedyBot()
     cautious = SearchBot(game, seed=4, iterations=60, margin=100.0)
     bold = SearchBot(game, seed=4, iterations=60, margin=None)
