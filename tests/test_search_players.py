@@ -215,3 +215,44 @@ def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clea
         SearchBot(game, margin=-1.0)
     with pytest.raises(FourCardsError):
         SearchBot(game, margin=math.nan)
+
+
+class _Toy:
+    """A one-decision game for the search: the deal (its luck, +1 or -1) and the action taken."""
+
+    def __init__(self, luck: int) -> None:
+        self.luck, self.action = luck, -1
+
+    def clone(self) -> _Toy:
+        return _Toy(self.luck)
+
+    def apply(self, action: int) -> None:
+        self.action = action
+
+
+def test_paired_search_leaves_its_baseline_only_for_a_gain_above_the_noise() -> None:
+    """On the same deals: action 1 scores 0.01 more than the baseline (0) every time;
+    action 2 0.05 more on average, but 0.5 more or less by the deal's luck; 3 less."""
+    from fourcards.search import PairedSearch
+
+    deals = iter(range(10**6))
+
+    def deal(rng: Rng) -> _Toy:
+        return _Toy(1 if next(deals) % 2 else -1)
+
+    def playout(world: _Toy, rng: Rng) -> float:
+        return {0: 0.5, 1: 0.51, 2: 0.55 + 0.5 * world.luck, 3: 0.3}[world.action]
+
+    steady = PairedSearch(deal, [0, 1, 3], playout, Rng(5), baseline=0)
+    steady.run(iterations=300)
+    assert 0 in steady.alive and steady.choice(2.0) == 1  # a small gain, but on every deal
+    assert steady.paired[1] == steady.paired[0] > 50
+    noisy = PairedSearch(deal, [0, 2, 3], playout, Rng(5), baseline=0)
+    noisy.run(iterations=240)
+    assert noisy.best() == 2 and noisy.choice(2.0) == 0  # ahead on average; the gain is within the noise
+    assert noisy.choice(0.0) == 2
+    plain = PairedSearch(deal, [0, 1, 3], playout, Rng(5))
+    plain.run(iterations=60)
+    assert plain.choice(2.0) == plain.best() == 1
+    with pytest.raises(ValueError):
+        PairedSearch(deal, [0, 1], playout, Rng(5), baseline=7)

@@ -187,16 +187,27 @@ class PairedSearch:
     (with deterministic playouts, their difference is exact on that deal).
 
     The same interface as :class:`RootSearch`; a budget of ``iterations``
-    counts playouts."""
+    counts playouts. With a ``baseline`` (one of the legal actions: the rule
+    bot's own choice), that action is never set aside and every other is
+    compared with it on the same deals: :meth:`choice` plays another action only
+    on a gain the noise does not explain."""
 
     def __init__(self, sample: Callable[[Rng], Any], legal: Sequence[int],
-                 playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.0) -> None:
+                 playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.0,
+                 baseline: int | None = None) -> None:
         if not legal:
             raise ValueError("no legal action to search")
         self.sample, self.playout, self.rng = sample, playout, rng
         self.actions = [int(a) for a in legal]
+        if baseline is not None and baseline not in self.actions:
+            raise ValueError(f"the baseline {baseline} is not a legal action")
+        self.baseline = None if baseline is None else self.actions.index(baseline)
         self.visits = [0] * len(self.actions)
         self.totals = [0.0] * len(self.actions)
+        #: Per action, over the whole rounds: its score less the baseline's, summed, squared, counted.
+        self.gain = [0.0] * len(self.actions)
+        self.gain_sq = [0.0] * len(self.actions)
+        self.paired = [0] * len(self.actions)
         self.alive = list(range(len(self.actions)))
         self.rounds = 0
         self.iterations = 0
@@ -204,18 +215,29 @@ class PairedSearch:
 
     def _round(self, budget: Budget) -> None:
         world = self.sample(self.rng)
+        scores: dict[int, float] = {}
         for i in self.alive:
             if budget.spent(self.iterations) and self.rounds:
                 return
             trial = world.clone()
             trial.apply(self.actions[i])
-            self.totals[i] += self.playout(trial, self.rng)
+            scores[i] = score = self.playout(trial, self.rng)
+            self.totals[i] += score
             self.visits[i] += 1
             self.iterations += 1
+        if self.baseline is not None:
+            base = scores[self.baseline]
+            for i, score in scores.items():
+                self.gain[i] += score - base
+                self.gain_sq[i] += (score - base) ** 2
+                self.paired[i] += 1
         self.rounds += 1
         if self.rounds >= self._next_cut and len(self.alive) > 2:
             self.alive.sort(key=lambda i: -self.totals[i] / self.visits[i])
-            self.alive = self.alive[:max(2, (len(self.alive) + 1) // 2)]
+            keep = max(2, (len(self.alive) + 1) // 2)
+            if self.baseline is not None and self.alive.index(self.baseline) >= keep:
+                self.alive[keep - 1] = self.baseline  # kept, in place of the weakest kept
+            self.alive = self.alive[:keep]
             self._next_cut *= 2
 
     def run(self, iterations: int | None = None, time_per_move: float = 0.05) -> int:
@@ -236,3 +258,18 @@ class PairedSearch:
     def best(self) -> int:
         """The best mean among the actions still in (ties: the lowest action)."""
         return self.statistics()[0][0]
+
+    def choice(self, margin: float) -> int:
+        """The action to play: :meth:`best` when its gain over the baseline on the same
+        deals is above ``margin`` standard errors, else the baseline (a gain lost in
+        the noise); :meth:`best` when there is no baseline."""
+        best = self.best()
+        if self.baseline is None:
+            return best
+        i = self.actions.index(best)
+        n = self.paired[i]
+        if i == self.baseline or n < 2:
+            return self.actions[self.baseline]
+        mean = self.gain[i] / n
+        variance = max(0.0, (self.gain_sq[i] - n * mean * mean) / (n - 1))
+        return best if mean > 0 and mean * mean * n > margin * margin * variance else self.actions[self.baseline]

@@ -105,10 +105,14 @@ class SearchBot(SearchPlayer):
     seconds; ``paired`` every Zangle on the same deals with the weaker half set
     aside as rounds double (else UCB1 with ``exploration``); ``scale`` the points
     that move a playout's score by a half; ``horizon`` the Zangles a playout plays
-    at most (then the cards held count). One bot may be shared by threads."""
+    at most (then the cards held count); ``margin`` (paired only): another Zangle
+    than the rule-based player's own only on a gain above that many standard
+    errors on the same deals (None: the best mean, however small the gain).
+    One bot may be shared by threads."""
 
     def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
-                 exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000) -> None:
+                 exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000,
+                 margin: float | None = 2.0) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
         if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
@@ -116,7 +120,11 @@ class SearchBot(SearchPlayer):
             raise TypeError(f"paired must be a bool, not {type(paired).__name__}")
         if type(horizon) is not int or not 1 <= horizon <= 100_000:
             raise FourCardsError(f"horizon={horizon!r} must be an int 1..100000")
+        if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
+                                   or not 0 <= margin <= 100):
+            raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
         self.game, self.scale, self.paired, self.horizon = game, float(scale), paired, horizon
+        self.margin = None if margin is None else float(margin)
         self.rng = Rng(seed)
         SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
@@ -134,10 +142,15 @@ class SearchBot(SearchPlayer):
                 return min(legal, key=rank.__getitem__)
             me = observation.player
             information = state_of(self.game, observation).information_set(me)
-            search = (PairedSearch if self.paired else RootSearch)(
-                information.sample, legal, lambda world, rng: playout(world, me, self.scale, self.horizon), self.rng,
-                self.exploration)
+            score = lambda world, rng: playout(world, me, self.scale, self.horizon)  # noqa: E731
+            if not self.paired:
+                root = RootSearch(information.sample, legal, score, self.rng, self.exploration)
+                root.run(self.iterations, self.time_per_move)
+                self.last_statistics = root.statistics()
+                return root.best()
+            rule = min(legal, key=rank.__getitem__) if self.margin is not None else None
+            search = PairedSearch(information.sample, legal, score, self.rng, baseline=rule)
             search.run(self.iterations, self.time_per_move)
             self.last_statistics = search.statistics()
-            return search.best()
+            return search.best() if self.margin is None else search.choice(self.margin)
 
