@@ -22,8 +22,8 @@ never breaks ``import fourcards``.
 >>> game.num_players, entry.bot_kinds
 (3, ('random', 'greedy', 'learned', 'search'))
 >>> bot = entry.new_bot("greedy", game, seed=1)
->>> get_game("four-pack").kind_of("best"), get_game("zangle").kind_of("best")
-('search', 'greedy')
+>>> get_game("four-pack").kind_of("best"), get_game("duelo").kind_of("best")
+('search', 'search')
 """
 
 from __future__ import annotations
@@ -256,14 +256,14 @@ BUILTIN: tuple[GameEntry, ...] = (
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot"),
                "search": _game_search("fourcards.fourcolor.search:SearchBot")},
-              best_bot="greedy", compiled_bots=("search",), aliases=("four-color-cards", "fourcolor"),
+              best_bot="search", compiled_bots=("search",), aliases=("four-color-cards", "fourcolor"),
               terminal="fourcards.fourcolor.terminal:FourColorTable",
               page_script="fourcards.server:static/games/four-color.js",
               tournament_rows="fourcards.fourcolor.simulate:tournament_rows"),
     GameEntry("zangle", "Zangle", "fourcards.zangle.game:ZangleGame",
               {"random": _random, "greedy": _plain("fourcards.zangle.bots:GreedyBot"),
                "search": _game_search("fourcards.zangle.search:SearchBot")},
-              best_bot="greedy", variants={"solitaire": {"mode": "solitaire"}},
+              best_bot="search", variants={"solitaire": {"mode": "solitaire"}},
               terminal="fourcards.zangle.terminal:ZangleTable",
               page_script="fourcards.server:static/games/zangle.js",
               masters=("fourcards.server.speedster:SPEEDSTER",)),

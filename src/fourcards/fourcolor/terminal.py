@@ -15,6 +15,7 @@ _FOUR_COLOURS = {"R": "31", "G": "32", "Y": "33", "W": "1"}
 
 class FourColorTable(Table):
     game = "four-color"
+    default_bot = "greedy"  # the search bot thinks for a while every move, on a clock
     commands = """\
 When you discard:
   RC             discard that card (colour R G Y W + rank G A E C H N S)

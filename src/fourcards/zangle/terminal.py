@@ -16,6 +16,7 @@ _SIZE_COLOURS = {0: "1", 1: "34", 2: "31", 3: "35", 4: "33", 5: "32"}  # white, 
 
 class ZangleTable(Table):
     game = "zangle"
+    default_bot = "greedy"  # the search bot thinks for a while every move, on a clock
     action_verb = "make"
     commands = """\
   3              make Zangle number 3 of the list
