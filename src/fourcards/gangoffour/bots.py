@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import math
 import threading
 import time
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from ..bots import RandomBot
 from ..errors import FourCardsError
 from ..rng import Rng
+from ..search import check_budget
 from . import _deck, _kernels
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
@@ -99,19 +99,7 @@ class SearchBot:
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.02,
                  exploration: float = 0.7, capacity: int = 200_000) -> None:
-        if iterations is not None:
-            if not isinstance(iterations, int) or isinstance(iterations, bool):
-                raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
-            if not 1 <= iterations <= 2**31 - 1:
-                raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
-        if not isinstance(time_per_move, (int, float)) or isinstance(time_per_move, bool):
-            raise TypeError(f"time_per_move must be a number, not {type(time_per_move).__name__}")
-        if iterations is None and not (time_per_move > 0 and math.isfinite(time_per_move)):
-            raise FourCardsError(f"time_per_move={time_per_move!r} must be a positive, finite number of seconds")
-        if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
-            raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
-        if not (0 <= exploration <= 1000):  # also refuses NaN; an int too big for a float fails here
-            raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
+        iterations, time_per_move, exploration = check_budget(iterations, time_per_move, exploration)
         if not isinstance(capacity, int) or isinstance(capacity, bool):
             raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
         if not 1 <= capacity <= 1 << 25:
