@@ -19,13 +19,17 @@ from typing import Any
 
 import pytest
 
-import fourcards
-from fourcards.games import get_game
-from fourcards.hosting import MatchService, MemoryMatchStore
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
 
-from .hosting_helpers import at_once
-from .server_helpers import ServerProcess, request
-from .test_layout import names_in
+import fourcards  # noqa: E402
+from fourcards.games import get_game  # noqa: E402
+from fourcards.hosting import MatchService, MemoryMatchStore  # noqa: E402
+
+from .hosting_helpers import at_once  # noqa: E402
+from .server_helpers import ServerProcess, request  # noqa: E402
+from .test_layout import names_in  # noqa: E402
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "embed_starlette.py"
 KEY = "example secret"

@@ -92,6 +92,7 @@ def test_a_sample_never_changes_what_the_seat_observes(name: str, rules: dict[st
     assert checked > 10 and moved > 0  # cards were hidden, and dealt again
 
 
+@pytest.mark.engine  # whole matches: slow on the pure-Python twin
 @pytest.mark.parametrize("name, rules", list(rule_sets()), ids=lambda v: v if isinstance(v, str) else json.dumps(v))
 def test_a_sample_plays_on_to_the_end_and_is_never_saved(name: str, rules: dict[str, Any]) -> None:
     game = get_game(name).new_game(**rules)
@@ -362,6 +363,7 @@ EXACT: dict[str, Callable[[], Position]] = {
 }
 
 
+@pytest.mark.engine  # thousands of samples: slow on the pure-Python twin
 @pytest.mark.parametrize("case", list(EXACT))
 def test_samples_land_where_the_exact_count_says(case: str) -> None:
     check_exact(EXACT[case]())
@@ -372,6 +374,7 @@ def test_every_game_of_fourcards_has_an_exact_case() -> None:
     assert covered == {"gang-of-four", "four-color", "zangle", "four-pack", "duelo"}
 
 
+@pytest.mark.engine  # matches played to the exchange: slow on the pure-Python twin
 def test_gang_of_four_samples_keep_the_exchange() -> None:
     """Round 2 on: the winner holds the card the loser gave (unless given back or
     played), the loser the card given back, and nothing above the card it gave."""
