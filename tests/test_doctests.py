@@ -29,7 +29,8 @@ ENGINE = {"fourcards.gangoffour.match", "fourcards.gangoffour.bots", "fourcards.
 # Modules that need an optional extra's packages (skipped when they are missing).
 OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.rl.gymnasium": ("gymnasium",),
             "fourcards.rl.gymnasium_vector": ("gymnasium",), "fourcards.rl.openspiel": ("pyspiel",),
-            "fourcards.server.app": ("starlette",),
+            "fourcards.server.app": ("starlette",), "fourcards.server.http_server": ("h11", "uvicorn"),
+            "fourcards.rl.openspiel_games": ("pyspiel",),
             "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium"), "fourcards.rl.train": ("torch",)}
 
 
