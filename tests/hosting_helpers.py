@@ -8,6 +8,7 @@ import random
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from fourcards.decks import shipped_deck
 from fourcards.engine import State
-from fourcards.games import GAMES, get_game, load_plugins, unregister
+from fourcards.games import GAMES, GameEntry, get_game, load_plugins, register, unregister
 
 from .test_plugin_game import install
 
@@ -186,3 +187,53 @@ def hidden_twin(state: State[Any], seat: int, rng: random.Random) -> State[Any] 
         hands[a][i], hands[b][j] = hands[b][j], hands[a][i]
         return twin
     raise AssertionError(name)
+
+
+# -- bots a host makes again for each turn ---------------------------------------------------------------
+
+class CountingBot:
+    """Remembers how many decisions it took: its memory, handed over to the host. It plays
+    the first legal action (``last``: the last)."""
+
+    def __init__(self, last: bool = False) -> None:
+        self.decisions, self.last = 0, last
+
+    def choose(self, observation: Any, legal_actions: Any) -> int:
+        self.decisions += 1
+        return int(legal_actions[-1 if self.last else 0])
+
+    def save_memory(self) -> dict[str, int]:
+        return {"decisions": self.decisions}
+
+    def load_memory(self, data: dict[str, int]) -> None:
+        self.decisions = data["decisions"]
+
+
+class ForgetfulBot:
+    """Says nothing of its memory: no host may make it again for each turn."""
+
+    def choose(self, observation: Any, legal_actions: Any) -> int:
+        return int(legal_actions[0])
+
+
+@contextmanager
+def counting_game(name: str, last: bool = False) -> Iterator[GameEntry]:
+    """A plug-in game (the plug-in's ends-pick rules) registered as ``name`` while in use, with
+    bots ``counting`` (:class:`CountingBot`, its best), ``forgetful`` and ``random``."""
+    from fourcards.bots import RandomBot
+
+    from .plugin_game import EndsPick
+
+    class Counting(EndsPick):
+        pass
+
+    Counting.name = name
+    entry = GameEntry(name, "Counting Ends", Counting,
+                      {"random": lambda game, seed, options: RandomBot(seed),
+                       "counting": lambda game, seed, options: CountingBot(last),
+                       "forgetful": lambda game, seed, options: ForgetfulBot()}, best_bot="counting")
+    register(entry)
+    try:
+        yield entry
+    finally:
+        unregister(entry.name)

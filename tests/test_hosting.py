@@ -21,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fourcards.engine import Game
 from fourcards.errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, NotYourTurnError, StaleActionError,
     UnknownGameError, UnknownMatchError, UnknownSeatError,
@@ -33,8 +32,8 @@ from fourcards.hosting import (
 from fourcards.hosting.updates import REMOVED, REPLACED, delta
 
 from .hosting_helpers import BUILTIN, PLUGIN, at_once, hidden_twin, plugin
+from .hosting_helpers import counting_game as counting_game_registered
 from .pg_cluster import ENV, Cluster, find_bin
-from .plugin_game import EndsPick
 
 #: Whole matches through the service: run in compiled mode (slow on the pure-Python twin).
 pytestmark = pytest.mark.engine
@@ -295,54 +294,10 @@ def test_sqlite_compare_and_swap_holds_across_connections(tmp_path: Path) -> Non
 
 # -- bots ----------------------------------------------------------------------------------------------
 
-class CountingBot:
-    """Remembers how many decisions it took (its memory, handed over to the host)."""
-
-    def __init__(self) -> None:
-        self.decisions = 0
-
-    def choose(self, observation: Any, legal_actions: Any) -> int:
-        self.decisions += 1
-        return int(legal_actions[0])
-
-    def save_memory(self) -> dict[str, int]:
-        return {"decisions": self.decisions}
-
-    def load_memory(self, data: dict[str, int]) -> None:
-        self.decisions = data["decisions"]
-
-
-class ForgetfulBot:
-    """Says nothing of its memory: a host cannot keep it."""
-
-    def choose(self, observation: Any, legal_actions: Any) -> int:
-        return int(legal_actions[0])
-
-
-class CountingEnds(EndsPick):
-    name = "counting-ends"
-
-
 @pytest.fixture
 def counting_game() -> Iterator[str]:
-    def counting(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        return CountingBot()
-
-    def forgetful(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        return ForgetfulBot()
-
-    def random_bot(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        from fourcards.bots import RandomBot
-
-        return RandomBot(seed)
-
-    entry = GameEntry("counting-ends", "Counting Ends", CountingEnds,
-                      {"random": random_bot, "counting": counting, "forgetful": forgetful}, best_bot="counting")
-    register(entry)
-    try:
+    with counting_game_registered("counting-ends") as entry:
         yield entry.name
-    finally:
-        unregister(entry.name)
 
 
 def test_a_bot_gets_its_memory_back_from_the_save(counting_game: str, store: MatchStore) -> None:

@@ -29,11 +29,10 @@ pytestmark = pytest.mark.engine
 
 import fourcards  # noqa: E402
 from fourcards.errors import InvalidStateError  # noqa: E402
-from fourcards.engine import Game  # noqa: E402
-from fourcards.games import GameEntry, get_game, register, unregister  # noqa: E402
+from fourcards.games import GameEntry, get_game  # noqa: E402
 from fourcards.hosting import MatchService  # noqa: E402
 
-from .plugin_game import EndsPick  # noqa: E402
+from .hosting_helpers import counting_game as counting_game_registered  # noqa: E402
 from .server_helpers import (  # noqa: E402
     GENEROUS, Seat, ServerProcess, claim, create_table, play_to_end, request, stored_match,
 )
@@ -282,54 +281,10 @@ def test_a_table_another_writer_moved_refuses_the_stale_action_and_catches_up(tm
 
 # -- bots made for each turn -------------------------------------------------------------------------
 
-class CountingBot:
-    """Remembers how many decisions it took: its memory, handed over to the host."""
-
-    def __init__(self) -> None:
-        self.decisions = 0
-
-    def choose(self, observation: Any, legal_actions: Any) -> int:
-        self.decisions += 1
-        return int(legal_actions[-1])
-
-    def save_memory(self) -> dict[str, int]:
-        return {"decisions": self.decisions}
-
-    def load_memory(self, data: dict[str, int]) -> None:
-        self.decisions = data["decisions"]
-
-
-class ForgetfulBot:
-    """Says nothing of its memory: no host may make it again for each turn."""
-
-    def choose(self, observation: Any, legal_actions: Any) -> int:
-        return int(legal_actions[0])
-
-
-class CountingEnds(EndsPick):
-    name = "server-counting-ends"
-
-
 @pytest.fixture
 def counting_game() -> Iterator[GameEntry]:
-    def counting(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        return CountingBot()
-
-    def forgetful(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        return ForgetfulBot()
-
-    def random_bot(game: Game[Any], seed: int, options: dict[str, Any]) -> Any:
-        from fourcards.bots import RandomBot
-
-        return RandomBot(seed)
-
-    entry = GameEntry(CountingEnds.name, "Counting Ends", CountingEnds,
-                      {"random": random_bot, "counting": counting, "forgetful": forgetful}, best_bot="counting")
-    register(entry)
-    try:
+    with counting_game_registered("server-counting-ends", last=True) as entry:
         yield entry
-    finally:
-        unregister(entry.name)
 
 
 def test_a_seat_whose_bot_declares_neither_is_refused(tmp_path: Path, counting_game: GameEntry) -> None:
