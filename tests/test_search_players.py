@@ -256,3 +256,23 @@ def test_paired_search_leaves_its_baseline_only_for_a_gain_above_the_noise() -> 
     assert plain.choice(2.0) == plain.best() == 1
     with pytest.raises(ValueError):
         PairedSearch(deal, [0, 1], playout, Rng(5), baseline=7)
+
+
+def test_a_compiled_search_runs_its_count_or_doubling_batches_until_its_time_is_up() -> None:
+    from fourcards.search import run_compiled
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.batches: list[int] = []
+
+        def run(self, n: int) -> int:
+            self.batches.append(n)
+            return sum(self.batches)
+
+    counted = Recorder()
+    run_compiled(counted, 500, 10.0)
+    assert counted.batches == [500]  # a count: one call, the clock never read
+    timed = Recorder()
+    run_compiled(timed, None, 0.01, first=4, largest=32)
+    assert timed.batches[:4] == [4, 8, 16, 32][:len(timed.batches[:4])]
+    assert timed.batches and max(timed.batches) <= 32 and all(b >= 4 for b in timed.batches)

@@ -42,7 +42,7 @@ from typing import Any
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["SearchPlayer", "RootSearch", "Budget", "check_budget"]
+__all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget"]
 
 
 def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) -> tuple[int | None, float, float]:
@@ -99,6 +99,21 @@ class SearchPlayer:
     def __repr__(self) -> str:
         budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
         return f"{type(self).__name__}({budget}{self._options_text()})"
+
+
+def run_compiled(search: Any, iterations: int | None, time_per_move: float, first: int = 16,
+                 largest: int = 128) -> None:
+    """Run a compiled search (its ``run(n)`` plays ``n`` more iterations without the GIL)
+    for ``iterations``, or until ``time_per_move`` seconds are up, in batches that
+    double from ``first`` to ``largest`` (the clock is read between batches)."""
+    if iterations is not None:
+        search.run(iterations)
+        return
+    deadline = time.perf_counter() + time_per_move
+    batch = first
+    while time.perf_counter() < deadline:
+        search.run(batch)
+        batch = min(batch * 2, largest)
 
 class Budget:
     """When a search stops: after ``iterations``, or at ``time_per_move`` seconds."""

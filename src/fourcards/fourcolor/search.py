@@ -25,13 +25,12 @@ General).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import SearchPlayer, check_budget
+from ..search import SearchPlayer, check_budget, run_compiled
 from . import _deck, _kernels
 from .bots import GreedyBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
@@ -258,14 +257,7 @@ class SearchBot(SearchPlayer):
                 search.set_history(seat, events)
             if self.margin is not None:
                 search.set_baseline(self._rule.choose(observation, legal_actions))
-            if self.iterations is not None:
-                search.run(self.iterations)
-            else:
-                deadline = time.perf_counter() + self.time_per_move
-                batch = 16
-                while time.perf_counter() < deadline:
-                    search.run(batch)
-                    batch = min(batch * 2, 128)
+            run_compiled(search, self.iterations, self.time_per_move)
             self.last_statistics = search.statistics()
             if self.margin is None:
                 return int(self.last_statistics[0][0])

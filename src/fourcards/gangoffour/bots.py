@@ -15,13 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 
 import threading
-import time
 from typing import Any
 
 from ..bots import RandomBot
 from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import check_budget
+from ..search import check_budget, run_compiled
 from . import _deck, _kernels
 from .match import GIVE_BACK, PHASE_NAMES, Observation
 
@@ -144,14 +143,7 @@ class SearchBot:
                      observation.must_lead_m1, observation.direction, observation.played_mask,
                      observation.scores, known_cards(observation), self.rng.next_u64(),
                      self.exploration)
-        if self.iterations is not None:
-            search.run(self.iterations)
-        else:
-            deadline = time.perf_counter() + self.time_per_move
-            batch = 8
-            while time.perf_counter() < deadline:
-                search.run(batch)
-                batch = min(batch * 2, 64)
+        run_compiled(search, self.iterations, self.time_per_move, first=8, largest=64)
         self.last_statistics = search.statistics()
         self.total_iterations += search.iterations
         self.searched_moves += 1
