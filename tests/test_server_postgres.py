@@ -14,6 +14,7 @@ cleanly when neither is there (or psycopg is not installed).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -46,7 +47,7 @@ pytestmark = pytest.mark.engine
 
 _psycopg_missing = False
 try:
-    import psycopg  # noqa: F401
+    import psycopg
 except ImportError:  # pragma: no cover - depends on the environment
     _psycopg_missing = True
 
@@ -276,6 +277,67 @@ def test_a_takeover_waits_for_the_owners_running_commit(cluster: Cluster) -> Non
     finally:
         first.close()
         second.close()
+
+
+def test_a_join_for_a_table_held_elsewhere_never_deadlocks_with_the_owners_write(cluster: Cluster) -> None:
+    """CI once saw ``deadlock detected`` on a two-process run: the owner's write locks the
+    lease row (FOR SHARE), then updates the table's row; a join on the other process took the
+    table's row first, then the lease row. Here the owner's write is held open at its first
+    lock while the other process asks for the table: the write must finish, and the join be
+    told where the table is, with no deadlock for the database to break."""
+    url = cluster.database()
+    first = PostgresStore(url, lease_seconds=30, instance="first")
+    second = PostgresStore(url, lease_seconds=30, instance="second")
+    try:
+        asyncio.run(first.create_table(record("t1")))
+        with psycopg.connect(url) as writer:  # a transaction, as the owner's writer opens one
+            writer.execute("SET deadlock_timeout = '200ms'")
+            writer.execute("SELECT epoch FROM leases WHERE table_id='t1' AND owner='first' FOR SHARE")
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                join = pool.submit(asyncio.run, second.acquire("t1"))
+                deadline = time.monotonic() + 10
+                while not _waiting_on_a_lock(url) and not join.done() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert not join.done(), "the join must wait for the owner's running write"
+                writer.execute("UPDATE tables SET step = step WHERE id='t1'")  # no DeadlockDetected
+                writer.commit()
+                assert isinstance(join.result(timeout=10), Elsewhere)
+    finally:
+        first.close()
+        second.close()
+
+
+def _waiting_on_a_lock(url: str) -> bool:
+    with psycopg.connect(url, autocommit=True) as db:
+        return bool(db.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND datname = current_database()").fetchone()[0])
+
+
+def test_a_write_the_database_rolled_back_to_break_a_deadlock_is_run_again(cluster: Cluster) -> None:
+    """A deadlock or serialization failure rolls the whole transaction back: the writer runs
+    it again (nothing of it was written) instead of failing the table's action."""
+    store = PostgresStore(cluster.database(), lease_seconds=30)
+    try:
+        real = store._transaction
+        failures = [psycopg.errors.DeadlockDetected("deadlock detected"),
+                    psycopg.errors.SerializationFailure("could not serialize access")]
+
+        def flaky(batch: Any) -> Any:
+            if failures:
+                raise failures.pop()
+            return real(batch)
+
+        store._transaction = flaky  # type: ignore[method-assign]
+
+        async def main() -> None:
+            await store.create_table(record("t1"))
+            await store.append("t1", LogEntry(0, 0, "m0", 5))
+
+        asyncio.run(main())
+        assert failures == []
+        assert [entry.action for entry in store.load()[0].log] == [5]
+    finally:
+        store.close()
 
 
 def test_a_closed_store_hands_its_tables_over_at_once(cluster: Cluster) -> None:

@@ -102,6 +102,10 @@ _SCHEMA_LOCK = 0x46344344
 _INSERT_LOG = INSERT_LOG_SQL.replace("?", "%s")
 
 
+class _NoSuchTable(Exception):
+    """Raised inside a lease's transaction to roll it back: the table asked for does not exist."""
+
+
 def _psycopg() -> Any:
     try:
         import psycopg
@@ -290,21 +294,27 @@ class PostgresStore:
 
         def take() -> StoredTable | Elsewhere | None:
             with self._connection() as db:
-                with db.transaction():
-                    if db.execute("SELECT 1 FROM tables WHERE id=%s FOR SHARE", (table_id,)).fetchone() is None:
-                        return None
-                    row = db.execute(
-                        "INSERT INTO leases (table_id, owner, address, epoch, expires) "
-                        f"VALUES (%s, %s, %s, 1, {self._interval()}) "
-                        "ON CONFLICT (table_id) DO UPDATE SET owner=EXCLUDED.owner, address=EXCLUDED.address, "
-                        "epoch=leases.epoch + 1, expires=EXCLUDED.expires "
-                        "WHERE leases.expires <= now() OR leases.owner = EXCLUDED.owner RETURNING epoch",
-                        (table_id, self.instance, self.address)).fetchone()
-                    if row is None:
-                        owner = db.execute(
-                            "SELECT address, GREATEST(0, EXTRACT(EPOCH FROM expires - now()))::float8 "
-                            "FROM leases WHERE table_id=%s", (table_id,)).fetchone()
-                        return Elsewhere(owner[0], float(owner[1])) if owner else Elsewhere(None, 0.0)
+                # The lease row first, then the table's row: the order the writer locks them in
+                # (a writer holds the lease FOR SHARE, then updates the table), so that a join here
+                # and a write by the owner elsewhere never wait on each other in a circle.
+                try:
+                    with db.transaction():
+                        row = db.execute(
+                            "INSERT INTO leases (table_id, owner, address, epoch, expires) "
+                            f"VALUES (%s, %s, %s, 1, {self._interval()}) "
+                            "ON CONFLICT (table_id) DO UPDATE SET owner=EXCLUDED.owner, address=EXCLUDED.address, "
+                            "epoch=leases.epoch + 1, expires=EXCLUDED.expires "
+                            "WHERE leases.expires <= now() OR leases.owner = EXCLUDED.owner RETURNING epoch",
+                            (table_id, self.instance, self.address)).fetchone()
+                        if row is None:
+                            owner = db.execute(
+                                "SELECT address, GREATEST(0, EXTRACT(EPOCH FROM expires - now()))::float8 "
+                                "FROM leases WHERE table_id=%s", (table_id,)).fetchone()
+                            return Elsewhere(owner[0], float(owner[1])) if owner else Elsewhere(None, 0.0)
+                        if db.execute("SELECT 1 FROM tables WHERE id=%s", (table_id,)).fetchone() is None:
+                            raise _NoSuchTable  # rolls the lease row back
+                except _NoSuchTable:
+                    return None
                 epoch = int(row[0])
                 with self._epochs_lock:
                     self._epochs[table_id] = epoch
@@ -438,7 +448,7 @@ class PostgresStore:
 
     def _commit(self, batch: list[WriteJob]) -> None:
         try:
-            results = self._transaction(batch)
+            results = self._retrying(batch)
         except Exception as failure:  # the database's refusal, or what a value raised
             if len(batch) == 1:
                 results = [Outcome(error=failure)]
@@ -456,6 +466,18 @@ class PostgresStore:
             if gone:
                 self._lost(job.fence[0])
         settle([job.future for job in batch], results)
+
+    def _retrying(self, batch: list[WriteJob]) -> list[Outcome]:
+        """The batch's transaction, run again (at most 4 times in all) when the database rolled
+        it back to break a deadlock or a serialization conflict: nothing of it was written."""
+        for attempt in range(4):
+            try:
+                return self._transaction(batch)
+            except self._pg.Error as error:
+                if attempt == 3 or not (error.sqlstate or "").startswith("40"):  # class 40: transaction rollback
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _transaction(self, batch: list[WriteJob]) -> list[Outcome]:
         """Commit the batch's jobs whose lease is still held in one transaction: each job's
