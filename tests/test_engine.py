@@ -39,6 +39,18 @@ def test_below_and_shuffle_vectors() -> None:
         Rng("seed")  # type: ignore[arg-type]
 
 
+@given(st.integers(0, 2**64 - 1), st.lists(st.integers(), max_size=60))
+def test_shuffle_is_the_swap_with_below_at_each_index(seed: int, items: list[int]) -> None:
+    """The inlined shuffle draws exactly as ``below(i + 1)`` from the last index down."""
+    by_below, rng = list(items), Rng(seed)
+    for i in range(len(by_below) - 1, 0, -1):
+        j = rng.below(i + 1)
+        by_below[i], by_below[j] = by_below[j], by_below[i]
+    shuffled, inlined = list(items), Rng(seed)
+    inlined.shuffle(shuffled)
+    assert shuffled == by_below and inlined == rng
+
+
 def test_rng_state_round_trips() -> None:
     a = Rng(5)
     a.next_u64()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import ipaddress
 import json
 import re
 import time
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fourcards.errors import FourCardsError
 from fourcards.server.admission import (
@@ -80,6 +83,16 @@ def test_ipv6_clients_are_counted_per_network_and_ipv4_per_address() -> None:
     assert address_key("198.51.100.7") != address_key("198.51.100.8")
     assert address_key("fe80::1%eth0") == "fe80::/64"
     assert address_key("") == "" and address_key("testclient") == "testclient"
+
+
+@given(st.one_of(st.ip_addresses(v=4).map(str), st.text(alphabet="0123456789.%abc", max_size=20)))
+def test_the_ipv4_shortcut_keys_as_the_parsed_address_does(host: str) -> None:
+    """A host without ':' skips the parser (every refused connection asks): same key as parsing it."""
+    try:
+        parsed = str(ipaddress.ip_address(host.split("%", 1)[0]))
+    except ValueError:
+        parsed = host
+    assert address_key(host) == parsed
 
 
 def test_forwarded_addresses_are_read_from_trusted_proxies_only() -> None:

@@ -309,8 +309,9 @@ def test_a_join_for_a_table_held_elsewhere_never_deadlocks_with_the_owners_write
 
 def _waiting_on_a_lock(url: str) -> bool:
     with psycopg.connect(url, autocommit=True) as db:
-        return bool(db.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                               "AND datname = current_database()").fetchone()[0])
+        row = db.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                         "AND datname = current_database()").fetchone()
+        return row is not None and bool(row[0])
 
 
 def test_a_write_the_database_rolled_back_to_break_a_deadlock_is_run_again(cluster: Cluster) -> None:

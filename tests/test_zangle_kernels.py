@@ -16,6 +16,7 @@ from fourcards.zangle.cards import TILING_COUNTS, _find_packed_reference, pack_c
 
 _reference.zangle_init(TILING_COUNTS)
 COMPILED: Any = _kernels.kernels("compiled")["zangle_find_packed"] if _kernels.core is not None else None
+COMPILED_ANY: Any = _kernels.kernels("compiled")["zangle_any_packed"] if _kernels.core is not None else None
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason="the compiled Zangle kernel is not built")
 
 CARDS = st.lists(st.sampled_from(list(KINDS)), max_size=9)
@@ -46,16 +47,31 @@ def test_the_twin_equals_the_compiled_kernel_on_any_packed_counts(centre: int, o
     assert rows(_reference.zangle_find_packed(centre, own)) == rows(COMPILED(centre, own))
 
 
+@given(PACKED.map(lambda p: p & 0x33333333333), PACKED.map(lambda p: p & 0x33333333333))
+def test_any_zangle_is_whether_the_twin_finds_one(centre: int, own: int) -> None:
+    """The early-exit kernel (a player's turn asks it before every hit) against the full search."""
+    found = len(_reference.zangle_find_packed(centre, own)) > 0
+    assert _reference.zangle_any_packed(centre, own) is found
+    if COMPILED_ANY is not None:
+        assert COMPILED_ANY(centre, own) is found
+
+
+def test_any_zangle_golden() -> None:
+    # "un objetivo, una pieza idéntica y una Z" (a target, one identical piece and a Z card)
+    for any_packed in filter(None, (_reference.zangle_any_packed, COMPILED_ANY)):
+        assert any_packed(pack_counts("1"), pack_counts("1 Z")) is True
+        assert any_packed(pack_counts("1"), pack_counts("1")) is False  # 2 cards: no Zangle
+        assert any_packed(0, 0) is False
+
+
 @pytest.mark.parametrize("centre, own, error", [
     (1.5, 0, TypeError), (0, "1", TypeError), (True, 0, TypeError), (-1, 0, FourCardsError),
     (1 << 44, 0, FourCardsError), (0, 1 << 70, FourCardsError),
 ])
 def test_both_refuse_the_same_inputs(centre: Any, own: Any, error: type[Exception]) -> None:
-    with pytest.raises(error):
-        _reference.zangle_find_packed(centre, own)
-    if COMPILED is not None:
+    for kernel in filter(None, (_reference.zangle_find_packed, COMPILED, _reference.zangle_any_packed, COMPILED_ANY)):
         with pytest.raises(error):
-            COMPILED(centre, own)
+            kernel(centre, own)
 
 
 def test_nothing_found_is_an_empty_table() -> None:

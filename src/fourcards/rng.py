@@ -57,10 +57,22 @@ class Rng:
                 return r % n
 
     def shuffle(self, items: MutableSequence[_T]) -> None:
-        """Shuffle in place (Fisher-Yates, last index first)."""
+        """Shuffle in place (Fisher-Yates, last index first): the swap at ``i`` with
+        ``below(i + 1)``, the generator's steps inlined (searches shuffle in their loops)."""
+        state = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            threshold = ((1 << 64) - n) % n
+            while True:
+                state = (state + _GOLDEN) & MASK64
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                z ^= z >> 31
+                if z >= threshold:
+                    break
+            j = z % n
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
     def __repr__(self) -> str:
         return f"Rng.from_state({self.state:#x})"

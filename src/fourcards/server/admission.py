@@ -208,6 +208,8 @@ def address_key(host: str, ipv6_prefix: int = 64) -> str:
     >>> address_key("::ffff:192.0.2.1")
     '192.0.2.1'
     """
+    if ":" not in host and "%" not in host:
+        return host  # an IPv4 address, as a socket gives it, is its own key (or a name: as it is)
     try:
         address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
@@ -247,6 +249,8 @@ class TrustedProxies:
     def trusts(self, host: str) -> bool:
         if self.any:
             return True
+        if not self.networks:
+            return False
         try:
             address = ipaddress.ip_address(host.split("%", 1)[0])
         except ValueError:

@@ -2,6 +2,7 @@
 """The compiled Zangle kernel: every Zangle from the centre and a player's
 own cards (the twin: ``fourcards.zangle.cards``)."""
 
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libc.stdint cimport uint64_t, uint8_t
 from libc.string cimport memcpy
 from libc.stdlib cimport malloc, free, realloc
@@ -61,8 +62,10 @@ cdef int _z_emit(uint8_t** out, Py_ssize_t* capacity, Py_ssize_t n, int target, 
     return 0
 
 
-cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssize_t* capacity) noexcept nogil:
-    """Every Zangle, in the order of fourcards.zangle.cards.find_zangles; -1 out of memory."""
+cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssize_t* capacity,
+                        Py_ssize_t limit=-1) noexcept nogil:
+    """Every Zangle, in the order of fourcards.zangle.cards.find_zangles (the first ``limit``
+    when it is not -1); -1 out of memory."""
     cdef int rest[2][ZK]
     cdef int low[ZK]
     cdef int high[ZK]
@@ -126,6 +129,8 @@ cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssi
                             if _z_emit(out, capacity, n, target, place, pieces) < 0:
                                 return -1
                             n += 1
+                            if n == limit:
+                                return n
                     # next split (odometer over the kinds, the last kind fastest)
                     pos = nk - 1
                     while pos >= 0:
@@ -140,7 +145,13 @@ cdef Py_ssize_t _z_find(const int* centre, const int* own, uint8_t** out, Py_ssi
 
 
 cdef uint64_t _packed(object value, str name) except? 0xFFFFFFFFFFFFFFFF:
-    from fourcards.zangle.cards import check_packed
+    cdef int overflow = 0
+    cdef long long exact
+    if type(value) is int:  # the common case, without a call into Python
+        exact = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0 and 0 <= exact < (1LL << (4 * ZK)):
+            return <uint64_t>exact
+    from fourcards.zangle.cards import check_packed  # refuses with the twin's error
     return <uint64_t>check_packed(value, name)
 
 
@@ -179,3 +190,21 @@ def zangle_find_packed(centre, own):
         return result
     finally:
         free(rows)
+
+
+def zangle_any_packed(centre, own):
+    """Whether there is any Zangle, from packed card counts (checked as by
+    ``zangle_find_packed``): it stops at the first one found."""
+    cdef uint64_t c_centre = _packed(centre, "centre"), c_own = _packed(own, "own")
+    cdef int c[ZK]
+    cdef int o[ZK]
+    cdef Py_ssize_t capacity = 1, n
+    cdef uint8_t row[ZROW]
+    cdef uint8_t* rows = row
+    if not _z_ready:
+        raise RuntimeError("the Zangle tables are not loaded")
+    _z_unpack(c_centre, c)
+    _z_unpack(c_own, o)
+    with nogil:
+        n = _z_find(c, o, &rows, &capacity, 1)
+    return n > 0

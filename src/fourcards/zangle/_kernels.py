@@ -17,13 +17,14 @@ core = load("fourcards.zangle._core")
 _COMPILED = core
 
 #: The names :func:`kernels` switches.
-SWITCHED = ("zangle_init", "zangle_find_packed")
+SWITCHED = ("zangle_init", "zangle_find_packed", "zangle_any_packed")
 
 if TYPE_CHECKING or core is None:
-    from ._reference import zangle_find_packed, zangle_init
+    from ._reference import zangle_any_packed, zangle_find_packed, zangle_init
 else:
     zangle_init = core.zangle_init
     zangle_find_packed = core.zangle_find_packed
+    zangle_any_packed = core.zangle_any_packed
 
 
 _prepared: list[Any] = []
@@ -56,4 +57,4 @@ def kernels(kind: str) -> dict[str, Any]:
     return table
 
 
-__all__ = ["core", "kernels", "prepare", "SWITCHED", "zangle_init", "zangle_find_packed"]
+__all__ = ["core", "kernels", "prepare", "SWITCHED", "zangle_init", "zangle_find_packed", "zangle_any_packed"]

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from ..errors import FourCardsError
 
-__all__ = ["zangle_init", "zangle_find_packed", "check_packed", "KINDS", "ROW"]
+__all__ = ["zangle_init", "zangle_find_packed", "zangle_any_packed", "check_packed", "KINDS", "ROW"]
 
 KINDS = 11
 """Card kinds: Z and the 10 shapes."""
@@ -82,3 +82,8 @@ def zangle_find_packed(centre: Any, own: Any) -> npt.NDArray[np.uint8]:
                             if pieces >= 2 and uses_centre and uses_own:
                                 rows.append([target, place, *counts])
     return np.array(rows, dtype=np.uint8).reshape(len(rows), ROW)
+
+
+def zangle_any_packed(centre: Any, own: Any) -> bool:
+    """Whether there is any Zangle, from packed counts (checked as above)."""
+    return len(zangle_find_packed(centre, own)) > 0

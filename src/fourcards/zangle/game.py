@@ -496,7 +496,7 @@ class ZangleState(State[Zangle]):
         centre, own = _packed(self._centre), _packed(self._cards[seat])
         if centre is None or own is None:
             return bool(self._available(seat))
-        return len(_kernels.zangle_find_packed(centre, own)) > 0
+        return bool(_kernels.zangle_any_packed(centre, own))
 
     def _begin_turn(self) -> None:
         """Deal the automatic hit to a player with no Zangle; end their turn if still none."""
