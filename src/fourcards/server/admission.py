@@ -418,14 +418,24 @@ class RateLimiter:
         self.buckets: dict[Hashable, TokenBucket] = {}
 
     def take(self, key: Hashable) -> None:
+        """Take one from ``key``'s allowance; raises the :class:`Refusal` when it is spent."""
+        refusal = self.refusal(key)
+        if refusal is not None:
+            raise refusal
+
+    def refusal(self, key: Hashable) -> Refusal | None:
+        """Take one from ``key``'s allowance: None, or the refusal when it is spent, not raised
+        (the paths every refused connection takes: an exception's traceback would tie the
+        caller's frame, its connection with it, into a cycle only the collector frees)."""
         bucket = self.buckets.get(key)
         if bucket is None:
             if len(self.buckets) >= self.max_keys:
                 self.sweep()
             bucket = self.buckets[key] = TokenBucket(self.rate, self.burst)
-        if not bucket.take():
-            raise Refusal(429, "rate_limited", f"at most {self.rate:g} {self.what} a second (bursts of "
-                          f"{self.burst:g}): try again in a moment", {"retry_after": round(bucket.wait(), 2)})
+        if bucket.take():
+            return None
+        return Refusal(429, "rate_limited", f"at most {self.rate:g} {self.what} a second (bursts of "
+                       f"{self.burst:g}): try again in a moment", {"retry_after": round(bucket.wait(), 2)})
 
     def sweep(self) -> None:
         for key in [k for k, bucket in self.buckets.items() if bucket.full()]:
@@ -499,15 +509,15 @@ class Admission:
         return key
 
     def count(self, refusal: Refusal) -> Refusal:
+        """Count a refusal by its code; returned without a traceback (see :meth:`RateLimiter.refusal`)."""
         self.refused[refusal.code] = self.refused.get(refusal.code, 0) + 1
-        return refusal
+        return refusal.with_traceback(None)
 
     def check_request(self, scope: _Scope) -> Refusal | None:
         """An HTTP request: within its address's rate of requests; one that changes something
         must be JSON from an allowed origin."""
-        try:
-            self.requests.take(self.client(scope))
-        except Refusal as limited:
+        limited = self.requests.refusal(self.client(scope))
+        if limited is not None:
             return self.count(limited)
         if scope["method"] in _SAFE_METHODS:
             return None
@@ -528,9 +538,8 @@ class Admission:
         if not self.origins.allows(headers.get("origin"), headers.get("host")):
             return self.count(Refusal(403, "forbidden_origin", "WebSockets from this page's origin are not allowed"))
         address = self.client(scope)
-        try:
-            self.socket_opens.take(address)
-        except Refusal as limited:
+        limited = self.socket_opens.refusal(address)
+        if limited is not None:
             return self.count(limited)
         refusal = self.sockets.open(handle, address)
         return None if refusal is None else self.count(refusal)
@@ -544,9 +553,8 @@ class Admission:
         capped = not self.proxies.trusts(peer)
         address = self.key(peer)
         if capped:
-            try:
-                self.connection_opens.take(address)
-            except Refusal as limited:
+            limited = self.connection_opens.refusal(address)
+            if limited is not None:
                 return self.count(limited)
         refusal = self.connections.open(handle, address, capped=capped)
         return None if refusal is None else self.count(refusal)

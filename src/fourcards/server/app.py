@@ -400,10 +400,12 @@ class GameServer:
         self._take(self.admission.claims, address)
 
     def _take(self, limiter: Any, address: str) -> None:
-        try:
-            limiter.take(address)
-        except Refusal as refusal:
-            raise self.admission.count(refusal) from None
+        refusal = limiter.refusal(address)
+        if refusal is not None:
+            try:
+                raise self.admission.count(refusal)
+            finally:  # not kept by this frame, which its traceback holds: no cycle for the collector
+                refusal = None
 
     async def create_table(self, body: Any, address: str = "") -> tuple[Table, str | None]:
         """A new table from a ``POST /api/tables`` body, and its invitation (a private table's)."""
@@ -838,11 +840,9 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         await table.event(seat, message, client)
         table.remember(seat, message.id, signature)
     elif isinstance(message, Hint):
-        try:
-            server.admission.hints.take((table.id, seat))
-        except Refusal as refusal:
-            raise ProtocolError("rate_limited", refusal.reason, message.id, {"retry_after": refusal.retry_after}) \
-                from None
+        refusal = server.admission.hints.refusal((table.id, seat))
+        if refusal is not None:
+            raise ProtocolError("rate_limited", refusal.reason, message.id, {"retry_after": refusal.retry_after})
         await table.hint(seat, message.id, client)
     return joined
 

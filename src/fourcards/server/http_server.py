@@ -28,6 +28,7 @@ module's protocols (another server must bring its own).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 from typing import Any
@@ -159,6 +160,32 @@ def raise_open_file_limit(wanted: int) -> int:
     return soft if soft != resource.RLIM_INFINITY else 1 << 20
 
 
+FULL_COLLECTION_EVERY = 100
+"""The collector's third threshold in ``fourcards serve`` (Python's default: 10): a full
+collection after this many collections of the middle generation, not ten (the server's
+refusals leave no cycles for it to find; what it walks costs every waiting request)."""
+
+
+def settle_heap() -> None:
+    """Before serving: build each registered game once (its shared tables are then made), collect,
+    and move everything alive to the collector's permanent generation (``gc.freeze``). A full
+    collection then walks only what came after: on a 2-core machine it took 40 to 60 ms with the
+    modules and tables walked each time, with every request waiting (the p99 of a server under
+    attack); the frozen objects live as long as the process anyway. Full collections are made
+    rarer too (:data:`FULL_COLLECTION_EVERY`)."""
+    import gc
+
+    from ..games import game_names, get_game
+
+    for name in game_names():
+        with contextlib.suppress(Exception):  # a plug-in that fails here fails where it is used, said there
+            get_game(name).new_game()
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+
 def serve(app: Any, admission: Admission, host: str, port: int, log_level: str = "warning") -> None:
     """Run ``app`` under uvicorn with ``admission`` at the socket until stopped (``fourcards serve``).
 
@@ -174,6 +201,7 @@ def serve(app: Any, admission: Admission, host: str, port: int, log_level: str =
                     admission.connections.total)
         admission.connections.total = fits
     http, ws = protocols(admission)
+    settle_heap()
     # The server's own log ("fourcards.server": refusals, deadlines, failures) beside uvicorn's, at one level.
     log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     log_config["loggers"]["fourcards"] = {"handlers": ["default"], "level": log_level.upper(), "propagate": False}
