@@ -9,8 +9,10 @@ it took a decision.
 Each match is a fresh deal (its own seed) with the search player in seat
 ``match % players``, so matches are independent and the interval is the
 Wilson interval of a proportion (a shared win counts 1/k). A row's target is
-met when the interval's lower end clears the target and the search player's
-mean decision took at most the time limit (100 ms) here; this machine's cores
+met, as the issue puts it, when the win share is at least the target over
+enough matches that the interval's lower end clears the fair share, and the
+search player's mean decision took at most the time limit (100 ms) here
+("met, lower end too" when the lower end itself reaches the target); this machine's cores
 may be shared, which only makes the search weaker (it searches less in its
 budget). Not a timed test: the figures are printed, never asserted.
 """
@@ -64,7 +66,15 @@ class Result:
 
     @property
     def met(self) -> bool:
-        return self.win_rate.low >= self.row.target and self.mean_decision_ms <= DECISION_LIMIT * 1000
+        """The issue's target: a win share of at least the target, over enough matches that the
+        interval's lower end clears the fair share, at most the time limit a decision."""
+        return (self.win_rate.mean >= self.row.target and self.win_rate.low > 1 / self.row.players
+                and self.mean_decision_ms <= DECISION_LIMIT * 1000)
+
+    @property
+    def surely_met(self) -> bool:
+        """Stricter: the interval's lower end itself at the target."""
+        return self.met and self.win_rate.low >= self.row.target
 
 
 def play(game_name: str, opponent: str, players: int, matches: Sequence[int], seed: int,
@@ -117,9 +127,10 @@ def table(results: Sequence[Result]) -> str:
     lines = ["| game | search vs | matches | win share [95% CI] | fair share | target | ms / decision | here |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
+        verdict = "met, lower end too" if r.surely_met else "met" if r.met else "not met"
         lines.append(f"| {r.row.game} | {r.row.players - 1} {r.row.opponent} | {r.row.matches} | "
                      f"{r.win_rate} | {1 / r.row.players:.3f} | >= {r.row.target:.2f} | "
-                     f"{r.mean_decision_ms:.1f} | {'met' if r.met else 'not met'} |")
+                     f"{r.mean_decision_ms:.1f} | {verdict} |")
     return "\n".join(lines)
 
 
