@@ -222,6 +222,37 @@ def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clea
         SearchBot(game, margin=math.nan)
 
 
+def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:
+    """``settle``: fewer playouts where the deals agree, the whole budget where they do not."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.search import SearchBot
+
+    game = FourColor()
+    spent: list[tuple[int, int]] = []
+    for state, player in decision_points("four-color", 16, seed=43):
+        observation, legal = state.observation(player), state.legal_actions()
+        if len(legal) < 2:
+            continue
+        whole = SearchBot(game, seed=2, iterations=1500)
+        soon = SearchBot(game, seed=2, iterations=1500, settle=16)
+        assert whole.choose(observation, legal) in legal and soon.choose(observation, legal) in legal
+        spent.append((sum(n for _, n, _ in whole.last_statistics), sum(n for _, n, _ in soon.last_statistics)))
+    assert spent and all(w >= 1500 and s <= w for w, s in spent)
+    assert sum(s for _, s in spent) < 0.8 * sum(w for w, _ in spent)
+    again = SearchBot(game, seed=2, iterations=1500, settle=16)  # repeatable: the same seed, the same stops
+    state, player = next(p for p in decision_points("four-color", 16, seed=43) if len(p[0].legal_actions()) > 1)
+    again.choose(state.observation(player), state.legal_actions())
+    first = again.last_statistics
+    again = SearchBot(game, seed=2, iterations=1500, settle=16)
+    again.choose(state.observation(player), state.legal_actions())
+    assert again.last_statistics == first
+    for bad in (1, 2.5, True):
+        with pytest.raises(FourCardsError):
+            SearchBot(game, settle=bad)  # type: ignore[arg-type]
+
+
 class _Toy:
     """A one-decision game for the search: the deal (its luck, +1 or -1) and the action taken."""
 
@@ -263,6 +294,78 @@ def test_paired_search_leaves_its_baseline_only_for_a_gain_above_the_noise() -> 
         PairedSearch(deal, [0, 1], playout, Rng(5), baseline=7)
 
 
+def test_paired_search_stops_early_only_once_its_choice_is_settled() -> None:
+    """``settle``: the same choice as the whole budget, sooner when the deals agree."""
+    from fourcards.search import PairedSearch
+
+    deals = iter(range(10**6))
+
+    def deal(rng: Rng) -> _Toy:
+        return _Toy(1 if next(deals) % 2 else -1)
+
+    def playout(world: _Toy, rng: Rng) -> float:
+        return {0: 0.5, 1: 0.51, 2: 0.55 + 0.5 * world.luck, 3: 0.3}[world.action]
+
+    for actions, expected in (([0, 3], 0), ([0, 1, 3], 1)):  # the baseline ahead on every deal; behind on every deal
+        whole = PairedSearch(deal, actions, playout, Rng(5), baseline=0)
+        whole.run(iterations=300)
+        soon = PairedSearch(deal, actions, playout, Rng(5), baseline=0)
+        soon.run(iterations=300, settle=4)
+        assert whole.choice(2.0) == soon.choice(2.0) == expected
+        assert whole.settled() and soon.settled() and soon.rounds == 4 < whole.rounds
+    noisy = PairedSearch(deal, [0, 2, 3], playout, Rng(5), baseline=0)
+    noisy.run(iterations=240, settle=4)  # ahead on average, by less than the noise: never settled
+    assert noisy.iterations >= 240 and not noisy.settled() and noisy.choice(2.0) == 0
+    plain = PairedSearch(deal, [0, 1], playout, Rng(5))
+    plain.run(iterations=40, settle=2)  # no baseline: nothing to settle against
+    assert plain.iterations == 40 and not plain.settled()
+
+
+def test_paired_search_sets_actions_aside_only_after_its_first_rounds() -> None:
+    """``halve_after``: the first halving after that many rounds (a cut after two deals
+    sets aside good actions on the luck of those deals)."""
+    from fourcards.search import PairedSearch
+
+    def deal(rng: Rng) -> _Toy:
+        return _Toy(1 if rng.below(2) else -1)
+
+    def playout(world: _Toy, rng: Rng) -> float:
+        return 0.5 + 0.1 * world.action * world.luck
+
+    early = PairedSearch(deal, [0, 1, 2, 3], playout, Rng(3))
+    early.run(iterations=20)  # five rounds of four actions, cut after two and four
+    assert early.rounds >= 3 and len(early.alive) == 2
+    late = PairedSearch(deal, [0, 1, 2, 3], playout, Rng(3), halve_after=6)
+    late.run(iterations=20)
+    assert late.rounds == 5 and len(late.alive) == 4
+    late.run(iterations=24)  # the sixth round: the first cut
+    assert late.rounds == 6 and len(late.alive) == 2
+    for bad in (0, 1.5):
+        with pytest.raises(ValueError):
+            PairedSearch(deal, [0, 1], playout, Rng(3), halve_after=bad)  # type: ignore[arg-type]
+
+
+def test_zangle_search_spends_its_budget_only_on_an_open_choice() -> None:
+    from fourcards.zangle.game import ZangleGame
+    from fourcards.zangle.search import SearchBot as ZangleSearch
+
+    game = ZangleGame()
+    spent: list[tuple[int, int]] = []
+    for state, player in decision_points("zangle", 6, seed=17):
+        obs, legal = state.observation(player), state.legal_actions()
+        whole = ZangleSearch(game, seed=1, iterations=300, settle=None)
+        soon = ZangleSearch(game, seed=1, iterations=300)
+        assert whole.choose(obs, legal) in legal and soon.choose(obs, legal) in legal
+        spent.append((sum(n for _, n, _ in whole.last_statistics), sum(n for _, n, _ in soon.last_statistics)))
+    assert all(w >= 300 and s <= w for w, s in spent) and any(s < 300 for _, s in spent), spent
+    with pytest.raises(FourCardsError):
+        ZangleSearch(game, settle=1)
+    with pytest.raises(FourCardsError):
+        ZangleSearch(game, settle=2.5)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError):
+        ZangleSearch(game, halve_after=0)
+
+
 def test_a_compiled_search_runs_its_count_or_doubling_batches_until_its_time_is_up() -> None:
     from fourcards.search import run_compiled
 
@@ -281,3 +384,18 @@ def test_a_compiled_search_runs_its_count_or_doubling_batches_until_its_time_is_
     run_compiled(timed, None, 0.01, first=4, largest=32)
     assert timed.batches[:4] == [4, 8, 16, 32][:len(timed.batches[:4])]
     assert timed.batches and max(timed.batches) <= 32 and all(b >= 4 for b in timed.batches)
+
+    class Counted(Recorder):
+        @property
+        def iterations(self) -> int:
+            return sum(self.batches)
+
+    settling = Counted()  # a count with a stop: the same batches on every machine, the last one cut to the count
+    run_compiled(settling, 100, 10.0, first=16, largest=32, settled=lambda: False)
+    assert settling.batches == [16, 32, 32, 20]
+    early = Counted()
+    run_compiled(early, 100, 10.0, first=16, largest=32, settled=lambda: sum(early.batches) >= 40)
+    assert early.batches == [16, 32]
+    timed_early = Counted()
+    run_compiled(timed_early, None, 10.0, first=4, settled=lambda: len(timed_early.batches) >= 3)
+    assert timed_early.batches == [4, 8, 16]  # long before its 10 s

@@ -102,16 +102,25 @@ class SearchPlayer:
 
 
 def run_compiled(search: Any, iterations: int | None, time_per_move: float, first: int = 16,
-                 largest: int = 128) -> None:
+                 largest: int = 128, settled: Callable[[], bool] | None = None) -> None:
     """Run a compiled search (its ``run(n)`` plays ``n`` more iterations without the GIL)
     for ``iterations``, or until ``time_per_move`` seconds are up, in batches that
-    double from ``first`` to ``largest`` (the clock is read between batches)."""
+    double from ``first`` to ``largest`` (the clock is read between batches). With
+    ``settled``, stop sooner when it says so between two batches (with ``iterations``
+    too: the batches are the same on every machine, so the result still is; the
+    search must count its playouts in ``search.iterations``)."""
     if iterations is not None:
-        search.run(iterations)
+        if settled is None:
+            search.run(iterations)
+            return
+        start, batch = search.iterations, first
+        while (done := search.iterations - start) < iterations and not (done and settled()):
+            search.run(min(batch, iterations - done))
+            batch = min(batch * 2, largest)
         return
     deadline = time.perf_counter() + time_per_move
     batch = first
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline and not (settled is not None and settled()):
         search.run(batch)
         batch = min(batch * 2, largest)
 
@@ -205,13 +214,18 @@ class PairedSearch:
     counts playouts. With a ``baseline`` (one of the legal actions: the rule
     bot's own choice), that action is never set aside and every other is
     compared with it on the same deals: :meth:`choice` plays another action only
-    on a gain the noise does not explain."""
+    on a gain the noise does not explain. ``halve_after``: the rounds played
+    before the first halving (then twice as many before each next one); a
+    first cut after a couple of deals sets aside good actions on the luck of
+    those deals."""
 
     def __init__(self, sample: Callable[[Rng], Any], legal: Sequence[int],
                  playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.0,
-                 baseline: int | None = None) -> None:
+                 baseline: int | None = None, halve_after: int = 2) -> None:
         if not legal:
             raise ValueError("no legal action to search")
+        if type(halve_after) is not int or halve_after < 1:
+            raise ValueError(f"halve_after={halve_after!r} must be an int >= 1")
         self.sample, self.playout, self.rng = sample, playout, rng
         self.actions = [int(a) for a in legal]
         if baseline is not None and baseline not in self.actions:
@@ -226,7 +240,7 @@ class PairedSearch:
         self.alive = list(range(len(self.actions)))
         self.rounds = 0
         self.iterations = 0
-        self._next_cut = 2
+        self._next_cut = halve_after
 
     def _round(self, budget: Budget) -> None:
         world = self.sample(self.rng)
@@ -255,12 +269,39 @@ class PairedSearch:
             self.alive = self.alive[:keep]
             self._next_cut *= 2
 
-    def run(self, iterations: int | None = None, time_per_move: float = 0.05) -> int:
-        """Play rounds until the budget is spent (at least one whole round)."""
+    def run(self, iterations: int | None = None, time_per_move: float = 0.05, settle: int | None = None,
+            margin: float = 2.0) -> int:
+        """Play rounds until the budget is spent (at least one whole round); with ``settle``
+        (and a baseline), stop sooner once that many rounds are played and
+        :meth:`choice` at ``margin`` is settled (:meth:`settled`)."""
         budget = Budget(iterations, time_per_move)
         while not budget.spent(self.iterations) or not self.rounds:
             self._round(budget)
+            if settle is not None and self.rounds >= settle and self.settled(margin):
+                break
         return self.iterations
+
+    def settled(self, margin: float = 2.0) -> bool:
+        """Whether more rounds would hardly change :meth:`choice` (``margin``): every
+        action still in is, on the same deals, no better than the baseline by a
+        standard error (the baseline stays the choice), or the best is ahead of it by
+        twice ``margin`` standard errors (it is the choice)."""
+        if self.baseline is None:
+            return False
+        best_lead, all_behind = 0.0, True
+        for i in self.alive:
+            if i == self.baseline:
+                continue
+            n = self.paired[i]
+            if n < 2:
+                return False
+            mean = self.gain[i] / n
+            error = math.sqrt(max(0.0, (self.gain_sq[i] - n * mean * mean) / (n - 1)) / n)
+            if mean + error > 0:
+                all_behind = False
+            if mean > 0 and (error == 0 or mean / error > best_lead):
+                best_lead = math.inf if error == 0 else mean / error
+        return all_behind or best_lead > 2 * margin
 
     def statistics(self) -> list[tuple[int, int, float]]:
         """``[(action, playouts, mean score)]``: the actions still in first, best mean first."""

@@ -10,7 +10,7 @@ rule-based player are the meld splitter's and the bots' (``_melds.pxd``,
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int8_t, int16_t
 from libc.string cimport memcpy, memset
 from libc.stdlib cimport malloc, free
-from libc.math cimport exp
+from libc.math cimport exp, sqrt
 
 from fourcards._common cimport _below, _seed_stream, _splitmix_next
 
@@ -888,6 +888,41 @@ cdef class FcSearch:
         if mean > 0 and mean * mean * n > margin * margin * (var if var > 0 else 0.0):
             return self.actions[best]
         return self.actions[self.baseline]
+
+    def settled(self, double margin):
+        """Whether more rounds would hardly change :meth:`choice` at ``margin``: every action
+        still in is, on the same deals, no better than the baseline by a standard error
+        (the baseline stays the choice), or the best is ahead of it by twice ``margin``
+        standard errors (it is the choice). False without a baseline."""
+        cdef int a, i
+        cdef double n, mean, error, lead, best_lead = 0.0
+        cdef bint all_behind = True
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        if self.baseline < 0 or self.rounds == 0:
+            return False
+        for a in range(self.n_alive):
+            i = self.alive[a]
+            if i == self.baseline:
+                continue
+            n = self.paired[i]
+            if n < 2:
+                return False
+            mean = self.gain[i] / n
+            error = (self.gain_sq[i] - n * mean * mean) / (n - 1)
+            error = sqrt(error / n) if error > 0 else 0.0
+            if mean + error > 0:
+                all_behind = False
+            if mean > 0:
+                lead = 1e300 if error == 0 else mean / error
+                if lead > best_lead:
+                    best_lead = lead
+        return all_behind or best_lead > 2 * margin
+
+    @property
+    def rounds_played(self):
+        """Rounds of the search so far (each plays every action still in on one deal)."""
+        return self.rounds
 
     def statistics(self):
         """``[(action, playouts, mean score)]``: the actions still in first, best mean first."""

@@ -205,17 +205,22 @@ def _can_claim(hand: Sequence[int], action: int, card: int) -> bool:
 class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search in C over greedy playouts (see the module).
 
-    ``iterations`` playouts a decision (repeatable), else ``time_per_move``
+    ``iterations`` playouts a decision at most (repeatable), else ``time_per_move``
     seconds; ``exploration`` UCB1's constant; ``scale`` the payments that move a
     playout's score by a half. A decision with one legal action is not searched.
     ``margin``: it plays another action than the rule-based player's own only
     when that action's gain over it, on the same deals, is above ``margin``
     standard errors (None: the best mean, however small the gain).
+    ``settle`` (with ``margin``): stop before the budget is spent once that many
+    rounds of the search are played and more would hardly change the choice
+    (``FcSearch.settled``), so that the close decisions get the time the clear
+    ones leave (None: always the whole budget).
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
-                 mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0) -> None:
+                 mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0,
+                 settle: int | None = None) -> None:
         budget = check_budget(iterations, time_per_move, exploration)
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
@@ -234,7 +239,10 @@ class SearchBot(SearchPlayer):
                                    or not 0 <= margin <= 100):
             raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
         self.scale, self.burn, self.mixing, self.weight = float(scale), burn, mixing, float(weight)
+        if settle is not None and (type(settle) is not int or not 2 <= settle <= 1_000_000):
+            raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
         self.margin = None if margin is None else float(margin)
+        self.settle = settle
         self._rule = GreedyBot()
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
@@ -257,7 +265,11 @@ class SearchBot(SearchPlayer):
                 search.set_history(seat, events)
             if self.margin is not None:
                 search.set_baseline(self._rule.choose(observation, legal_actions))
-            run_compiled(search, self.iterations, self.time_per_move)
+            settled = None
+            if self.margin is not None and self.settle is not None:
+                margin, least = self.margin, self.settle
+                settled = lambda: search.rounds_played >= least and search.settled(margin)  # noqa: E731
+            run_compiled(search, self.iterations, self.time_per_move, settled=settled)
             self.last_statistics = search.statistics()
             if self.margin is None:
                 return int(self.last_statistics[0][0])

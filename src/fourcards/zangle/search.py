@@ -101,18 +101,23 @@ def playout(world: ZangleState, me: int, scale: float = 8.0, horizon: int = 1000
 class SearchBot(SearchPlayer):
     """Information-set Monte Carlo search over greedy playouts (see the module).
 
-    ``iterations`` playouts a decision (repeatable), else ``time_per_move``
+    ``iterations`` playouts a decision at most (repeatable), else ``time_per_move``
     seconds; ``paired`` every Zangle on the same deals with the weaker half set
-    aside as rounds double (else UCB1 with ``exploration``); ``scale`` the points
+    aside as rounds double, the first time after ``halve_after`` rounds (else
+    UCB1 with ``exploration``); ``scale`` the points
     that move a playout's score by a half; ``horizon`` the Zangles a playout plays
     at most (then the cards held count); ``margin`` (paired only): another Zangle
     than the rule-based player's own only on a gain above that many standard
-    errors on the same deals (None: the best mean, however small the gain).
+    errors on the same deals (None: the best mean, however small the gain);
+    ``settle`` (with ``margin``): stop before the budget is spent once that many
+    rounds are played and more would hardly change the choice
+    (:meth:`fourcards.search.PairedSearch.settled`), so that the close
+    decisions get the time the clear ones leave (None: always the whole budget).
     One bot may be shared by threads."""
 
-    def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
+    def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.2,
                  exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000,
-                 margin: float | None = 2.0) -> None:
+                 margin: float | None = 2.0, settle: int | None = 6, halve_after: int = 6) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
         if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
@@ -123,8 +128,13 @@ class SearchBot(SearchPlayer):
         if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
                                    or not 0 <= margin <= 100):
             raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
+        if settle is not None and (type(settle) is not int or not 2 <= settle <= 1_000_000):
+            raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
+        if type(halve_after) is not int or not 1 <= halve_after <= 1_000_000:
+            raise FourCardsError(f"halve_after={halve_after!r} must be an int 1..1000000")
         self.game, self.scale, self.paired, self.horizon = game, float(scale), paired, horizon
         self.margin = None if margin is None else float(margin)
+        self.settle, self.halve_after = settle, halve_after
         self.rng = Rng(seed)
         SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
@@ -149,8 +159,10 @@ class SearchBot(SearchPlayer):
                 self.last_statistics = root.statistics()
                 return root.best()
             rule = min(legal, key=rank.__getitem__) if self.margin is not None else None
-            search = PairedSearch(information.sample, legal, score, self.rng, baseline=rule)
-            search.run(self.iterations, self.time_per_move)
+            search = PairedSearch(information.sample, legal, score, self.rng, baseline=rule,
+                                  halve_after=self.halve_after)
+            search.run(self.iterations, self.time_per_move, self.settle if self.margin is not None else None,
+                       2.0 if self.margin is None else self.margin)
             self.last_statistics = search.statistics()
             return search.best() if self.margin is None else search.choice(self.margin)
 
