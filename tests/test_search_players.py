@@ -341,8 +341,13 @@ def test_paired_search_sets_actions_aside_only_after_its_first_rounds() -> None:
     late.run(iterations=24)  # the sixth round: the first cut
     assert late.rounds == 6 and len(late.alive) == 2
     for bad in (0, 1.5):
-        with pytest.raises(ValueError):
+        with pytest.raises(FourCardsError):
             PairedSearch(deal, [0, 1], playout, Rng(3), halve_after=bad)  # type: ignore[arg-type]
+    for options in ({"settle": 0}, {"settle": 2.5}, {"settle": True}, {"margin": math.nan}, {"margin": -1.0}):
+        searched = PairedSearch(deal, [0, 1], playout, Rng(3), baseline=0)
+        with pytest.raises(FourCardsError):
+            searched.run(iterations=10, **options)
+        assert searched.rounds == 0  # refused before any round
 
 
 def test_zangle_search_spends_its_budget_only_on_an_open_choice() -> None:

@@ -225,7 +225,7 @@ class PairedSearch:
         if not legal:
             raise ValueError("no legal action to search")
         if type(halve_after) is not int or halve_after < 1:
-            raise ValueError(f"halve_after={halve_after!r} must be an int >= 1")
+            raise FourCardsError(f"halve_after={halve_after!r} must be an int >= 1")
         self.sample, self.playout, self.rng = sample, playout, rng
         self.actions = [int(a) for a in legal]
         if baseline is not None and baseline not in self.actions:
@@ -274,6 +274,10 @@ class PairedSearch:
         """Play rounds until the budget is spent (at least one whole round); with ``settle``
         (and a baseline), stop sooner once that many rounds are played and
         :meth:`choice` at ``margin`` is settled (:meth:`settled`)."""
+        if settle is not None and (type(settle) is not int or settle < 1):
+            raise FourCardsError(f"settle={settle!r} must be None or an int >= 1")
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool) or not 0 <= margin <= 100:
+            raise FourCardsError(f"margin={margin!r} must be a number 0..100")
         budget = Budget(iterations, time_per_move)
         while not budget.spent(self.iterations) or not self.rounds:
             self._round(budget)
