@@ -430,6 +430,10 @@ async def play_hostile(server: Server, tables: int, think: float, seconds: float
     return run, [t for t, _ in made], observed, played
 
 
+ALL_ATTACKS = "text,sockets,hints,listing,forwarded,ids,slowloris"
+"""Every attack of ``server_attacks.py`` (the hostile runs' default)."""
+
+
 def hostile_main(args: argparse.Namespace) -> int:
     """Quiet, hints-only and hostile runs of the same normal clients, each on a fresh server with
     its default limits, in rounds (quiet, hints, hostile, quiet, ...) so that the machine's other
@@ -438,7 +442,7 @@ def hostile_main(args: argparse.Namespace) -> int:
     targets, not asserted)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     tables = args.tables if args.tables_given else (4 if args.quick else 8)
-    rounds = 2 if args.quick else 4
+    rounds = args.rounds or (2 if args.quick else 4)
     seconds = 12.0 if args.quick else 20.0
     think = args.think if args.think_given else 0.1
     print(f"server load, hostile mix: {tables} Gang of Four tables x 4 people (each its own address, think "
@@ -446,7 +450,7 @@ def hostile_main(args: argparse.Namespace) -> int:
           f"hostile run, {seconds:g} s each; default limits, loopback, {os.cpu_count()} cores", flush=True)
     results: dict[str, tuple[Run, Any, dict[str, int]]] = {}
     failures = 0
-    phases = (("quiet", ""), ("hints", "hints"), ("hostile", "text,sockets,hints,listing,forwarded,ids,slowloris"))
+    phases = (("quiet", ""), ("hints", "hints"), ("hostile", args.attacks))
     with tempfile.TemporaryDirectory() as work:
         for number in range(rounds):
             for title, attacks in phases:
@@ -531,6 +535,10 @@ def main(argv: list[str] | None = None) -> int:
                         "rounds, side by side, each client from its own loopback address, the default limits "
                         "(8 tables, 4 rounds of 20 s runs)")
     parser.add_argument("--quick", action="store_true", help="with --hostile: 4 tables, 2 rounds of 12 s runs (CI)")
+    parser.add_argument("--attacks", default=ALL_ATTACKS,
+                        help="with --hostile: the attacks of the hostile runs, comma separated (default all: "
+                        f"{ALL_ATTACKS}); one at a time tells which costs the normal clients what")
+    parser.add_argument("--rounds", type=int, default=None, help="with --hostile: rounds (default 4; --quick 2)")
     parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                         help="the protocol the clients speak: 2 (updates, the page's; default) or 1 (whole states)")
     args = parser.parse_args(argv)

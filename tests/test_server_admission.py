@@ -64,6 +64,8 @@ def test_the_serve_command_takes_every_limit() -> None:
     ("ipv6_prefix", 129, FourCardsError), ("ipv6_prefix", 0, FourCardsError), ("hint_workers", 65, FourCardsError),
     ("header_timeout", 0.0, FourCardsError), ("body_timeout", float("nan"), FourCardsError),
     ("sockets_per_address", 1.5, TypeError), ("hint_share", "1", TypeError), ("max_sockets", True, TypeError),
+    ("refusal_delay", -0.5, FourCardsError), ("refusal_delay", float("inf"), FourCardsError),
+    ("list_cache_seconds", 0, FourCardsError),
 ])
 def test_new_limits_are_checked_when_made(field: str, value: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match=f"Limits.{field}"):
@@ -286,6 +288,53 @@ def test_new_tcp_connections_of_one_address_are_rate_limited_but_not_a_proxys() 
     refused = admission.open_connection("c", "192.0.2.1")
     assert refused is not None and refused.code == "rate_limited" and refused.status == 429
     assert all(admission.open_connection(f"p{n}", "127.0.0.1") is None for n in range(10))
+
+
+def test_a_refusal_over_a_rate_waits_holding_a_slot_of_its_address() -> None:
+    """``delay``: ``refusal_delay`` for ``rate_limited`` only; ``hold_connection``: a slot of the
+    address's cap taken while the refused connection is held, none free: no wait."""
+    admission = Admission(Limits(connection_rate=1.0, connection_burst=1.0, connections_per_address=2,
+                                 refusal_delay=0.75))
+    assert admission.open_connection("a", "192.0.2.1") is None
+    refused = admission.open_connection("b", "192.0.2.1")
+    assert refused is not None and refused.code == "rate_limited"
+    assert admission.hold_connection("b", "192.0.2.1", refused) == 0.75
+    assert admission.connections.count(admission.key("192.0.2.1")) == 2  # a and the held b
+    again = admission.open_connection("c", "192.0.2.1")
+    assert again is not None and admission.hold_connection("c", "192.0.2.1", again) == 0.0  # no slot: at once
+    admission.close_connection("b")
+    assert admission.connections.count(admission.key("192.0.2.1")) == 1
+    capped = Refusal(429, "too_many_connections", "full")
+    assert admission.delay(capped) == 0.0 and admission.hold_connection("d", "192.0.2.9", capped) == 0.0
+    assert admission.stats()["delayed"] == 1
+    assert Admission(Limits(refusal_delay=0)).delay(refused) == 0.0  # 0: at once
+
+
+def test_a_request_over_its_rate_is_answered_after_the_delay() -> None:
+    """The middleware's 429 for an address over its request rate waits ``refusal_delay``."""
+    admission = Admission(Limits(request_rate=0.01, request_burst=1.0, refusal_delay=0.3))
+    sent: list[dict[str, Any]] = []
+
+    async def app(found: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    async def main() -> list[float]:
+        middleware, waits = AdmissionMiddleware(app, admission), []
+        for _ in range(2):
+            began = time.perf_counter()
+            await middleware(scope("http"), receive, send)
+            waits.append(time.perf_counter() - began)
+        return waits
+
+    waits = asyncio.run(main())
+    assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [200, 429]
+    assert waits[1] >= 0.28 and waits[1] - waits[0] >= 0.2
 
 
 def test_tcp_connections_from_a_trusted_proxy_are_not_capped_per_address() -> None:

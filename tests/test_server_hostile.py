@@ -452,8 +452,54 @@ def test_the_listing_is_paged_and_rate_limited(server: ServerProcess) -> None:
     for _ in range(40):
         status, answer, headers = request_from("127.0.0.40", "GET", url)
         codes.append(status)
-    assert codes[:20] == [200] * 20 and 429 in codes
+        if status == 429:
+            break
+    assert codes[:20] == [200] * 20 and codes[-1] == 429
     assert int(headers["retry-after"]) >= 1 and answer["error"]["code"] == "rate_limited"
+
+
+def test_a_client_over_its_rate_waits_for_its_refusal(tmp_path: Path) -> None:
+    """A 429 over a rate comes after ``--refusal-delay``, its connection held unread meanwhile and
+    counted in its address's cap (no free slot: answered at once); a refusal for another reason
+    is never delayed."""
+    process = ServerProcess(tmp_path / "t.db", options=(
+        "--refusal-delay", "1.5", "--connection-rate", "0.01", "--connection-burst", "2",
+        "--connections-per-address", "3", "--list-rate", "0.01", "--list-burst", "1", "--header-timeout", "30",
+    )).start()
+
+    def answer_after(sock: socket.socket, ask: bool = True) -> tuple[bytes, float]:
+        began = time.perf_counter()
+        if ask:  # (not to a connection answered and closed at once: the bytes would meet a reset)
+            sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(4096):
+            data += chunk
+        return data, time.perf_counter() - began
+
+    try:
+        # The listing over its rate (an app-level 429): the second request waits for its answer.
+        assert request_from("127.0.0.44", "GET", process.http + "/api/tables")[0] == 200
+        began = time.perf_counter()
+        status, answer, headers = request_from("127.0.0.44", "GET", process.http + "/api/tables")
+        assert (status, answer["error"]["code"]) == (429, "rate_limited") and "retry-after" in headers
+        assert time.perf_counter() - began >= 1.4
+        # New connections over their rate (refused at the socket): held, then answered and closed.
+        kept = [raw_connection(process, "127.0.0.45") for _ in range(2)]  # the burst: admitted
+        with raw_connection(process, "127.0.0.45") as held:
+            answer, waited = answer_after(held)
+            assert answer.startswith(b"HTTP/1.1 429") and b"rate_limited" in answer and waited >= 1.4
+        held = raw_connection(process, "127.0.0.45")  # held: the address's third slot
+        time.sleep(0.1)
+        with raw_connection(process, "127.0.0.45") as fourth:  # no slot left: answered at once
+            answer, waited = answer_after(fourth, ask=False)
+            assert answer.startswith(b"HTTP/1.1 429") and b"rate_limited" in answer and waited < 1.0
+        answer, waited = answer_after(held)
+        assert answer.startswith(b"HTTP/1.1 429") and b"rate_limited" in answer
+        held.close()
+        for sock in kept:
+            sock.close()
+    finally:
+        process.stop()
 
 
 # -- logging -------------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import ipaddress
 import json
@@ -62,7 +63,7 @@ class Limits:
     """The server's limits: every one a ``fourcards serve`` flag (``--max-tables`` for
     ``max_tables``...) with the default documented in ``docs/server.md``. Checked when
     made: an int field must be an int, a rate, burst or time a finite number above 0
-    (``TypeError`` for another type, ``FourCardsError`` naming the field otherwise)."""
+    (``refusal_delay``: from 0) (``TypeError`` for another type, ``FourCardsError`` naming the field otherwise)."""
 
     # -- tables --------------------------------------------------------------------------------------
     max_tables: int = _limit(1000, "tables open (not finished) at once, server-wide")
@@ -95,6 +96,8 @@ class Limits:
     list_page_max: int = _limit(200, "the largest ?limit= of GET /api/tables")
     list_cache_seconds: float = _limit(1.0, "seconds the listing is served from its cache before it is "
                                        "built again")
+    refusal_delay: float = _limit(1.0, "seconds an HTTP request or connection over its address's rate waits for "
+                                  "its 429 (a looping client slows itself down; 0: at once)", low=0)
     # -- WebSockets ------------------------------------------------------------------------------------
     sockets_per_address: int = _limit(64, "WebSockets open at once from one client address")
     max_sockets: int = _limit(3000, "WebSockets open at once, server-wide")
@@ -130,8 +133,9 @@ class Limits:
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise TypeError(f"Limits.{spec.name} must be a number, not {type(value).__name__}")
-                if not (math.isfinite(value) and value > 0):
-                    raise FourCardsError(f"Limits.{spec.name}={value!r}: a finite number above 0")
+                if not (math.isfinite(value) and (value > 0 or value == low == 0)):
+                    raise FourCardsError(f"Limits.{spec.name}={value!r}: a finite number "
+                                         f"{'from' if low == 0 else 'above'} 0")
             if high is not None and value > high:
                 raise FourCardsError(f"Limits.{spec.name}={value!r}: at most {high}")
         if self.list_page > self.list_page_max:
@@ -482,6 +486,8 @@ class Admission:
         self.refused: dict[str, int] = {}
         #: Connections cut for sending their request too slowly (header or body deadline).
         self.timed_out = 0
+        #: Refusals over a rate answered after ``Limits.refusal_delay`` (the connection held meanwhile).
+        self.delayed = 0
 
     def key(self, host: str) -> str:
         """The address key of ``host`` (:func:`address_key` with this server's IPv6 prefix)."""
@@ -562,6 +568,27 @@ class Admission:
     def close_connection(self, handle: Hashable) -> None:
         self.connections.close(handle)
 
+    def delay(self, refusal: Refusal) -> float:
+        """Seconds to wait before answering ``refusal`` on a connection that stays open meanwhile
+        (and so counts against its address's caps): ``Limits.refusal_delay`` for a refusal over
+        a rate (``rate_limited``), 0 for any other. A client looping on a limited path then makes
+        a request a second or so, not hundreds, each costing the server its connection and answer."""
+        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
+            return 0.0
+        self.delayed += 1
+        return self.limits.refusal_delay
+
+    def hold_connection(self, handle: Hashable, peer: str, refusal: Refusal) -> float:
+        """A new TCP connection refused by :meth:`open_connection`: the seconds to hold it before
+        its answer (:meth:`delay`), 0 to answer at once. A held connection takes a slot of its
+        address's and the server's caps until it closes (:meth:`close_connection`); when none is
+        free it is answered at once."""
+        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
+            return 0.0
+        if self.connections.open(handle, self.key(peer), capped=not self.proxies.trusts(peer)) is not None:
+            return 0.0
+        return self.delay(refusal)
+
     def sweep(self) -> None:
         """Forget the allowances that refilled (bounded memory)."""
         for limiter in (self.creations, self.claims, self.listings, self.socket_opens, self.hints,
@@ -571,7 +598,7 @@ class Admission:
     def stats(self) -> dict[str, Any]:
         """What admission holds and refused (for an operator)."""
         return {"connections": len(self.connections), "websockets": len(self.sockets),
-                "refused": dict(self.refused), "timed_out": self.timed_out}
+                "refused": dict(self.refused), "timed_out": self.timed_out, "delayed": self.delayed}
 
 
 def _headers(scope: _Scope) -> dict[str, str]:
@@ -604,14 +631,14 @@ class AdmissionMiddleware:
         if kind == "http":
             refusal = admission.check_request(scope)
             if refusal is not None:
-                await _refuse_http(send, refusal)
+                await _refuse_http(send, refusal, admission.delay(refusal))
                 return
             await self.app(scope, receive, send)
             return
         handle = object()
         refusal = admission.open_socket(handle, scope)
         if refusal is not None:
-            await _refuse_websocket(scope, receive, send, refusal)
+            await _refuse_websocket(scope, receive, send, refusal, admission.delay(refusal))
             return
         try:
             await self.app(scope, receive, send)
@@ -619,19 +646,24 @@ class AdmissionMiddleware:
             admission.close_socket(handle)
 
 
-async def _refuse_http(send: _Send, refusal: Refusal) -> None:
+async def _refuse_http(send: _Send, refusal: Refusal, delay: float = 0.0) -> None:
     body = json.dumps(refusal.body()).encode()
+    if delay > 0:
+        await asyncio.sleep(delay)
     await send({"type": "http.response.start", "status": refusal.status,
                 "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _refuse_websocket(scope: _Scope, receive: _Receive, send: _Send, refusal: Refusal) -> None:
-    """Refuse a WebSocket handshake: an HTTP answer with the refusal's status and JSON body
-    (a server without the ASGI denial-response extension answers a bare 403)."""
+async def _refuse_websocket(scope: _Scope, receive: _Receive, send: _Send, refusal: Refusal,
+                            delay: float = 0.0) -> None:
+    """Refuse a WebSocket handshake (after ``delay`` seconds): an HTTP answer with the refusal's
+    status and JSON body (a server without the ASGI denial-response extension answers a bare 403)."""
     connect = await receive()
     if connect["type"] != "websocket.connect":
         return
+    if delay > 0:
+        await asyncio.sleep(delay)
     if "websocket.http.response" in scope.get("extensions", {}):
         body = json.dumps(refusal.body()).encode()
         await send({"type": "websocket.http.response.start", "status": refusal.status,

@@ -855,6 +855,15 @@ def _refused(refusal: Refusal) -> Response:
     return JSONResponse(refusal.body(), status_code=refusal.status, headers=headers)
 
 
+async def _refused_after(refusal: Refusal, admission: Admission) -> Response:
+    """:func:`_refused`, after :meth:`Admission.delay` for a refusal over a rate (the client's
+    connection held meanwhile: a client looping on a limited route waits for each refusal)."""
+    wait = admission.delay(refusal)
+    if wait > 0:
+        await asyncio.sleep(wait)
+    return _refused(refusal)
+
+
 async def _body(request: Request, limit: int) -> Any:
     size = 0
     chunks = []
@@ -991,7 +1000,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
                 return Response(page, media_type="application/json")
             table, invite = await server().create_table(await _body(request, limits.max_body), address(request))
         except Refusal as refusal:
-            return _refused(refusal)
+            return await _refused_after(refusal, gate)
         answer = table.summary()
         if invite is not None:
             answer["invite"] = invite
@@ -1039,7 +1048,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body,
                                           address(request))
         except Refusal as refusal:
-            return _refused(refusal)
+            return await _refused_after(refusal, gate)
         return JSONResponse(answer, status_code=201)
 
     async def socket(websocket: WebSocket) -> None:

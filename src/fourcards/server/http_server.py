@@ -10,7 +10,10 @@ its WebSocket protocol, which ask :class:`~fourcards.server.admission.Admission`
 - when a TCP connection is accepted: the server-wide cap
   (``Limits.max_connections``) and the per-address cap
   (``Limits.connections_per_address``; not for a trusted proxy's address).
-  A refused connection gets a ``503``/``429`` JSON answer and is closed at once;
+  A refused connection gets a ``503``/``429`` JSON answer and is closed: at once,
+  or, over its address's rate of new connections, after ``Limits.refusal_delay``
+  seconds (what it sends dropped; holding a slot of its address's cap meanwhile), so that a
+  client looping on new connections waits for each refusal;
 - while a request comes in: its headers must be complete within
   ``Limits.header_timeout`` seconds of the connection's start (or of the end of
   the previous answer on a kept-alive connection), and its body within
@@ -61,12 +64,20 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             self.deadline: asyncio.TimerHandle | None = None
             self.reading = ""  # what the deadline running is for: "head", "body" or nothing
+            self.held: asyncio.TimerHandle | None = None
             peer = transport.get_extra_info("peername")
-            refusal = admission.open_connection(transport, str(peer[0]) if isinstance(peer, tuple) and peer else "")
+            host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+            refusal = admission.open_connection(transport, host)
             self.refused = refusal is not None
             if refusal is not None:  # refused before uvicorn does any work for it (a flood costs little)
-                transport.write(refusal.http_bytes())
-                transport.close()
+                answer = refusal.http_bytes()
+                wait = admission.hold_connection(transport, host, refusal)
+                if wait > 0:  # over its rate: answered later (a looping client waits); what it sends is
+                    # read and dropped meanwhile (unread bytes would turn the close into a reset)
+                    self.held_transport = transport
+                    self.held = self.loop.call_later(wait, _answer, transport, answer)
+                    return
+                _answer(transport, answer)
                 return
             super().connection_made(transport)
             self._expect("head", limits.header_timeout)
@@ -86,6 +97,10 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop()
             if self.refused:
+                if self.held is not None:  # a held refusal: its slot back, its answer no longer due
+                    self.held.cancel()
+                    self.held = None
+                    admission.close_connection(self.held_transport)
                 return
             admission.close_connection(self.transport)
             super().connection_lost(exc)
@@ -140,6 +155,13 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
                 self.handshake_complete = True
 
     return AdmittedHTTP, AdmittedWebSocket
+
+
+def _answer(transport: asyncio.Transport, answer: bytes) -> None:
+    """Write a refused connection's whole answer and close it."""
+    if not transport.is_closing():
+        transport.write(answer)
+        transport.close()
 
 
 def raise_open_file_limit(wanted: int) -> int:
