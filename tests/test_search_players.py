@@ -139,6 +139,20 @@ def test_best_and_the_hints_use_the_search_where_it_is_the_stronger(name: str) -
     assert type(hint) is type(search_bot(name, 1)) and getattr(hint, "time_per_move", None) == 0.01
 
 
+@pytest.mark.parametrize(("name", "seconds", "expected"), [
+    ("gang-of-four", 0.05, 0.02), ("gang-of-four", 0.01, 0.01), ("zangle", 0.05, 0.05), ("four-color", 0.05, 0.05),
+])
+def test_a_hint_searches_no_longer_than_the_best_bot_does_by_default(name: str, seconds: float,
+                                                                    expected: float) -> None:
+    """``Limits.hint_seconds`` is a ceiling: Gang of Four's search takes 0.02 s a decision by
+    default (docs/ai/), and its hint no more; Zangle's takes 0.2 s, its hint the limit."""
+    from fourcards.server.compute import hint_player
+
+    entry = get_game(name)
+    hint = hint_player(entry, entry.new_game(), 1, seconds)
+    assert type(hint).__name__ == "SearchBot" and getattr(hint, "time_per_move", None) == expected
+
+
 def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() -> None:
     """The Four Color search weighs the other hands by how many of their choices this round
     the rule-based player would have made holding them: at a table of rule-based players,

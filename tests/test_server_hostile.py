@@ -553,7 +553,7 @@ def test_a_connection_logs_its_first_failure_with_a_traceback_and_counts_the_res
 
 async def movers(process: ServerProcess, source: str, count: int) -> list[Seat]:
     """The seat on turn at each of ``count`` new two-person Gang of Four tables (its hint is a search:
-    0.05 s of CPU, charged to the budget as spent)."""
+    0.02 s of CPU, Gang of Four's own budget, charged to the budget as spent)."""
     found = []
     for _ in range(count):
         table = new_table(process, source, "gang-of-four", {"players": 2})
@@ -571,9 +571,17 @@ def test_a_seat_may_ask_for_hints_at_its_rate(server: ServerProcess) -> None:
         for n in range(2):  # its burst
             await mover.send({"type": "hint", "id": f"h{n}"})
             assert (await mover.until("hint", id=f"h{n}"))["action"] >= 0
+        # Over its rate: the refusal comes after --refusal-delay (1 s), the socket served meanwhile.
+        began = time.perf_counter()
         await mover.send({"type": "hint", "id": "h2"})
+        await mover.send({"type": "ping"})
+        first = await mover.recv()
+        while first["type"] not in ("pong", "error"):  # (a state or update may come too)
+            first = await mover.recv()
+        assert first["type"] == "pong", first  # the ping's answer first: the refusal waits
         refused = await mover.until("error", id="h2")
         assert refused["code"] == "rate_limited" and refused["retry_after"] > 0
+        assert time.perf_counter() - began >= 0.9
         await mover.close()
 
     asyncio.run(main())

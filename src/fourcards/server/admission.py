@@ -96,8 +96,9 @@ class Limits:
     list_page_max: int = _limit(200, "the largest ?limit= of GET /api/tables")
     list_cache_seconds: float = _limit(1.0, "seconds the listing is served from its cache before it is "
                                        "built again")
-    refusal_delay: float = _limit(1.0, "seconds an HTTP request or connection over its address's rate waits for "
-                                  "its 429 (a looping client slows itself down; 0: at once)", low=0)
+    refusal_delay: float = _limit(1.0, "seconds a refusal over a rate waits: an HTTP 429 (its connection held) "
+                                  "or a WebSocket's rate_limited error (the socket served meanwhile); 0: at "
+                                  "once", low=0)
     # -- WebSockets ------------------------------------------------------------------------------------
     sockets_per_address: int = _limit(64, "WebSockets open at once from one client address")
     max_sockets: int = _limit(3000, "WebSockets open at once, server-wide")
@@ -108,8 +109,8 @@ class Limits:
     burst: float = _limit(40.0, "... and at once")
     max_queued: int = _limit(1000, "messages waiting for a slow reader before it is disconnected")
     # -- hints -----------------------------------------------------------------------------------------
-    hint_seconds: float = _limit(0.05, "seconds of search for one hint (the time budget given to the game's "
-                                 "best bot; a hint used to search 0.2 s)")
+    hint_seconds: float = _limit(0.05, "seconds of search for one hint at most (the time budget given to the "
+                                 "game's best bot, or its own when shorter: Gang of Four's 0.02 s)")
     hint_rate: float = _limit(0.5, "hints a second one seat may ask for...")
     hint_burst: float = _limit(2.0, "... and at once")
     hint_workers: int = _limit(1, "hints computed at once, server-wide (threads of their own, apart from "

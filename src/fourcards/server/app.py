@@ -654,6 +654,7 @@ class WebSocketClient:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.max_queued = max_queued
         self.closed = False
+        self.later: asyncio.TimerHandle | None = None
         self.writer = asyncio.get_running_loop().create_task(self._write())
 
     def send(self, message: dict[str, Any] | str) -> None:
@@ -664,12 +665,28 @@ class WebSocketClient:
             return
         self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
 
+    def send_later(self, message: dict[str, Any], delay: float) -> None:
+        """``send`` after ``delay`` seconds (a refusal over a rate: a client looping on it waits
+        for each answer); the connection's other messages go on meanwhile. One at a time: with
+        one already waiting, this one is sent at once."""
+        if delay <= 0 or self.later is not None:
+            self.send(message)
+            return
+        self.later = asyncio.get_running_loop().call_later(delay, self._send_waiting, message)
+
+    def _send_waiting(self, message: dict[str, Any]) -> None:
+        self.later = None
+        self.send(message)
+
     def replaced(self) -> None:
         self.send({"type": "error", "code": "replaced",
                    "reason": "another connection joined with this seat's token"})
         self.close()
 
     def close(self) -> None:
+        if self.later is not None:
+            self.later.cancel()
+            self.later = None
         if not self.closed:
             self.closed = True
             self.queue.put_nowait(None)
@@ -758,14 +775,17 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 limited = ProtocolError("rate_limited", f"at most {limits.rate:g} messages a second "
                                         f"(bursts of {limits.burst:g}); this one was dropped: send it again",
                                         _message_id(raw))
-                client.send(error_message(limited))
+                client.send_later(error_message(limited), limits.refusal_delay)
                 continue
             try:
                 message = parse_client_message(raw, EVENTS())
                 joined = await _handle(server, client, joined, message)
             except ProtocolError as error:
                 record.refusal(error.code)
-                client.send(error_message(error))
+                if error.code == "rate_limited":  # (a hint over its seat's rate)
+                    client.send_later(error_message(error), limits.refusal_delay)
+                else:
+                    client.send(error_message(error))
                 # table_elsewhere: the client connects again (elsewhere); a refused join: no use going on
                 if error.code == "table_elsewhere" or (joined is None and error.code in _CLOSES_UNJOINED):
                     client.close()

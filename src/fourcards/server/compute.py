@@ -7,8 +7,8 @@ is a courtesy to one seat. :class:`Compute` keeps them apart:
   ``Executor`` every table master is given);
 - **hints** run on ``Limits.hint_workers`` threads of their own (1, at a lower
   scheduling priority than the rest of the server where the system allows), each a
-  cheaper search (``Limits.hint_seconds``, 0.05 s, where a bot seat's search
-  takes its own budget), and only when no bot turn is waiting for a worker and
+  search of at most ``Limits.hint_seconds`` (0.05 s; less when the game's best bot
+  takes less by default: Gang of Four's 0.02 s), and only when no bot turn is waiting for a worker and
   a core is free of bot work: a hint never goes ahead of a bot turn;
 - server-wide, hints may use ``Limits.hint_share`` cores on average (0.5):
   a budget of CPU seconds, refilled at that rate and charged with each hint's
@@ -49,12 +49,18 @@ _POLL = 0.005
 
 
 def hint_player(entry: GameEntry, game: Game[Any], seed: int, seconds: float) -> Bot:
-    """The game's ``best`` bot for a hint: with ``time_per_move=seconds`` when its kind takes a
-    time budget (a search bot); without options when it takes none (a rule bot)."""
+    """The game's ``best`` bot for a hint: a search bot searches ``seconds``, or its own default
+    budget when that is shorter (Gang of Four's search is measured at 0.02 s a decision: a
+    hint searching longer would cost more CPU for no stronger advice); a bot that takes no
+    time budget (a rule bot) is built without options."""
+    own = entry.new_bot(BEST, game, seed=seed)
+    budget = getattr(own, "time_per_move", None)
+    if getattr(own, "iterations", None) is None and isinstance(budget, (int, float)) and 0 < budget <= seconds:
+        return own
     try:
         return entry.new_bot(BEST, game, seed=seed, time_per_move=seconds)
     except TypeError:  # a kind that takes no options
-        return entry.new_bot(BEST, game, seed=seed)
+        return own
 
 
 class Compute(Executor):
