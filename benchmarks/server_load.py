@@ -442,7 +442,7 @@ def hostile_main(args: argparse.Namespace) -> int:
     targets, not asserted)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     tables = args.tables if args.tables_given else (4 if args.quick else 8)
-    rounds = args.rounds or (2 if args.quick else 4)
+    rounds = args.rounds if args.rounds is not None else (2 if args.quick else 4)
     seconds = 12.0 if args.quick else 20.0
     think = args.think if args.think_given else 0.1
     print(f"server load, hostile mix: {tables} Gang of Four tables x 4 people (each its own address, think "
@@ -542,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                         help="the protocol the clients speak: 2 (updates, the page's; default) or 1 (whole states)")
     args = parser.parse_args(argv)
+    if args.rounds is not None and args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     PROTOCOL = args.protocol
     given = set(argv if argv is not None else sys.argv[1:])
     args.tables_given = any(a.startswith("--tables") for a in given)

@@ -65,6 +65,7 @@ def test_the_serve_command_takes_every_limit() -> None:
     ("header_timeout", 0.0, FourCardsError), ("body_timeout", float("nan"), FourCardsError),
     ("sockets_per_address", 1.5, TypeError), ("hint_share", "1", TypeError), ("max_sockets", True, TypeError),
     ("refusal_delay", -0.5, FourCardsError), ("refusal_delay", float("inf"), FourCardsError),
+    ("refusal_delay", 11, FourCardsError),
     ("list_cache_seconds", 0, FourCardsError),
 ])
 def test_new_limits_are_checked_when_made(field: str, value: Any, error: type[Exception]) -> None:
@@ -335,6 +336,30 @@ def test_a_request_over_its_rate_is_answered_after_the_delay() -> None:
     waits = asyncio.run(main())
     assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [200, 429]
     assert waits[1] >= 0.28 and waits[1] - waits[0] >= 0.2
+
+
+def test_refusals_waiting_are_capped_per_client_even_behind_a_proxy() -> None:
+    """Behind a trusted proxy the held connection is the proxy's (not capped per address): the
+    waiting refusals are counted by the client's address, and past its share go at once."""
+    admission = Admission(Limits(connections_per_address=2, refusal_delay=0.4), forwarded_allow_ips=["127.0.0.1"])
+    refused = Refusal(429, "rate_limited", "over")
+
+    async def timed(client: str) -> float:
+        began = time.perf_counter()
+        await admission.wait_refusal(refused, client)
+        return time.perf_counter() - began
+
+    async def main() -> list[float]:
+        return list(await asyncio.gather(*(timed("198.51.100.7") for _ in range(3)), timed("198.51.100.8")))
+
+    waits = asyncio.run(main())
+    assert sorted(waits[:3])[0] < 0.2 and sorted(waits[:3])[1] >= 0.35 and waits[3] >= 0.35
+    assert len(admission.waiting) == 0  # every slot given back
+    assert asyncio.run(timed("198.51.100.7")) >= 0.35  # free again
+    other = Refusal(429, "too_many_tables", "full")
+    began = time.perf_counter()
+    asyncio.run(admission.wait_refusal(other, "198.51.100.9"))
+    assert time.perf_counter() - began < 0.2  # not over a rate: at once
 
 
 def test_tcp_connections_from_a_trusted_proxy_are_not_capped_per_address() -> None:

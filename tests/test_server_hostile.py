@@ -467,10 +467,12 @@ def test_a_client_over_its_rate_waits_for_its_refusal(tmp_path: Path) -> None:
         "--connections-per-address", "3", "--list-rate", "0.01", "--list-burst", "1", "--header-timeout", "30",
     )).start()
 
-    def answer_after(sock: socket.socket, ask: bool = True) -> tuple[bytes, float]:
+    def answer_after(sock: socket.socket, ask: bool = True, end: bool = False) -> tuple[bytes, float]:
         began = time.perf_counter()
         if ask:  # (not to a connection answered and closed at once: the bytes would meet a reset)
             sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
+        if end:  # the client closes its side: the held answer still comes
+            sock.shutdown(socket.SHUT_WR)
         data = b""
         while chunk := sock.recv(4096):
             data += chunk
@@ -493,7 +495,7 @@ def test_a_client_over_its_rate_waits_for_its_refusal(tmp_path: Path) -> None:
         with raw_connection(process, "127.0.0.45") as fourth:  # no slot left: answered at once
             answer, waited = answer_after(fourth, ask=False)
             assert answer.startswith(b"HTTP/1.1 429") and b"rate_limited" in answer and waited < 1.0
-        answer, waited = answer_after(held)
+        answer, waited = answer_after(held, end=True)
         assert answer.startswith(b"HTTP/1.1 429") and b"rate_limited" in answer
         held.close()
         for sock in kept:

@@ -63,7 +63,7 @@ class Limits:
     """The server's limits: every one a ``fourcards serve`` flag (``--max-tables`` for
     ``max_tables``...) with the default documented in ``docs/server.md``. Checked when
     made: an int field must be an int, a rate, burst or time a finite number above 0
-    (``refusal_delay``: from 0) (``TypeError`` for another type, ``FourCardsError`` naming the field otherwise)."""
+    (``refusal_delay``: from 0 to 10) (``TypeError`` for another type, ``FourCardsError`` naming the field otherwise)."""
 
     # -- tables --------------------------------------------------------------------------------------
     max_tables: int = _limit(1000, "tables open (not finished) at once, server-wide")
@@ -98,7 +98,7 @@ class Limits:
                                        "built again")
     refusal_delay: float = _limit(1.0, "seconds a refusal over a rate waits: an HTTP 429 (its connection held) "
                                   "or a WebSocket's rate_limited error (the socket served meanwhile); 0: at "
-                                  "once", low=0)
+                                  "once; at most 10)", low=0, high=10)
     # -- WebSockets ------------------------------------------------------------------------------------
     sockets_per_address: int = _limit(64, "WebSockets open at once from one client address")
     max_sockets: int = _limit(3000, "WebSockets open at once, server-wide")
@@ -489,6 +489,10 @@ class Admission:
         self.timed_out = 0
         #: Refusals over a rate answered after ``Limits.refusal_delay`` (the connection held meanwhile).
         self.delayed = 0
+        #: The HTTP refusals waiting for their answer, by client address (:meth:`wait_refusal`): behind a
+        #: trusted proxy the held connection is the proxy's, so the client's share is counted here.
+        self.waiting = ConnectionCounter(limits.connections_per_address, limits.max_connections,
+                                         "refusals waiting")
 
     def key(self, host: str) -> str:
         """The address key of ``host`` (:func:`address_key` with this server's IPv6 prefix)."""
@@ -579,6 +583,20 @@ class Admission:
         self.delayed += 1
         return self.limits.refusal_delay
 
+    async def wait_refusal(self, refusal: Refusal, client: str) -> None:
+        """Wait :meth:`delay` before answering ``refusal`` to ``client`` (an address key): at
+        most ``connections_per_address`` refusals of one client wait at once, and
+        ``max_connections`` in all; past that, no wait (the answer goes at once)."""
+        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
+            return
+        handle = object()
+        if self.waiting.open(handle, client) is not None:
+            return
+        try:
+            await asyncio.sleep(self.delay(refusal))
+        finally:
+            self.waiting.close(handle)
+
     def hold_connection(self, handle: Hashable, peer: str, refusal: Refusal) -> float:
         """A new TCP connection refused by :meth:`open_connection`: the seconds to hold it before
         its answer (:meth:`delay`), 0 to answer at once. A held connection takes a slot of its
@@ -632,14 +650,15 @@ class AdmissionMiddleware:
         if kind == "http":
             refusal = admission.check_request(scope)
             if refusal is not None:
-                await _refuse_http(send, refusal, admission.delay(refusal))
+                await admission.wait_refusal(refusal, scope[CLIENT_KEY])
+                await _refuse_http(send, refusal)
                 return
             await self.app(scope, receive, send)
             return
         handle = object()
         refusal = admission.open_socket(handle, scope)
         if refusal is not None:
-            await _refuse_websocket(scope, receive, send, refusal, admission.delay(refusal))
+            await _refuse_websocket(scope, receive, send, refusal, admission)
             return
         try:
             await self.app(scope, receive, send)
@@ -647,24 +666,22 @@ class AdmissionMiddleware:
             admission.close_socket(handle)
 
 
-async def _refuse_http(send: _Send, refusal: Refusal, delay: float = 0.0) -> None:
+async def _refuse_http(send: _Send, refusal: Refusal) -> None:
     body = json.dumps(refusal.body()).encode()
-    if delay > 0:
-        await asyncio.sleep(delay)
     await send({"type": "http.response.start", "status": refusal.status,
                 "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse_websocket(scope: _Scope, receive: _Receive, send: _Send, refusal: Refusal,
-                            delay: float = 0.0) -> None:
-    """Refuse a WebSocket handshake (after ``delay`` seconds): an HTTP answer with the refusal's
-    status and JSON body (a server without the ASGI denial-response extension answers a bare 403)."""
+                            admission: Admission) -> None:
+    """Refuse a WebSocket handshake (over a rate: after :meth:`Admission.wait_refusal`): an HTTP
+    answer with the refusal's status and JSON body (a server without the ASGI denial-response
+    extension answers a bare 403)."""
     connect = await receive()
     if connect["type"] != "websocket.connect":
         return
-    if delay > 0:
-        await asyncio.sleep(delay)
+    await admission.wait_refusal(refusal, admission.client(scope))
     if "websocket.http.response" in scope.get("extensions", {}):
         body = json.dumps(refusal.body()).encode()
         await send({"type": "websocket.http.response.start", "status": refusal.status,

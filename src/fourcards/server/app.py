@@ -782,8 +782,8 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 joined = await _handle(server, client, joined, message)
             except ProtocolError as error:
                 record.refusal(error.code)
-                if error.code == "rate_limited":  # (a hint over its seat's rate)
-                    client.send_later(error_message(error), limits.refusal_delay)
+                if error.code == "rate_limited":  # a hint over its seat's rate, or one still computed
+                    client.send_later(error_message(error), _refusal_wait(error, limits))
                 else:
                     client.send(error_message(error))
                 # table_elsewhere: the client connects again (elsewhere); a refused join: no use going on
@@ -805,6 +805,15 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
         record.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.writer, 5)
+
+
+def _refusal_wait(error: ProtocolError, limits: Limits) -> float:
+    """Seconds a WebSocket's ``rate_limited`` error waits: ``refusal_delay``, or its
+    ``retry_after`` when that is sooner (a hint still computed: a moment)."""
+    retry = error.details.get("retry_after")
+    if isinstance(retry, (int, float)) and not isinstance(retry, bool):
+        return max(0.0, min(limits.refusal_delay, float(retry)))
+    return limits.refusal_delay
 
 
 def _message_id(raw: str | bytes) -> str | None:
@@ -875,12 +884,10 @@ def _refused(refusal: Refusal) -> Response:
     return JSONResponse(refusal.body(), status_code=refusal.status, headers=headers)
 
 
-async def _refused_after(refusal: Refusal, admission: Admission) -> Response:
-    """:func:`_refused`, after :meth:`Admission.delay` for a refusal over a rate (the client's
-    connection held meanwhile: a client looping on a limited route waits for each refusal)."""
-    wait = admission.delay(refusal)
-    if wait > 0:
-        await asyncio.sleep(wait)
+async def _refused_after(refusal: Refusal, admission: Admission, client: str) -> Response:
+    """:func:`_refused`, after :meth:`Admission.wait_refusal` for a refusal over a rate (the
+    client's connection held meanwhile: a client looping on a limited route waits for each)."""
+    await admission.wait_refusal(refusal, client)
     return _refused(refusal)
 
 
@@ -1020,7 +1027,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
                 return Response(page, media_type="application/json")
             table, invite = await server().create_table(await _body(request, limits.max_body), address(request))
         except Refusal as refusal:
-            return await _refused_after(refusal, gate)
+            return await _refused_after(refusal, gate, address(request))
         answer = table.summary()
         if invite is not None:
             answer["invite"] = invite
@@ -1068,7 +1075,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             answer = await server().claim(request.path_params["table_id"], request.path_params["seat"], body,
                                           address(request))
         except Refusal as refusal:
-            return await _refused_after(refusal, gate)
+            return await _refused_after(refusal, gate, address(request))
         return JSONResponse(answer, status_code=201)
 
     async def socket(websocket: WebSocket) -> None:

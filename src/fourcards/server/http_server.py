@@ -88,6 +88,11 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
             super().data_received(data)
             self._follow()
 
+        def eof_received(self) -> bool | None:  # type: ignore[override]  # (asyncio: True keeps it open)
+            if self.refused:  # a held refusal's client that closed its side still gets its answer
+                return True if self.held is not None else None
+            return super().eof_received()
+
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
