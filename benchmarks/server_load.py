@@ -449,6 +449,7 @@ def hostile_main(args: argparse.Namespace) -> int:
           f"{think} s), a bot table watched, a listing reader; {rounds} rounds of a quiet, a hints-only and a "
           f"hostile run, {seconds:g} s each; default limits, loopback, {os.cpu_count()} cores", flush=True)
     results: dict[str, tuple[Run, Any, dict[str, int]]] = {}
+    cpu: dict[str, float] = {}  # the server's CPU seconds in each kind of run, summed over the rounds
     failures = 0
     phases = (("quiet", ""), ("hints", "hints"), ("hostile", args.attacks))
     with tempfile.TemporaryDirectory() as work:
@@ -458,8 +459,10 @@ def hostile_main(args: argparse.Namespace) -> int:
                 server = Server(db, free_port(), generous=False)
                 server.start()
                 try:
+                    cpu_before = server.cpu_seconds()
                     run, made, observed, played = run_clients(play_hostile(server, tables, think, seconds, attacks,
                                                                            args.seed + number))
+                    cpu[title] = cpu.get(title, 0.0) + server.cpu_seconds() - cpu_before
                 finally:
                     server.stop()
                 checked = check(db, run, made, 4, 1)
@@ -500,6 +503,8 @@ def hostile_main(args: argparse.Namespace) -> int:
     print(f"  samples: acks {len(quiet[0].latencies)} / {len(hostile_run[0].latencies)}, bot turns "
           f"{len(quiet[1].bot_turns)} / {len(hostile_run[1].bot_turns)}, listings {len(quiet[1].listing)} / "
           f"{len(hostile_run[1].listing)}")
+    print("  the server's CPU in a run (its 400 background tables and the bot table's searches included): " + ", ".join(
+        f"{title} {cpu.get(title, float('nan')) / rounds:.1f} s" for title, _ in phases) + f" of {seconds:g} s")
     print(f"\n  what each attack got (the hostile runs, {rounds * seconds:g} s in all)")
     for attack, outcomes in sorted(hostile_run[1].attacks.items()):
         print(f"    {attack}: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
