@@ -58,6 +58,12 @@ def test_the_serve_command_takes_every_limit() -> None:
     assert args.forwarded_allow_ips == []  # no proxy trusted unless told
     with pytest.raises(SystemExit):
         parser.parse_args(["serve", "--ipv6-prefix", "129"])
+    # refusal_delay may be 0 (at once), at most 10; the other times must be above 0
+    assert parser.parse_args(["serve", "--refusal-delay", "0"]).limit_refusal_delay == 0.0
+    for wrong in (["--refusal-delay", "11"], ["--refusal-delay", "-1"], ["--refusal-delay", "nan"],
+                  ["--header-timeout", "0"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["serve", *wrong])
 
 
 @pytest.mark.parametrize(("field", "value", "error"), [

@@ -31,6 +31,24 @@ def _seconds(text: str) -> float:
 _positive = positive
 
 
+def _number_in(low: float, high: float | None) -> Callable[[str], float]:
+    """An argparse type: a finite number above ``low`` (from it when it is 0), at most ``high``."""
+    def parse(text: str) -> float:
+        if low != 0:
+            value = positive(text)
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
+            if not math.isfinite(value) or value < 0:
+                raise argparse.ArgumentTypeError(f"{value} is not a number from 0")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{value} is above {high:g}")
+        return value
+    return parse
+
+
 def add_commands(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the game server (web page, HTTP API, WebSockets)",
                             description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
@@ -70,7 +88,7 @@ def add_commands(sub: Any) -> None:
             high = spec.metadata["high"]
             kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 2**62)
         else:
-            kind = _positive
+            kind = _number_in(spec.metadata["low"] if spec.metadata["low"] == 0 else 1, spec.metadata["high"])
         limits.add_argument(LIMIT_FLAGS[spec.name], dest=f"limit_{spec.name}", type=kind, default=None,
                             metavar="N", help=f"{Limits.help(spec.name)} (default {default:g})")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],

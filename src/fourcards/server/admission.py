@@ -98,7 +98,7 @@ class Limits:
                                        "built again")
     refusal_delay: float = _limit(1.0, "seconds a refusal over a rate waits: an HTTP 429 (its connection held) "
                                   "or a WebSocket's rate_limited error (the socket served meanwhile); 0: at "
-                                  "once; at most 10)", low=0, high=10)
+                                  "once; at most 10", low=0, high=10)
     # -- WebSockets ------------------------------------------------------------------------------------
     sockets_per_address: int = _limit(64, "WebSockets open at once from one client address")
     max_sockets: int = _limit(3000, "WebSockets open at once, server-wide")
