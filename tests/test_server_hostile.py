@@ -504,6 +504,26 @@ def test_a_client_over_its_rate_waits_for_its_refusal(tmp_path: Path) -> None:
         process.stop()
 
 
+def test_a_refusal_waiting_when_the_server_stops_is_answered(tmp_path: Path) -> None:
+    """Stopping the server while a 429 waits (``--refusal-delay 10``): the client gets its 429,
+    not a 500, and the log has no traceback."""
+    log = tmp_path / "server.log"
+    process = ServerProcess(tmp_path / "t.db", log=log, options=(
+        "--refusal-delay", "10", "--list-rate", "0.01", "--list-burst", "1")).start()
+    url = process.http + "/api/tables"
+    found: list[tuple[int, Any]] = []
+    try:
+        assert request_from("127.0.0.46", "GET", url)[0] == 200
+        waiting = threading.Thread(target=lambda: found.append(request_from("127.0.0.46", "GET", url)[:2]))
+        waiting.start()
+        time.sleep(0.5)
+    finally:
+        process.stop()
+    waiting.join(15)
+    assert found and found[0][0] == 429 and found[0][1]["error"]["code"] == "rate_limited"
+    assert "Traceback" not in log.read_text(errors="replace")
+
+
 # -- logging -------------------------------------------------------------------------------------------------
 
 def test_client_errors_are_logged_once_per_connection(server: ServerProcess) -> None:

@@ -110,7 +110,7 @@ class Limits:
     max_queued: int = _limit(1000, "messages waiting for a slow reader before it is disconnected")
     # -- hints -----------------------------------------------------------------------------------------
     hint_seconds: float = _limit(0.05, "seconds of search for one hint at most (the time budget given to the "
-                                 "game's best bot, or its own when shorter: Gang of Four's 0.02 s)")
+                                 "game's best bot, or the bot's own default when shorter)")
     hint_rate: float = _limit(0.5, "hints a second one seat may ask for...")
     hint_burst: float = _limit(2.0, "... and at once")
     hint_workers: int = _limit(1, "hints computed at once, server-wide (threads of their own, apart from "
@@ -190,7 +190,7 @@ class Refusal(Exception):
 
     def http_bytes(self) -> bytes:
         """The whole HTTP/1.1 answer, for a server that refuses before any request is parsed."""
-        body = json.dumps(self.body()).encode()
+        body = json.dumps(self.body(), separators=(",", ":")).encode()
         head = [f"HTTP/1.1 {self.status} {_REASONS.get(self.status, 'Error')}".encode()]
         head += [name + b": " + value for name, value in self.headers()]
         head += [b"content-length: " + str(len(body)).encode(), b"connection: close"]
@@ -594,6 +594,10 @@ class Admission:
             return
         try:
             await asyncio.sleep(self.delay(refusal))
+        except asyncio.CancelledError:
+            # The server is stopping (its graceful shutdown cancels what still runs): the refusal
+            # is answered now, not turned into a 500 and a traceback in the log.
+            pass
         finally:
             self.waiting.close(handle)
 
@@ -667,7 +671,7 @@ class AdmissionMiddleware:
 
 
 async def _refuse_http(send: _Send, refusal: Refusal) -> None:
-    body = json.dumps(refusal.body()).encode()
+    body = json.dumps(refusal.body(), separators=(",", ":")).encode()
     await send({"type": "http.response.start", "status": refusal.status,
                 "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -683,7 +687,7 @@ async def _refuse_websocket(scope: _Scope, receive: _Receive, send: _Send, refus
         return
     await admission.wait_refusal(refusal, admission.client(scope))
     if "websocket.http.response" in scope.get("extensions", {}):
-        body = json.dumps(refusal.body()).encode()
+        body = json.dumps(refusal.body(), separators=(",", ":")).encode()
         await send({"type": "websocket.http.response.start", "status": refusal.status,
                     "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
         await send({"type": "websocket.http.response.body", "body": body})

@@ -774,8 +774,8 @@ async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
                 record.refusal("rate_limited")
                 limited = ProtocolError("rate_limited", f"at most {limits.rate:g} messages a second "
                                         f"(bursts of {limits.burst:g}); this one was dropped: send it again",
-                                        _message_id(raw))
-                client.send_later(error_message(limited), limits.refusal_delay)
+                                        _message_id(raw), {"retry_after": round(max(0.01, bucket.wait()), 2)})
+                client.send_later(error_message(limited), _refusal_wait(limited, limits))
                 continue
             try:
                 message = parse_client_message(raw, EVENTS())

@@ -8,7 +8,7 @@ is a courtesy to one seat. :class:`Compute` keeps them apart:
 - **hints** run on ``Limits.hint_workers`` threads of their own (1, at a lower
   scheduling priority than the rest of the server where the system allows), each a
   search of at most ``Limits.hint_seconds`` (0.05 s; less when the game's best bot
-  takes less by default: Gang of Four's 0.02 s), and only when no bot turn is waiting for a worker and
+  takes less by default), and only when no bot turn is waiting for a worker and
   a core is free of bot work: a hint never goes ahead of a bot turn;
 - server-wide, hints may use ``Limits.hint_share`` cores on average (0.5):
   a budget of CPU seconds, refilled at that rate and charged with each hint's
@@ -50,8 +50,8 @@ _POLL = 0.005
 
 def hint_player(entry: GameEntry, game: Game[Any], seed: int, seconds: float) -> Bot:
     """The game's ``best`` bot for a hint: a search bot searches ``seconds``, or its own default
-    budget when that is shorter (Gang of Four's search is measured at 0.02 s a decision: a
-    hint searching longer would cost more CPU for no stronger advice); a bot that takes no
+    budget when that is shorter (a search measured strong at its own default: a hint
+    searching longer would cost more CPU for little stronger advice); a bot that takes no
     time budget (a rule bot) is built without options."""
     own = entry.new_bot(BEST, game, seed=seed)
     budget = getattr(own, "time_per_move", None)
