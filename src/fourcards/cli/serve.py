@@ -31,10 +31,11 @@ def _seconds(text: str) -> float:
 _positive = positive
 
 
-def _number_in(low: float, high: float | None) -> Callable[[str], float]:
-    """An argparse type: a finite number above ``low`` (from it when it is 0), at most ``high``."""
+def _limit_number(zero: bool, high: float | None) -> Callable[[str], float]:
+    """An argparse type for a :class:`Limits` number: finite, above 0 (``zero``: from 0), at
+    most ``high`` (the checks ``Limits`` makes, said at the flag)."""
     def parse(text: str) -> float:
-        if low != 0:
+        if not zero:
             value = positive(text)
         else:
             try:
@@ -88,7 +89,7 @@ def add_commands(sub: Any) -> None:
             high = spec.metadata["high"]
             kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 2**62)
         else:
-            kind = _number_in(spec.metadata["low"] if spec.metadata["low"] == 0 else 1, spec.metadata["high"])
+            kind = _limit_number(spec.metadata["low"] == 0, spec.metadata["high"])
         limits.add_argument(LIMIT_FLAGS[spec.name], dest=f"limit_{spec.name}", type=kind, default=None,
                             metavar="N", help=f"{Limits.help(spec.name)} (default {default:g})")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],

@@ -63,7 +63,8 @@ class Limits:
     """The server's limits: every one a ``fourcards serve`` flag (``--max-tables`` for
     ``max_tables``...) with the default documented in ``docs/server.md``. Checked when
     made: an int field must be an int, a rate, burst or time a finite number above 0
-    (``refusal_delay``: from 0 to 10) (``TypeError`` for another type, ``FourCardsError`` naming the field otherwise)."""
+    (``refusal_delay`` from 0 to 10); ``TypeError`` for another type, ``FourCardsError`` naming
+    the field otherwise."""
 
     # -- tables --------------------------------------------------------------------------------------
     max_tables: int = _limit(1000, "tables open (not finished) at once, server-wide")
@@ -181,6 +182,10 @@ class Refusal(Exception):
         """The JSON error body: ``{"error": {"code", "reason", ...details}}``."""
         return {"error": {"code": self.code, "reason": self.reason, **self.details}}
 
+    def body_bytes(self) -> bytes:
+        """:meth:`body` as compact JSON (as the app's own answers)."""
+        return json.dumps(self.body(), separators=(",", ":")).encode()
+
     def headers(self) -> list[tuple[bytes, bytes]]:
         """The answer's headers (``Retry-After`` when waiting helps)."""
         headers = [(b"content-type", b"application/json")]
@@ -190,7 +195,7 @@ class Refusal(Exception):
 
     def http_bytes(self) -> bytes:
         """The whole HTTP/1.1 answer, for a server that refuses before any request is parsed."""
-        body = json.dumps(self.body(), separators=(",", ":")).encode()
+        body = self.body_bytes()
         head = [f"HTTP/1.1 {self.status} {_REASONS.get(self.status, 'Error')}".encode()]
         head += [name + b": " + value for name, value in self.headers()]
         head += [b"content-length: " + str(len(body)).encode(), b"connection: close"]
@@ -578,22 +583,19 @@ class Admission:
         (and so counts against its address's caps): ``Limits.refusal_delay`` for a refusal over
         a rate (``rate_limited``), 0 for any other. A client looping on a limited path then makes
         a request a second or so, not hundreds, each costing the server its connection and answer."""
-        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
-            return 0.0
-        self.delayed += 1
-        return self.limits.refusal_delay
+        return self.limits.refusal_delay if refusal.code == "rate_limited" else 0.0
 
     async def wait_refusal(self, refusal: Refusal, client: str) -> None:
         """Wait :meth:`delay` before answering ``refusal`` to ``client`` (an address key): at
         most ``connections_per_address`` refusals of one client wait at once, and
         ``max_connections`` in all; past that, no wait (the answer goes at once)."""
-        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
-            return
+        seconds = self.delay(refusal)
         handle = object()
-        if self.waiting.open(handle, client) is not None:
+        if seconds <= 0 or self.waiting.open(handle, client) is not None:
             return
+        self.delayed += 1
         try:
-            await asyncio.sleep(self.delay(refusal))
+            await asyncio.sleep(seconds)
         except asyncio.CancelledError:
             # The server is stopping (its graceful shutdown cancels what still runs): the refusal
             # is answered now, not turned into a 500 and a traceback in the log.
@@ -606,11 +608,11 @@ class Admission:
         its answer (:meth:`delay`), 0 to answer at once. A held connection takes a slot of its
         address's and the server's caps until it closes (:meth:`close_connection`); when none is
         free it is answered at once."""
-        if refusal.code != "rate_limited" or self.limits.refusal_delay <= 0:
+        seconds = self.delay(refusal)  # (a trusted proxy is never over a rate here: always capped)
+        if seconds <= 0 or self.connections.open(handle, self.key(peer)) is not None:
             return 0.0
-        if self.connections.open(handle, self.key(peer), capped=not self.proxies.trusts(peer)) is not None:
-            return 0.0
-        return self.delay(refusal)
+        self.delayed += 1
+        return seconds
 
     def sweep(self) -> None:
         """Forget the allowances that refilled (bounded memory)."""
@@ -671,7 +673,7 @@ class AdmissionMiddleware:
 
 
 async def _refuse_http(send: _Send, refusal: Refusal) -> None:
-    body = json.dumps(refusal.body(), separators=(",", ":")).encode()
+    body = refusal.body_bytes()
     await send({"type": "http.response.start", "status": refusal.status,
                 "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -687,7 +689,7 @@ async def _refuse_websocket(scope: _Scope, receive: _Receive, send: _Send, refus
         return
     await admission.wait_refusal(refusal, admission.client(scope))
     if "websocket.http.response" in scope.get("extensions", {}):
-        body = json.dumps(refusal.body(), separators=(",", ":")).encode()
+        body = refusal.body_bytes()
         await send({"type": "websocket.http.response.start", "status": refusal.status,
                     "headers": [*refusal.headers(), (b"content-length", str(len(body)).encode())]})
         await send({"type": "websocket.http.response.body", "body": body})

@@ -74,7 +74,7 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
                 wait = admission.hold_connection(transport, host, refusal)
                 if wait > 0:  # over its rate: answered later (a looping client waits); what it sends is
                     # read and dropped meanwhile (unread bytes would turn the close into a reset)
-                    self.held_transport = transport
+                    self.transport = transport  # (uvicorn's setup is skipped for a refused connection)
                     self.held = self.loop.call_later(wait, _answer, transport, answer)
                     return
                 _answer(transport, answer)
@@ -105,7 +105,7 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
                 if self.held is not None:  # a held refusal: its slot back, its answer no longer due
                     self.held.cancel()
                     self.held = None
-                    admission.close_connection(self.held_transport)
+                    admission.close_connection(self.transport)
                 return
             admission.close_connection(self.transport)
             super().connection_lost(exc)
