@@ -212,28 +212,35 @@ def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_
 
 def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clear_gain() -> None:
     """``margin``: another action than the rule-based player's only on a gain above that many
-    standard errors on the same deals; with a margin no gain reaches, it plays as the rule bot."""
+    standard errors on the same deals; with a margin no gain reaches, it plays as the rule bot
+    it starts from (``rule``: the lookahead player by default, or the greedy one)."""
     if not COMPILED:
         pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
-    from fourcards.fourcolor.bots import GreedyBot
+    from fourcards.fourcolor.bots import GreedyBot, LookaheadBot
     from fourcards.fourcolor.search import SearchBot
 
     from fourcards.fourcolor.game import FourColor
 
     game = FourColor()
-    rule = GreedyBot()
-    cautious = SearchBot(game, seed=4, iterations=60, margin=100.0)
     bold = SearchBot(game, seed=4, iterations=60, margin=None)
-    differs = 0
+    differs = rules_differ = 0
     for state, player in decision_points("four-color", 12, seed=41):
         observation, legal = state.observation(player), state.legal_actions()
-        assert cautious.choose(observation, legal) == rule.choose(observation, legal)
-        differs += bold.choose(observation, legal) != rule.choose(observation, legal)
+        for name, rule in (("lookahead", LookaheadBot()), ("greedy", GreedyBot())):
+            cautious = SearchBot(game, seed=4, iterations=60, margin=100.0, rule=name)
+            assert cautious.choose(observation, legal) == rule.choose(observation, legal)
+        assert SearchBot(game, seed=4, iterations=60, margin=100.0).choose(observation, legal) \
+            == LookaheadBot().choose(observation, legal)
+        rules_differ += LookaheadBot().choose(observation, legal) != GreedyBot().choose(observation, legal)
+        differs += bold.choose(observation, legal) != LookaheadBot().choose(observation, legal)
     assert differs > 0  # the plain search does not simply copy the rule bot
+    assert rules_differ > 0  # and the two rules are not one
     with pytest.raises(FourCardsError):
         SearchBot(game, margin=-1.0)
     with pytest.raises(FourCardsError):
         SearchBot(game, margin=math.nan)
+    with pytest.raises(FourCardsError, match="rule='clever'"):
+        SearchBot(game, rule="clever")
 
 
 def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:

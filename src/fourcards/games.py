@@ -255,6 +255,7 @@ BUILTIN: tuple[GameEntry, ...] = (
               candidates="fourcards.gangoffour.features:CANDIDATES", openspiel="fourcards.rl.openspiel"),
     GameEntry("four-color", "Four Color Cards", "fourcards.fourcolor.game:FourColor",
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot"),
+               "lookahead": _plain("fourcards.fourcolor.bots:LookaheadBot"),
                "search": _game_search("fourcards.fourcolor.search:SearchBot")},
               best_bot="search", compiled_bots=("search",), aliases=("four-color-cards", "fourcolor"),
               terminal="fourcards.fourcolor.terminal:FourColorTable",

@@ -31,7 +31,7 @@ from . import _deck, _kernels, _variants
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
            "best_points", "best_points_packed", "best_points_batch", "best_split_batch", "waits_batch",
            "hand_counts", "pack", "deal_counts",
-           "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "RandomBot"]
+           "FourColor", "FourColorState", "FourColorObservation", "Rules", "GreedyBot", "LookaheadBot", "RandomBot"]
 
 
 from .cards import DECK, KINDS, Card, HandLike, Meld, MeldKind, Split, _cards
@@ -185,9 +185,9 @@ _kernels.prepare(KINDS, _deck.CODE_OF, _variants.CONCEALED_MELDS, _variants.EXPO
 
 # The game and its bots, at the top like the other games (loaded on first use).
 _LAZY = {"FourColor": ".game", "FourColorObservation": ".game", "FourColorState": ".game", "Rules": ".game",
-         "GreedyBot": ".bots", "RandomBot": ".bots", "deal_counts": ".deal"}
+         "GreedyBot": ".bots", "LookaheadBot": ".bots", "RandomBot": ".bots", "deal_counts": ".deal"}
 if TYPE_CHECKING:
-    from .bots import GreedyBot, RandomBot
+    from .bots import GreedyBot, LookaheadBot, RandomBot
     from .deal import deal_counts
     from .game import FourColor, FourColorObservation, FourColorState, Rules
 

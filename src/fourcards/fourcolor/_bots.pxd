@@ -8,7 +8,7 @@ from libc.string cimport memcpy
 from fourcards.fourcolor._fc cimport (
     FcTables, FC_KINDS, FC_PASS, FC_HU, FC_CLAIM_BASE, _fc_indices, _fc_block_of, _fc_digit, _fc_table,
 )
-from fourcards.fourcolor._melds cimport _fc_best
+from fourcards.fourcolor._melds cimport _fc_best, _fc_best_plain
 
 
 cdef inline int _fc_hand_value(const FcTables* t, const uint8_t* counts, int exposed_points,
@@ -149,3 +149,50 @@ cdef inline bint _fc_can_claim(const FcTables* t, const uint8_t* hand, int g, in
     return True
 
 
+
+
+cdef enum:
+    # What a hand the next card completes is worth to the lookahead player
+    # (_reference.LOOKAHEAD_WIN).
+    FC_LOOKAHEAD_WIN = 10000
+
+
+cdef inline int _fc_after_draw(const FcTables* t, uint8_t* hand, int exposed_points, int threshold) noexcept nogil:
+    """A hand of 21 after a draw: complete with the threshold's points, else its best discard's worth."""
+    cdef int d, value, best = -1
+    cdef int points = _fc_best_plain(t, hand)
+    if points >= 0 and points + exposed_points >= threshold:
+        return FC_LOOKAHEAD_WIN + points + exposed_points
+    for d in range(FC_KINDS):
+        if hand[d] and d % 7 != 0:
+            value = _fc_after_discard(t, hand, d, exposed_points, threshold)
+            if value > best:
+                best = value
+    return best if best >= 0 else FC_LOOKAHEAD_WIN
+
+
+cdef inline int _fc_lookahead(const FcTables* t, uint8_t* hand, int exposed_points, int threshold,
+                              const uint8_t* unseen, const int* legal, int n_legal) noexcept nogil:
+    """LookaheadBot's discard (_reference.lookahead_choose): the most worth, summed
+    over the next card by its unseen copies; ties to the lowest card."""
+    cdef int i, c, d, best_action = -1
+    cdef bint any_unseen = False
+    cdef long long total, best_total = 0
+    for c in range(FC_KINDS):
+        any_unseen = any_unseen or unseen[c] != 0
+    for i in range(n_legal):
+        d = legal[i]
+        hand[d] -= 1
+        if not any_unseen:
+            total = _fc_hand_value(t, hand, exposed_points, threshold)
+        else:
+            total = 0
+            for c in range(FC_KINDS):
+                if unseen[c]:
+                    hand[c] += 1
+                    total += unseen[c] * <long long>_fc_after_draw(t, hand, exposed_points, threshold)
+                    hand[c] -= 1
+        hand[d] += 1
+        if best_action < 0 or total > best_total or (total == best_total and d < best_action):
+            best_action, best_total = d, total
+    return best_action

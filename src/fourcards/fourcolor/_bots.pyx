@@ -62,3 +62,29 @@ def fc_greedy_choose(hand, int exposed_points, int threshold, int offer_card, bi
     return _fc_greedy(_t, counts, exposed_points, threshold, offer_card, from_discard, actions, n)
 
 
+
+
+def fc_lookahead_choose(hand, int exposed_points, int threshold, unseen, legal):
+    """LookaheadBot's discard: ``hand`` and ``unseen`` 28 counts (together at most 4
+    of a kind), ``legal`` the discards to choose from."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef uint8_t live[FC_KINDS]
+    cdef int actions[FC_KINDS]
+    cdef int i, n = len(legal)
+    if not (_t.ready and _t.num_melds):
+        raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
+    _fc_read_small(unseen, live, FC_KINDS, 4, "unseen")
+    for i in range(FC_KINDS):
+        if counts[i] + live[i] > 4:
+            raise ValueError(f"unseen[{i}] = {live[i]}: the hand holds {counts[i]} of the 4 copies")
+    if n == 0:
+        raise ValueError("no legal action to choose from")
+    if n > FC_KINDS:
+        raise ValueError("too many legal actions for a discard")
+    for i in range(n):
+        a = legal[i]
+        if type(a) is not int or not 0 <= a < FC_KINDS or counts[a] == 0 or a % 7 == 0:
+            raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
+        actions[i] = a
+    return _fc_lookahead(_t, counts, exposed_points, threshold, live, actions, n)

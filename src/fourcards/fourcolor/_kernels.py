@@ -26,7 +26,8 @@ MODULES = ("_melds", "_parse", "_bots", "_sim")
 SWITCHED: dict[str, str] = {
     "FALLBACK": "FALLBACK", "best_points": "fc_best_points", "best_points_packed": "fc_best_points_packed",
     "block_best": "fc_block_best", "split": "fc_split", "wait_points": "fc_wait_points",
-    "hand_value": "fc_hand_value", "greedy_choose": "fc_greedy_choose", "register": "fc_register",
+    "hand_value": "fc_hand_value", "greedy_choose": "fc_greedy_choose",
+    "lookahead_choose": "fc_lookahead_choose", "register": "fc_register",
     "is_complete_hand": "fc_is_complete_hand", "best_points_hand": "fc_best_points_hand",
     "best_split_hand": "fc_best_split_hand", "waits_hand": "fc_waits_hand",
     "_best_points_batch": "fc_best_points_batch", "_best_split_batch": "fc_best_split_batch",
@@ -56,7 +57,7 @@ _COMPILED: dict[str, ModuleType] | None = (
 if TYPE_CHECKING or melds is None or parse is None or bots is None:
     from ._reference import (
         best_points, best_points_hand, best_points_packed, best_split_hand, block_best, greedy_choose, hand_value,
-        is_complete_hand, register, split, wait_points, waits_hand,
+        is_complete_hand, lookahead_choose, register, split, wait_points, waits_hand,
     )
     from ._reference import best_points_batch as _best_points_batch
     from ._reference import best_split_batch as _best_split_batch
@@ -72,6 +73,7 @@ else:
     wait_points = melds.fc_wait_points
     hand_value = bots.fc_hand_value
     greedy_choose = bots.fc_greedy_choose
+    lookahead_choose = bots.fc_lookahead_choose
     register = parse.fc_register
     is_complete_hand = parse.fc_is_complete_hand
     best_points_hand = parse.fc_best_points_hand
@@ -151,5 +153,5 @@ def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: 
 
 __all__ = ["COMPILED", "MODULES", "melds", "parse", "bots", "sim", "kernels", "prepare", "SWITCHED",
            "FALLBACK", "best_points", "best_points_packed", "block_best", "best_points_batch", "best_split_batch",
-           "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "register",
+           "waits_batch", "split", "wait_points", "hand_value", "greedy_choose", "lookahead_choose", "register",
            "is_complete_hand", "best_points_hand", "best_split_hand", "waits_hand", "simulate_games"]

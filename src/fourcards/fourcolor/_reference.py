@@ -434,3 +434,59 @@ def greedy_choose(hand: Any, exposed_points: int, threshold: int, offer_card: in
         if value > best_value:
             best_action, best_value = action, value
     return best_action
+
+
+#: What a hand completed by the next card is worth to the lookahead player, above
+#: any hand still waiting (``hand_value`` stays below 4,000).
+LOOKAHEAD_WIN = 10_000
+
+
+def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any, legal: Sequence[int]) -> int:
+    """LookaheadBot's discard: the one after which the hand is worth the most once
+    the next card comes, on average over the cards the seat has not seen (each
+    kind weighted by its unseen copies); ties go to the lowest card.
+
+    A hand of 21 that the next card completes with the threshold's points is worth
+    ``LOOKAHEAD_WIN`` and its points; else the best :func:`hand_value` over its
+    discards. With no card unseen, the discard's own ``hand_value`` decides.
+    """
+    counts = _small_counts(hand, "hand")
+    live = _small_counts(unseen, "unseen")
+    for code in range(d.NUM_KINDS):
+        if counts[code] + live[code] > d.COPIES:
+            raise ValueError(f"unseen[{code}] = {live[code]}: the hand holds {counts[code]} of the 4 copies")
+    actions = list(legal)
+    if not actions:
+        raise ValueError("no legal action to choose from")
+    for a in actions:
+        if type(a) is not int or not 0 <= a < d.NUM_KINDS or counts[a] == 0 or a % 7 == d.GENERAL:
+            raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
+
+    def after_draw(cards: list[int]) -> int:
+        points = best_points(cards, -1)
+        if points >= 0 and points + exposed_points >= threshold:
+            return LOOKAHEAD_WIN + points + exposed_points
+        values = []
+        for k in range(d.NUM_KINDS):
+            if cards[k] and k % 7 != d.GENERAL:
+                cards[k] -= 1
+                values.append(hand_value(cards, exposed_points, threshold))
+                cards[k] += 1
+        return max(values, default=LOOKAHEAD_WIN)
+
+    def worth(discard: int) -> int:
+        counts[discard] -= 1
+        try:
+            if not any(live):
+                return hand_value(counts, exposed_points, threshold)
+            total = 0
+            for code in range(d.NUM_KINDS):
+                if live[code]:
+                    counts[code] += 1
+                    total += live[code] * after_draw(counts)
+                    counts[code] -= 1
+            return total
+        finally:
+            counts[discard] += 1
+
+    return max(actions, key=lambda a: (worth(a), -a))

@@ -30,3 +30,5 @@ ctypedef struct FcGame:
     int n_order, answered
     int answers[4]
     int64_t totals[4]
+    # the cards discarded this round and never claimed (the observation's discards)
+    uint8_t gone[FC_KINDS]

@@ -21,7 +21,7 @@ from fourcards.fourcolor._fc cimport (
     FC_COMMAND,
 )
 from fourcards.fourcolor._melds cimport fc_tables, _fc_best_plain, _fc_best
-from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value
+from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value, _fc_lookahead
 
 cdef const FcTables* _t = fc_tables()
 
@@ -175,6 +175,7 @@ cdef void _sim_start_round(FcGame* s) noexcept nogil:
         deck[j] = t
     memset(s.hands, 0, sizeof(s.hands))
     memset(s.exposed, 0, sizeof(s.exposed))
+    memset(s.gone, 0, sizeof(s.gone))
     for i in range(4):
         s.exposed_points[i] = 0
     for i in range(20 * n + 1):
@@ -232,6 +233,7 @@ cdef void _sim_no_claim(FcGame* s) noexcept nogil:
     if source == FC_TURNED:
         _sim_offer(s, card, FC_LAID, player)
     else:
+        s.gone[card] += 1
         _sim_turn_up(s, (player + 1) % s.n)
 
 
@@ -327,6 +329,19 @@ cdef int _sim_strict_hu(FcGame* s, int player, int offer, bint from_discard, int
     return j
 
 
+cdef int _sim_lookahead(FcGame* s, int p, const int* legal, int n_legal) noexcept nogil:
+    """LookaheadBot's discard for seat ``p``: the cards it has not seen are those
+    outside its hand, the exposed melds and the discards."""
+    cdef uint8_t unseen[FC_KINDS]
+    cdef int k, q, left
+    for k in range(FC_KINDS):
+        left = 4 - s.hands[p][k] - s.gone[k]
+        for q in range(s.n):
+            left -= s.exposed[q][k]
+        unseen[k] = <uint8_t>(left if left > 0 else 0)
+    return _fc_lookahead(_t, s.hands[p], s.exposed_points[p], s.threshold, unseen, legal, n_legal)
+
+
 cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint64_t* bot_seeds,
                        int32_t* log, int64_t log_size) noexcept nogil:
     """Play one game from ``seed``; the number of actions (-1: the log overflowed)."""
@@ -355,6 +370,8 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint
             action = -1
             if offer >= 0 and not s.soldier_pongs:
                 n_legal = _sim_strict_hu(s, p, offer, from_discard, legal, n_legal, &action)
+            if action < 0 and offer < 0 and policies[p] == 2:
+                action = _sim_lookahead(s, p, legal, n_legal)
             if action < 0:
                 action = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer, from_discard,
                                     legal, n_legal)
@@ -370,7 +387,7 @@ cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint
 def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lucky_rank_only,
                 bint record=False, bot_seeds=None, bint same_colour_soldiers=True, bint generals_hu=True):
     """Whole games in C, without the GIL: per seed ``(totals int64 (games, players),
-    winners bool, steps int64, actions or None)``; policies 0 random, 1 greedy;
+    winners bool, steps int64, actions or None)``; policies 0 random, 1 greedy, 2 lookahead;
     ``bot_seeds`` (games x players, uint64): the random players' seeds, else
     ``derive_seed(game seed, seat + 1)``; the rules' ``same_colour_soldiers`` and
     ``only_generals == "hu"`` (``generals_hu``)."""
@@ -391,8 +408,8 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
     if not 0 <= threshold <= 1_000_000 or not 1 <= rounds <= 1_000_000:
         raise ValueError("threshold must be in 0..1,000,000 and rounds in 1..1,000,000")
     for p in range(players):
-        if policies[p] not in (0, 1):
-            raise ValueError(f"policy {policies[p]!r} is not 0 (random) or 1 (greedy)")
+        if policies[p] not in (0, 1, 2):
+            raise ValueError(f"policy {policies[p]!r} is not 0 (random), 1 (greedy) or 2 (lookahead)")
         pol[p] = policies[p]
     if bot_seeds is not None:
         bot_view = np.ascontiguousarray(bot_seeds, dtype=np.uint64)

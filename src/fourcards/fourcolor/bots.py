@@ -1,8 +1,9 @@
 """Four Color Cards players.
 
-The rule-based player decides in the compiled core (``fc_greedy_choose``);
-``fourcards.fourcolor._reference.greedy_choose`` is its pure-Python twin, and
-the tests check that they choose alike.
+The rule-based players decide in the compiled core (``fc_greedy_choose``,
+``fc_lookahead_choose``); ``fourcards.fourcolor._reference.greedy_choose`` and
+``lookahead_choose`` are their pure-Python twins, and the tests check that they
+choose alike.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ..bots import RandomBot
 from . import _deck, _kernels, _variants
 from .game import HU, PASS, FourColorObservation
 
-__all__ = ["RandomBot", "GreedyBot", "hand_value"]
+__all__ = ["RandomBot", "GreedyBot", "LookaheadBot", "hand_value", "unseen_counts"]
 
 
 def hand_value(counts: Sequence[int], exposed_points: int = 0, threshold: int = 10) -> float:
@@ -57,3 +58,47 @@ class GreedyBot:
 
     def __repr__(self) -> str:
         return "GreedyBot()"
+
+
+def unseen_counts(observation: FourColorObservation) -> list[int]:
+    """How many copies of each card (28 counts) the seat cannot see: not in its
+    hand, an exposed meld, the discards or on offer.
+
+    >>> from fourcards.fourcolor.game import FourColor
+    >>> obs = FourColor(players=4).new_match(seed=1).observation(0)
+    >>> sum(unseen_counts(obs)) == 112 - 21
+    True
+    """
+    left = [_deck.COPIES - count for count in observation.hand]
+    for melds in observation.exposed:
+        for meld in melds:
+            for code in meld:
+                left[code] -= 1
+    for code in observation.discards:
+        left[code] -= 1
+    if observation.offer is not None:
+        left[observation.offer.card] -= 1
+    return [max(0, count) for count in left]
+
+
+class LookaheadBot(GreedyBot):
+    """GreedyBot, but it discards looking one card ahead: the discard after which
+    the hand is worth the most once the next card comes, on average over the
+    cards it has not seen (a hand that card completes with the threshold's
+    points above any other). Its claims and hu are GreedyBot's."""
+
+    stateless = True
+
+    def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
+        if observation.phase != "discard" or observation.offer is not None:
+            return GreedyBot.choose(self, observation, legal_actions)
+        legal = [int(a) for a in legal_actions]
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
+        threshold = min(observation.rules.threshold, 1 << 30)
+        return int(_kernels.lookahead_choose(list(observation.hand), exposed_points, threshold,
+                                             unseen_counts(observation), legal))
+
+    def __repr__(self) -> str:
+        return "LookaheadBot()"

@@ -12,7 +12,9 @@ in every seat, in the compiled simulator, without the GIL
 in the round against the other seats' mean (in the last round, its share of
 the game's win). Answers to the card on offer given before the seat's, still
 hidden, are taken as passes (a turned-up General's revealer: its lone
-General).
+General). The search starts from a rule-based player's choice (the baseline:
+:class:`~fourcards.fourcolor.bots.LookaheadBot`'s by default) and plays another
+action only on a clear gain over it on the same deals.
 
 >>> from fourcards.fourcolor.game import FourColor
 >>> game = FourColor()
@@ -32,10 +34,15 @@ from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import SearchPlayer, check_budget, run_compiled
 from . import _deck, _kernels
-from .bots import GreedyBot
+from .bots import GreedyBot, LookaheadBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
 
-__all__ = ["SearchBot", "search_inputs", "histories"]
+#: The rule-based players the search may start from (``SearchBot(rule=...)``): its
+#: choice is the baseline (the playouts stay greedy in every seat: measured, the
+#: lookahead player in the seat's own playouts made the search weaker).
+RULES: dict[str, type[GreedyBot]] = {"greedy": GreedyBot, "lookahead": LookaheadBot}
+
+__all__ = ["RULES", "SearchBot", "search_inputs", "histories"]
 
 _SOURCES = {"discard": 0, "turned": 1, "laid": 2}
 
@@ -214,13 +221,14 @@ class SearchBot(SearchPlayer):
     ``settle`` (with ``margin``): stop before the budget is spent once that many
     rounds of the search are played and more would hardly change the choice
     (``FcSearch.settled``), so that the close decisions get the time the clear
-    ones leave (None: always the whole budget).
+    ones leave (None: always the whole budget). ``rule``: the rule-based player
+    whose choice is the baseline, ``"lookahead"`` or ``"greedy"`` (:data:`RULES`).
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
                  mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0,
-                 settle: int | None = None) -> None:
+                 settle: int | None = None, rule: str = "lookahead") -> None:
         budget = check_budget(iterations, time_per_move, exploration)
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
@@ -243,7 +251,10 @@ class SearchBot(SearchPlayer):
             raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
         self.margin = None if margin is None else float(margin)
         self.settle = settle
-        self._rule = GreedyBot()
+        if rule not in RULES:
+            raise FourCardsError(f"rule={rule!r} must be one of {sorted(RULES)}")
+        self.rule = rule
+        self._rule = RULES[rule]()
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
         SearchPlayer.__init__(self)

@@ -23,12 +23,12 @@ import numpy.typing as npt
 from ..engine import derive_seed, derive_seeds, win_shares
 from ..errors import FourCardsError, InvalidRulesError
 from . import _kernels
-from .bots import GreedyBot, RandomBot
+from .bots import GreedyBot, LookaheadBot, RandomBot
 from .game import FourColor, Rules
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_rows"]
 
-POLICIES = {"random": 0, "greedy": 1}
+POLICIES = {"random": 0, "greedy": 1, "lookahead": 2}
 
 #: The compiled simulator's bounds on the rules (C integers).
 MAX_THRESHOLD = 1_000_000
@@ -82,7 +82,7 @@ def simulate(
     compiled: bool | None = None,
     bot_seeds: npt.NDArray[np.uint64] | None = None,
 ) -> SimulationResult:
-    """Play games between policies (``"random"`` or ``"greedy"``, one a seat).
+    """Play games between policies (``"random"``, ``"greedy"`` or ``"lookahead"``, one a seat).
 
     ``games`` is a number of games (seeded by :func:`game_seeds`) or the game
     seeds themselves.  Seat ``p``'s random player draws from
@@ -125,7 +125,7 @@ def simulate(
     for i, game_seed in enumerate(seeds.tolist()):
         state = game.new_match(game_seed)
         bots = [RandomBot(derive_seed(game_seed, p + 1) if bot_seeds is None else int(bot_seeds[i, p]))
-                if code == 0 else GreedyBot() for p, code in enumerate(codes)]
+                if code == 0 else GreedyBot() if code == 1 else LookaheadBot() for p, code in enumerate(codes)]
         while not state.is_terminal:
             player = state.current_player
             state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
@@ -146,8 +146,8 @@ def tournament_rows(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: 
     """:func:`fourcards.tournament.play_deals` for Four Color in the compiled
     simulator: the same deals, rotations and bot seeds, so the same records as
     the Python engine (the fields of ``MatchRecord``: deal, rotation, seating,
-    win shares, scores, rounds); None when an entrant is not a plain random or
-    greedy player, or the compiled core is missing."""
+    win shares, scores, rounds); None when an entrant is not a plain random,
+    greedy or lookahead player, or the compiled core is missing."""
     if _kernels.sim is None or any(e.kind not in POLICIES or e.options for e in entrants):
         return None
     game_rules = Rules(**rules)
