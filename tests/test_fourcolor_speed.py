@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -227,8 +229,25 @@ def test_bot_kernels_refuse_impossible_input() -> None:
             value([5] + [0] * 27)
         with pytest.raises(ValueError):
             value([None] * 28)
-    with pytest.raises(OverflowError):
-        core.fc_hand_value([0] * 28, 2 ** 70)
+
+    hand = [0] * 28
+    hand[1] = 2
+    kernels: list[Callable[[Any, Any], int]] = [
+        lambda p, t: core.fc_hand_value(hand, p, t), lambda p, t: ref.hand_value(hand, p, t),
+        lambda p, t: core.fc_greedy_choose(hand, p, t, -1, False, [1]),
+        lambda p, t: ref.greedy_choose(hand, p, t, -1, False, [1]),
+        lambda p, t: core.fc_lookahead_choose(hand, p, t, [0] * 28, [1]),
+        lambda p, t: ref.lookahead_choose(hand, p, t, [0] * 28, [1]),
+    ]
+    for kernel in kernels:
+        # the C kernels add them in ints: nothing past a bound, nothing truncated, the argument named
+        for bad_points in (2 ** 70, 2 ** 31 - 1, 1001, -1, 1.9, True, "3", None):
+            with pytest.raises(ValueError, match=re.escape(f"exposed_points = {bad_points!r} is not an int")):
+                kernel(bad_points, 10)
+        for bad_threshold in (2 ** 70, 2 ** 30 + 1, -1, 10.0, False, "10", None):
+            with pytest.raises(ValueError, match=re.escape(f"threshold = {bad_threshold!r} is not an int")):
+                kernel(0, bad_threshold)
+        assert kernel(np.int64(3), 2 ** 30) == kernel(3, 2 ** 30)  # numpy ints are ints
 
 
 # -- the rule-based bot: C against its Python twin, on real game states ------------------------------
@@ -306,6 +325,9 @@ def test_lookahead_refuses_impossible_input() -> None:
             choose(hand, 0, 10, [0.5] * 28, [1])
         with pytest.raises(ValueError, match="28 values"):
             choose(hand, 0, 10, [0] * 27, [1])
+        with pytest.raises(ValueError, match="100 legal actions: a discard has at most 28"):
+            choose(hand, 0, 10, [0] * 28, [1] * 100)
+        assert choose(hand, 0, 10, [0] * 28, iter([1])) == choose(hand, 0, 10, [0] * 28, {1}) == 1
 
 
 def test_lookahead_bot_chooses_as_its_twin_on_real_states() -> None:

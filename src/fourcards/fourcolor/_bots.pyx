@@ -6,6 +6,8 @@ is its entry point from Python, checked like its twin
 (``fourcards.fourcolor._reference.hand_value`` and ``greedy_choose``).
 """
 
+import operator
+
 from libc.stdint cimport uint8_t
 
 from fourcards.fourcolor._fc cimport FcTables, FC_KINDS, FC_NUM_MELDS, FC_PASS, FC_CLAIM_BASE
@@ -26,23 +28,43 @@ cdef int _fc_read_small(object values, uint8_t* out, int size, int top, str what
     return 0
 
 
-def fc_hand_value(counts, int exposed_points=0, int threshold=10):
+cdef int _fc_read_points(object exposed_points, object threshold, int* points, int* top) except -1:
+    """The exposed points (0..1,000) and threshold (0..2**30) as C ints (_reference.check_points)."""
+    cdef int i
+    cdef long long value
+    for i, (name, given, bound) in enumerate((("exposed_points", exposed_points, 1000),
+                                              ("threshold", threshold, 1 << 30))):
+        if isinstance(given, bool) or not hasattr(type(given), "__index__") \
+                or not 0 <= operator.index(given) <= bound:
+            raise ValueError(f"{name} = {given!r} is not an int in 0..{bound:,}")
+        value = operator.index(given)
+        if i == 0:
+            points[0] = <int>value
+        else:
+            top[0] = <int>value
+    return 0
+
+
+def fc_hand_value(counts, exposed_points=0, threshold=10):
     """The rule-based player's worth of a concealed hand (28 counts, 0..4)."""
     cdef uint8_t hand[FC_KINDS]
+    cdef int points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_points(exposed_points, threshold, &points, &top)
     _fc_read_small(counts, hand, FC_KINDS, 4, "counts")
-    return _fc_hand_value(_t, hand, exposed_points, threshold)
+    return _fc_hand_value(_t, hand, points, top)
 
 
-def fc_greedy_choose(hand, int exposed_points, int threshold, int offer_card, bint from_discard, legal):
+def fc_greedy_choose(hand, exposed_points, threshold, int offer_card, bint from_discard, legal):
     """GreedyBot's choice: ``hand`` 28 counts; ``offer_card`` -1 in the discard
     phase, else the card on offer; ``legal`` the legal actions (ascending)."""
     cdef uint8_t counts[FC_KINDS]
     cdef int actions[128]
-    cdef int i, n = len(legal)
+    cdef int i, n = len(legal), points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_points(exposed_points, threshold, &points, &top)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
     if not -1 <= offer_card < FC_KINDS:
         raise ValueError(f"offer_card {offer_card} is not a card code (0..27, or -1)")
@@ -59,20 +81,23 @@ def fc_greedy_choose(hand, int exposed_points, int threshold, int offer_card, bi
             raise ValueError(f"action {a} is a discard, but a card is on offer")
         if a >= FC_CLAIM_BASE and not _fc_can_claim(_t, counts, a - FC_CLAIM_BASE, offer_card):
             raise ValueError(f"claim {a} needs cards the hand does not hold, or a card on offer it lacks")
-    return _fc_greedy(_t, counts, exposed_points, threshold, offer_card, from_discard, actions, n)
+    return _fc_greedy(_t, counts, points, top, offer_card, from_discard, actions, n)
 
 
 
 
-def fc_lookahead_choose(hand, int exposed_points, int threshold, unseen, legal):
+def fc_lookahead_choose(hand, exposed_points, threshold, unseen, legal):
     """LookaheadBot's discard: ``hand`` and ``unseen`` 28 counts (together at most 4
-    of a kind), ``legal`` the discards to choose from."""
+    of a kind), ``legal`` the discards to choose from (any iterable)."""
     cdef uint8_t counts[FC_KINDS]
     cdef uint8_t live[FC_KINDS]
     cdef int actions[FC_KINDS]
-    cdef int i, n = len(legal)
+    cdef int i, n, points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
+    _fc_read_points(exposed_points, threshold, &points, &top)
+    legal = list(legal)
+    n = len(legal)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
     _fc_read_small(unseen, live, FC_KINDS, 4, "unseen")
     for i in range(FC_KINDS):
@@ -81,10 +106,10 @@ def fc_lookahead_choose(hand, int exposed_points, int threshold, unseen, legal):
     if n == 0:
         raise ValueError("no legal action to choose from")
     if n > FC_KINDS:
-        raise ValueError("too many legal actions for a discard")
+        raise ValueError(f"{n} legal actions: a discard has at most {FC_KINDS}")
     for i in range(n):
         a = legal[i]
         if type(a) is not int or not 0 <= a < FC_KINDS or counts[a] == 0 or a % 7 == 0:
             raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
         actions[i] = a
-    return _fc_lookahead(_t, counts, exposed_points, threshold, live, actions, n)
+    return _fc_lookahead(_t, counts, points, top, live, actions, n)

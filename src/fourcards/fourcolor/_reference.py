@@ -7,7 +7,8 @@ precomputed block tables instead; the tests check that they agree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 from functools import lru_cache, cache
 from typing import Any
 
@@ -351,10 +352,30 @@ def _small_counts(counts: Any, what: str) -> list[int]:
     return values
 
 
+#: The largest exposed points and threshold the rule-based players take (the C
+#: kernels add them in ints, with room to spare).
+MAX_EXPOSED_POINTS = 1_000
+MAX_THRESHOLD = 1 << 30
+
+
+def check_points(exposed_points: Any, threshold: Any) -> tuple[int, int]:
+    """The rule-based players' exposed points (0..1,000) and threshold (0..2**30),
+    as ints: anything else (a float, a bool, a string) is a ValueError naming it."""
+    checked = []
+    for name, value, top in (("exposed_points", exposed_points, MAX_EXPOSED_POINTS),
+                             ("threshold", threshold, MAX_THRESHOLD)):
+        if isinstance(value, bool) or not hasattr(type(value), "__index__") \
+                or not 0 <= operator.index(value) <= top:
+            raise ValueError(f"{name} = {value!r} is not an int in 0..{top:,}")
+        checked.append(operator.index(value))
+    return checked[0], checked[1]
+
+
 def hand_value(counts: Any, exposed_points: int = 0, threshold: int = 10) -> int:
     """The rule-based player's worth of a concealed hand: completing cards
     (waits) that score the threshold first, then any waits and points, else how
     much hangs together."""
+    exposed_points, threshold = check_points(exposed_points, threshold)
     values = _small_counts(counts, "counts")
     waits = good = best = 0
     for code in range(d.NUM_KINDS):
@@ -384,6 +405,7 @@ def _can_claim(hand: Sequence[int], meld: tuple[int, ...], card: int) -> bool:
 def greedy_choose(hand: Any, exposed_points: int, threshold: int, offer_card: int, from_discard: bool,
                   legal: Sequence[int]) -> int:
     """GreedyBot's choice: ``offer_card`` -1 in the discard phase, else the card on offer."""
+    exposed_points, threshold = check_points(exposed_points, threshold)
     counts = _small_counts(hand, "hand")
     if not -1 <= offer_card < d.NUM_KINDS:
         raise ValueError(f"offer_card {offer_card} is not a card code (0..27, or -1)")
@@ -441,7 +463,7 @@ def greedy_choose(hand: Any, exposed_points: int, threshold: int, offer_card: in
 LOOKAHEAD_WIN = 10_000
 
 
-def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any, legal: Sequence[int]) -> int:
+def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any, legal: Iterable[int]) -> int:
     """LookaheadBot's discard: the one after which the hand is worth the most once
     the next card comes, on average over the cards the seat has not seen (each
     kind weighted by its unseen copies); ties go to the lowest card.
@@ -450,6 +472,7 @@ def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any
     ``LOOKAHEAD_WIN`` and its points; else the best :func:`hand_value` over its
     discards. With no card unseen, the discard's own ``hand_value`` decides.
     """
+    exposed_points, threshold = check_points(exposed_points, threshold)
     counts = _small_counts(hand, "hand")
     live = _small_counts(unseen, "unseen")
     for code in range(d.NUM_KINDS):
@@ -458,6 +481,8 @@ def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any
     actions = list(legal)
     if not actions:
         raise ValueError("no legal action to choose from")
+    if len(actions) > d.NUM_KINDS:
+        raise ValueError(f"{len(actions)} legal actions: a discard has at most {d.NUM_KINDS}")
     for a in actions:
         if type(a) is not int or not 0 <= a < d.NUM_KINDS or counts[a] == 0 or a % 7 == d.GENERAL:
             raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
