@@ -353,6 +353,14 @@ def test_lookahead_bot_chooses_as_its_twin_on_real_states() -> None:
             assert bot.choose(obs, legal) == greedy.choose(obs, legal)  # its claims and hu are the greedy player's
         state.apply(greedy.choose(obs, legal), player)
     assert checked == 3
+    # the bots take the legal actions as ints: a float or a bool is refused, never truncated
+    state = game.new_match(8)
+    obs, legal = state.observation(state.current_player), state.legal_actions()
+    for rule in (bot, greedy):
+        assert rule.choose(obs, np.array(legal)) == rule.choose(obs, legal)  # type: ignore[arg-type]
+        for bad in ([float(legal[0])], [True], ["1"], []):
+            with pytest.raises(FourCardsError, match="legal action|no legal action"):
+                rule.choose(obs, bad)  # type: ignore[arg-type]
 
 
 # -- the compiled simulator: the Python engine's games, move for move --------------------------------

@@ -241,6 +241,9 @@ def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clea
         SearchBot(game, margin=math.nan)
     with pytest.raises(FourCardsError, match="rule='clever'"):
         SearchBot(game, rule="clever")
+    for bad_rule in (None, 5, ["greedy"], b"greedy"):
+        with pytest.raises(FourCardsError, match="must be one of"):
+            SearchBot(game, rule=bad_rule)  # type: ignore[arg-type]
 
 
 def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:

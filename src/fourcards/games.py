@@ -257,7 +257,7 @@ BUILTIN: tuple[GameEntry, ...] = (
               {"random": _random, "greedy": _plain("fourcards.fourcolor.bots:GreedyBot"),
                "lookahead": _plain("fourcards.fourcolor.bots:LookaheadBot"),
                "search": _game_search("fourcards.fourcolor.search:SearchBot")},
-              best_bot="search", compiled_bots=("search",), aliases=("four-color-cards", "fourcolor"),
+              best_bot="search", compiled_bots=("lookahead", "search"), aliases=("four-color-cards", "fourcolor"),
               terminal="fourcards.fourcolor.terminal:FourColorTable",
               page_script="fourcards.server:static/games/four-color.js",
               tournament_rows="fourcards.fourcolor.simulate:tournament_rows"),

@@ -28,21 +28,18 @@ cdef int _fc_read_small(object values, uint8_t* out, int size, int top, str what
     return 0
 
 
-cdef int _fc_read_points(object exposed_points, object threshold, int* points, int* top) except -1:
-    """The exposed points (0..1,000) and threshold (0..2**30) as C ints (_reference.check_points)."""
-    cdef int i
-    cdef long long value
-    for i, (name, given, bound) in enumerate((("exposed_points", exposed_points, 1000),
-                                              ("threshold", threshold, 1 << 30))):
-        if isinstance(given, bool) or not hasattr(type(given), "__index__") \
-                or not 0 <= operator.index(given) <= bound:
-            raise ValueError(f"{name} = {given!r} is not an int in 0..{bound:,}")
-        value = operator.index(given)
-        if i == 0:
-            points[0] = <int>value
-        else:
-            top[0] = <int>value
-    return 0
+cdef enum:
+    # The exposed points and threshold the players take (_reference.MAX_EXPOSED_POINTS
+    # and MAX_THRESHOLD): the kernels add them in ints, with room to spare.
+    FC_MAX_EXPOSED_POINTS = 1000
+    FC_MAX_THRESHOLD = 1 << 30
+
+
+cdef int _fc_read_bounded(object given, str name, int top) except -1:
+    """An int 0..top (numpy ints too; never a bool or a float), named in the error (_reference.check_points)."""
+    if isinstance(given, bool) or not hasattr(type(given), "__index__") or not 0 <= operator.index(given) <= top:
+        raise ValueError(f"{name} = {given!r} is not an int in 0..{top:,}")
+    return operator.index(given)
 
 
 def fc_hand_value(counts, exposed_points=0, threshold=10):
@@ -51,7 +48,8 @@ def fc_hand_value(counts, exposed_points=0, threshold=10):
     cdef int points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
-    _fc_read_points(exposed_points, threshold, &points, &top)
+    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
+    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
     _fc_read_small(counts, hand, FC_KINDS, 4, "counts")
     return _fc_hand_value(_t, hand, points, top)
 
@@ -64,7 +62,8 @@ def fc_greedy_choose(hand, exposed_points, threshold, int offer_card, bint from_
     cdef int i, n = len(legal), points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
-    _fc_read_points(exposed_points, threshold, &points, &top)
+    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
+    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
     if not -1 <= offer_card < FC_KINDS:
         raise ValueError(f"offer_card {offer_card} is not a card code (0..27, or -1)")
@@ -95,7 +94,8 @@ def fc_lookahead_choose(hand, exposed_points, threshold, unseen, legal):
     cdef int i, n, points, top
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
-    _fc_read_points(exposed_points, threshold, &points, &top)
+    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
+    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
     legal = list(legal)
     n = len(legal)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")

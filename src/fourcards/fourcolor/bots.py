@@ -8,9 +8,11 @@ choose alike.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from ..bots import RandomBot
+from ..errors import FourCardsError
 from . import _deck, _kernels, _variants
 from .game import HU, PASS, FourColorObservation
 
@@ -24,6 +26,21 @@ def hand_value(counts: Sequence[int], exposed_points: int = 0, threshold: int = 
     return float(_kernels.hand_value(list(counts), exposed_points, min(threshold, 1 << 30)))
 
 
+def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence[int]) -> tuple[list[int], int, int]:
+    """The legal actions as ints (a float or a bool refused, never truncated), the
+    seat's exposed points and the threshold as the kernels take it (no hand scores
+    near 2**30: the same choices)."""
+    legal = []
+    for a in legal_actions:
+        if isinstance(a, bool) or not hasattr(type(a), "__index__"):
+            raise FourCardsError(f"legal action {a!r} is not an int")
+        legal.append(operator.index(a))
+    if not legal:
+        raise FourCardsError("no legal action to choose from")
+    exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
+    return legal, exposed_points, min(observation.rules.threshold, 1 << 30)
+
+
 class GreedyBot:
     """Keeps the hand with the most ways to complete it (and the most points),
     else the one that hangs together best; claims a card when the hand after
@@ -34,17 +51,13 @@ class GreedyBot:
     stateless = True
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
-        legal = [int(a) for a in legal_actions]
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
+        legal, exposed_points, threshold = _legal_and_points(observation, legal_actions)
         offer = observation.offer
         if observation.phase == "discard" or offer is None:
             card, from_discard = -1, False
         else:
             card = offer.card
             from_discard = offer.source != "turned" or offer.player != observation.player
-        threshold = min(observation.rules.threshold, 1 << 30)  # no hand scores near it: the same choices
         if card >= 0 and HU in legal and not observation.rules.same_colour_soldiers:
             # Soldiers of one colour form no triple or quad: the hu's points under that reading
             # (the compiled simulator decides the same way, in _sim_strict_hu)
@@ -92,11 +105,7 @@ class LookaheadBot(GreedyBot):
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
         if observation.phase != "discard" or observation.offer is not None:
             return GreedyBot.choose(self, observation, legal_actions)
-        legal = [int(a) for a in legal_actions]
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
-        threshold = min(observation.rules.threshold, 1 << 30)
+        legal, exposed_points, threshold = _legal_and_points(observation, legal_actions)
         return int(_kernels.lookahead_choose(list(observation.hand), exposed_points, threshold,
                                              unseen_counts(observation), legal))
 

@@ -251,7 +251,7 @@ class SearchBot(SearchPlayer):
             raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
         self.margin = None if margin is None else float(margin)
         self.settle = settle
-        if rule not in RULES:
+        if not isinstance(rule, str) or rule not in RULES:
             raise FourCardsError(f"rule={rule!r} must be one of {sorted(RULES)}")
         self.rule = rule
         self._rule = RULES[rule]()

@@ -29,6 +29,7 @@ from .game import FourColor, Rules
 __all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament_rows"]
 
 POLICIES = {"random": 0, "greedy": 1, "lookahead": 2}
+_RULE_BOTS = {1: GreedyBot, 2: LookaheadBot}
 
 #: The compiled simulator's bounds on the rules (C integers).
 MAX_THRESHOLD = 1_000_000
@@ -125,7 +126,7 @@ def simulate(
     for i, game_seed in enumerate(seeds.tolist()):
         state = game.new_match(game_seed)
         bots = [RandomBot(derive_seed(game_seed, p + 1) if bot_seeds is None else int(bot_seeds[i, p]))
-                if code == 0 else GreedyBot() if code == 1 else LookaheadBot() for p, code in enumerate(codes)]
+                if code == 0 else _RULE_BOTS[code]() for p, code in enumerate(codes)]
         while not state.is_terminal:
             player = state.current_player
             state.apply(bots[player].choose(state.observation(player), state.legal_actions()), player)
