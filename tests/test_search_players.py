@@ -234,6 +234,7 @@ def test_the_four_color_search_keeps_the_rule_bots_choice_unless_it_finds_a_clea
         rules_differ += LookaheadBot().choose(observation, legal) != GreedyBot().choose(observation, legal)
         differs += bold.choose(observation, legal) != LookaheadBot().choose(observation, legal)
     assert differs > 0  # the plain search does not simply copy the rule bot
+    assert repr(SearchBot(game, iterations=60, rule="greedy")) == "SearchBot(iterations=60, rule='greedy')"
     assert rules_differ > 0  # and the two rules are not one
     with pytest.raises(FourCardsError):
         SearchBot(game, margin=-1.0)

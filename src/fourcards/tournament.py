@@ -359,7 +359,8 @@ def run_command(args: Any) -> int:
         result = run_tournament(entrants, deals=args.deals, seed=args.seed, chunk=1, game=args.game,
                                 progress=progress, **rules)
     print(f"{get_game(args.game).title}: {result.matches} matches ({args.deals} deals x {len(entrants)} rotations), "
-          f"seed {args.seed}, {args.workers} workers, {time.perf_counter() - start:.0f} s")
+          f"seed {args.seed}, {args.workers} worker{'s' if args.workers != 1 else ''}, "
+          f"{time.perf_counter() - start:.0f} s")
     print(result.table())
     return 0
 

@@ -39,7 +39,8 @@ from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, Four
 
 #: The rule-based players the search may start from (``SearchBot(rule=...)``): its
 #: choice is the baseline (the playouts stay greedy in every seat: measured, the
-#: lookahead player in the seat's own playouts made the search weaker).
+#: lookahead player in the seat's own playouts gained nothing for three to four
+#: times the time, docs/ai/four-color.md).
 RULES: dict[str, type[GreedyBot]] = {"greedy": GreedyBot, "lookahead": LookaheadBot}
 
 __all__ = ["RULES", "SearchBot", "search_inputs", "histories"]
@@ -285,6 +286,9 @@ class SearchBot(SearchPlayer):
             if self.margin is None:
                 return int(self.last_statistics[0][0])
             return int(search.choice(self.margin))
+
+    def _options_text(self) -> str:
+        return f", rule={self.rule!r}"
 
     _unpicklable = ("_lock", "_search")
 

@@ -96,10 +96,12 @@ def simulate(
         raise TypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
     if len(policies) != rules.players:
         raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
-    try:
-        codes = [POLICIES[p] for p in policies]
-    except (KeyError, TypeError):
-        raise FourCardsError(f"unknown policy in {list(policies)!r}; choose from {sorted(POLICIES)}") from None
+    codes = []
+    for seat, policy in enumerate(policies):
+        code = POLICIES.get(policy) if isinstance(policy, str) else None
+        if code is None:
+            raise FourCardsError(f"policy {policy!r} of seat {seat} is unknown; choose from {sorted(POLICIES)}")
+        codes.append(code)
     seeds = _seeds(games, seed)
     if bot_seeds is not None:
         bot_seeds = np.asarray(bot_seeds)
