@@ -91,7 +91,7 @@ def test_tournament_for_every_game_with_a_progress_bar(game: str, bots: str,
     first = bots.split(",")[0]
     seats = len(bots.split(","))
     assert f"| {first} | {2 * seats} |" in captured.out  # 2 deals, every rotation
-    assert f"({2} deals x {seats} rotations), seed " in captured.out and ", 1 worker, " in captured.out
+    assert f"(2 deals x {seats} rotations), seed " in captured.out and ", 1 worker, " in captured.out
     assert f"{2 * len(bots.split(','))}/{2 * len(bots.split(','))} matches" in captured.err
     table_rows = [line for line in captured.out.splitlines() if line.startswith(f"| {first} |")]
     low, high = (float(x) for x in table_rows[0].split("[")[1].split("]")[0].split(","))

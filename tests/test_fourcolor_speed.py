@@ -402,9 +402,9 @@ def test_simulator_is_seeded_and_thread_safe() -> None:
 
 
 def test_simulator_refuses_bad_arguments() -> None:
-    with pytest.raises(FourCardsError, match="policy 'clever' of seat 1 is unknown"):
+    with pytest.raises(FourCardsError, match="unknown policy 'clever' of seat 1"):
         simulate(1, policies=("random", "clever"), rules=Rules(players=2))
-    with pytest.raises(FourCardsError, match=r"policy \['greedy'\] of seat 0 is unknown"):
+    with pytest.raises(FourCardsError, match=r"unknown policy \['greedy'\] of seat 0"):
         simulate(1, policies=(["greedy"], "random"), rules=Rules(players=2))  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="2 players need 2 policies"):
         simulate(1, policies=("random",), rules=Rules(players=2))

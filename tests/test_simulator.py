@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fourcards.errors import FourCardsError
 from fourcards.gangoffour import _reference as ref
 from fourcards.gangoffour.bots import GreedyBot, RandomBot
 from fourcards.gangoffour.match import GangOfFour, Rules
@@ -60,6 +61,8 @@ def test_simulator_threads_agree() -> None:
 def test_simulate_bad_input() -> None:
     with pytest.raises(ValueError, match="unknown policy"):
         simulate(1, policies=("random", "clever", "random", "random"))
+    with pytest.raises(FourCardsError, match=r"unknown policy None of seat 3"):  # every game's simulators alike
+        simulate(1, policies=("random", "random", "random", None))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="4 players need 4 policies"):
         simulate(1, policies=("random",), rules=Rules())
 

@@ -73,7 +73,7 @@ from .rng import MASK64, Rng
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
-    "win_shares", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
+    "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
     "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
 ]
 
@@ -145,6 +145,22 @@ def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64
     """The seeds of matches ``start .. start + count - 1`` of a simulation:
     ``derive_seed(seed, i)`` each, as a ``uint64`` array."""
     return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+
+
+def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]:
+    """The simulator's code of each seat's policy name, :class:`FourCardsError`
+    naming the first unknown one (anything but a known string) and its seat.
+
+    >>> policy_codes(["random", "greedy"], {"random": 0, "greedy": 1})
+    [0, 1]
+    """
+    codes = []
+    for seat, policy in enumerate(policies):
+        code = known.get(policy) if isinstance(policy, str) else None
+        if code is None:
+            raise FourCardsError(f"unknown policy {policy!r} of seat {seat}; choose from {sorted(known)}")
+        codes.append(code)
+    return codes
 
 
 def win_shares(winners: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:

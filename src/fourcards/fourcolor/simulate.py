@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import derive_seed, derive_seeds, win_shares
+from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
 from ..errors import FourCardsError, InvalidRulesError
 from . import _kernels
 from .bots import GreedyBot, LookaheadBot, RandomBot
@@ -96,12 +96,7 @@ def simulate(
         raise TypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
     if len(policies) != rules.players:
         raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
-    codes = []
-    for seat, policy in enumerate(policies):
-        code = POLICIES.get(policy) if isinstance(policy, str) else None
-        if code is None:
-            raise FourCardsError(f"policy {policy!r} of seat {seat} is unknown; choose from {sorted(POLICIES)}")
-        codes.append(code)
+    codes = policy_codes(policies, POLICIES)
     seeds = _seeds(games, seed)
     if bot_seeds is not None:
         bot_seeds = np.asarray(bot_seeds)

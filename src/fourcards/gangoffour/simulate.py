@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import derive_seed, derive_seeds, win_shares
+from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
 from . import _kernels
 from .bots import GreedyBot, RandomBot
 from ..rng import Rng
@@ -81,10 +81,7 @@ def simulate(
     rules = rules or Rules(players=len(policies))
     if len(policies) != rules.players:
         raise ValueError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
-    try:
-        codes = [POLICIES[p] for p in policies]
-    except KeyError as error:
-        raise ValueError(f"unknown policy {error.args[0]!r}; choose from {sorted(POLICIES)}") from None
+    codes = policy_codes(policies, POLICIES)
     if isinstance(matches, int):
         seeds = match_seeds(seed, matches)
     else:
