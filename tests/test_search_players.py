@@ -187,6 +187,56 @@ def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() 
     assert checked > 50
 
 
+def test_the_four_color_chain_deals_only_unseen_cards_and_favours_hands_that_explain_the_choices() -> None:
+    """``FcSearch.sample_hands``: the deal a playout gets keeps the seat's own hand and each
+    other hand's size, deals only cards the seat cannot see, and a chain weighted by the
+    rule-based player's choices deals hands that explain more of them than uniform deals do."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor import _kernels
+    from fourcards.fourcolor.bots import GreedyBot
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.search import histories, search_inputs
+
+    assert _kernels.sim is not None
+    game = FourColor()
+    unexplained = {0.0: 0, 10.0: 0}  # choices the rule-based player would not have made with the dealt hand
+    positions = 0
+    for seed in range(3):
+        state = game.new_match(seed)
+        bots = [GreedyBot() for _ in range(4)]
+        for step in range(400):
+            if state.is_terminal:
+                break
+            player = state.current_player
+            observation, legal = state.observation(player), state.legal_actions()
+            if step % 11 == 10 and len(legal) > 1:
+                positions += 1
+                inputs = search_inputs(observation, legal)
+                unseen = [inputs["hidden"].count(code) for code in range(28)]
+                for weight in unexplained:
+                    search = _kernels.sim.FcSearch()
+                    search.reset(**inputs, seed=seed, scale=30.0, burn=2000 if weight else 0, mixing=10,
+                                 weight=weight)
+                    events = histories(observation)
+                    for seat, rows in events.items():
+                        search.set_history(seat, rows)
+                    for _ in range(3):
+                        hands = search.sample_hands()
+                        assert hands[player] == list(observation.hand)
+                        others = [sum(hands[seat][code] for seat in events) for code in range(28)]
+                        assert all(others[code] <= unseen[code] for code in range(28))
+                        for seat in events:
+                            assert sum(hands[seat]) == inputs["sizes"][seat]
+                            agree, made = search.agreement(seat, hands[seat])
+                            unexplained[weight] += made - agree
+            state.apply(bots[player].choose(observation, legal), player)
+    with pytest.raises(RuntimeError, match="reset"):
+        _kernels.sim.FcSearch().sample_hands()
+    assert positions > 10
+    assert unexplained[10.0] < 0.2 * unexplained[0.0], unexplained
+
+
 def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_clears() -> None:
     """benchmarks/bench_strength.py's arithmetic (not its timings): a row is met, in the issue's
     words, at a win share ">= target (over enough matches that the interval's lower end clears

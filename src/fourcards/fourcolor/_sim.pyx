@@ -936,6 +936,22 @@ cdef class FcSearch:
                     best_lead = lead
         return all_behind or best_lead > 2 * margin
 
+    def sample_hands(self):
+        """The chain's next deal of the other hands (as the search's playouts get
+        them): 28 counts a seat, the seat's own hand at its place."""
+        cdef FcGame s
+        if not self.ready:
+            raise RuntimeError("reset() the search first")
+        if self.busy:
+            raise RuntimeError("this FcSearch is searching in another thread")
+        self.busy = True
+        try:
+            with nogil:
+                self._determinize(&s)
+        finally:
+            self.busy = False
+        return [[s.hands[p][k] for k in range(FC_KINDS)] for p in range(s.n)]
+
     @property
     def rounds_played(self):
         """Rounds of the search so far (each plays every action still in on one deal)."""
