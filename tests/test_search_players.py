@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -153,20 +154,14 @@ def test_a_hint_searches_no_longer_than_the_best_bot_does_by_default(name: str, 
     assert type(hint).__name__ == "SearchBot" and getattr(hint, "time_per_move", None) == expected
 
 
-def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() -> None:
-    """The Four Color search weighs the other hands by how many of their choices this round
-    the rule-based player would have made holding them: at a table of rule-based players,
-    every seat's real hand explains every one of its choices."""
-    if not COMPILED:
-        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
-    from fourcards.fourcolor import _kernels
+def _four_color_rule_bot_positions(seeds: range, every: int) -> Iterator[tuple[int, int, Any, Any, list[int]]]:
+    """``(seed, step, state, observation, legal)`` at every ``every``-th decision with a
+    choice of a match of four Four Color rule-based players, the decision then played."""
     from fourcards.fourcolor.bots import GreedyBot
     from fourcards.fourcolor.game import FourColor
-    from fourcards.fourcolor.search import histories, search_inputs
 
     game = FourColor()
-    checked = 0
-    for seed in range(6):
+    for seed in seeds:
         state = game.new_match(seed)
         bots = [GreedyBot() for _ in range(4)]
         for step in range(400):
@@ -174,16 +169,42 @@ def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() 
                 break
             player = state.current_player
             observation, legal = state.observation(player), state.legal_actions()
-            if step % 9 == 8 and len(legal) > 1:
-                assert _kernels.sim is not None
-                search = _kernels.sim.FcSearch()
-                search.reset(**search_inputs(observation, legal), seed=1, scale=30.0, burn=0, mixing=0, weight=2.0)
-                for seat, events in histories(observation).items():
-                    search.set_history(seat, events)
-                    agree, made = search.agreement(seat, list(state._hands[seat]))
-                    assert agree == made, (seed, step, seat, agree, made)
-                    checked += made
+            if step % every == every - 1 and len(legal) > 1:
+                yield seed, step, state, observation, legal
             state.apply(bots[player].choose(observation, legal), player)
+
+
+def _four_color_search(inputs: dict[str, Any], observation: Any, seed: int, burn: int, mixing: int,
+                       weight: float) -> tuple[Any, dict[int, list[tuple[Any, ...]]]]:
+    """A compiled Four Color search reset on ``inputs`` (``search_inputs``) with the other
+    seats' histories of ``observation`` set; the search and those histories."""
+    from fourcards.fourcolor import _kernels
+    from fourcards.fourcolor.search import histories
+
+    assert _kernels.sim is not None
+    search = _kernels.sim.FcSearch()
+    search.reset(**inputs, seed=seed, scale=30.0, burn=burn, mixing=mixing, weight=weight)
+    events = histories(observation)
+    for seat, rows in events.items():
+        search.set_history(seat, rows)
+    return search, events
+
+
+def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() -> None:
+    """The Four Color search weighs the other hands by how many of their choices this round
+    the rule-based player would have made holding them: at a table of rule-based players,
+    every seat's real hand explains every one of its choices."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor.search import search_inputs
+
+    checked = 0
+    for seed, step, state, observation, legal in _four_color_rule_bot_positions(range(6), 9):
+        search, events = _four_color_search(search_inputs(observation, legal), observation, 1, 0, 0, 2.0)
+        for seat in events:
+            agree, made = search.agreement(seat, list(state._hands[seat]))
+            assert agree == made, (seed, step, seat, agree, made)
+            checked += made
     assert checked > 50
 
 
@@ -194,43 +215,26 @@ def test_the_four_color_chain_deals_only_unseen_cards_and_favours_hands_that_exp
     if not COMPILED:
         pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
     from fourcards.fourcolor import _kernels
-    from fourcards.fourcolor.bots import GreedyBot
-    from fourcards.fourcolor.game import FourColor
-    from fourcards.fourcolor.search import histories, search_inputs
+    from fourcards.fourcolor.search import search_inputs
 
     assert _kernels.sim is not None
-    game = FourColor()
     unexplained = {0.0: 0, 10.0: 0}  # choices the rule-based player would not have made with the dealt hand
     positions = 0
-    for seed in range(3):
-        state = game.new_match(seed)
-        bots = [GreedyBot() for _ in range(4)]
-        for step in range(400):
-            if state.is_terminal:
-                break
-            player = state.current_player
-            observation, legal = state.observation(player), state.legal_actions()
-            if step % 11 == 10 and len(legal) > 1:
-                positions += 1
-                inputs = search_inputs(observation, legal)
-                unseen = [inputs["hidden"].count(code) for code in range(28)]
-                for weight in unexplained:
-                    search = _kernels.sim.FcSearch()
-                    search.reset(**inputs, seed=seed, scale=30.0, burn=2000 if weight else 0, mixing=10,
-                                 weight=weight)
-                    events = histories(observation)
-                    for seat, rows in events.items():
-                        search.set_history(seat, rows)
-                    for _ in range(3):
-                        hands = search.sample_hands()
-                        assert hands[player] == list(observation.hand)
-                        others = [sum(hands[seat][code] for seat in events) for code in range(28)]
-                        assert all(others[code] <= unseen[code] for code in range(28))
-                        for seat in events:
-                            assert sum(hands[seat]) == inputs["sizes"][seat]
-                            agree, made = search.agreement(seat, hands[seat])
-                            unexplained[weight] += made - agree
-            state.apply(bots[player].choose(observation, legal), player)
+    for seed, _, _, observation, legal in _four_color_rule_bot_positions(range(3), 11):
+        positions += 1
+        inputs = search_inputs(observation, legal)
+        unseen = [inputs["hidden"].count(code) for code in range(28)]
+        for weight in unexplained:
+            search, events = _four_color_search(inputs, observation, seed, 2000 if weight else 0, 10, weight)
+            for _ in range(3):
+                hands = search.sample_hands()
+                assert hands[observation.player] == list(observation.hand)
+                others = [sum(hands[seat][code] for seat in events) for code in range(28)]
+                assert all(others[code] <= unseen[code] for code in range(28))
+                for seat in events:
+                    assert sum(hands[seat]) == inputs["sizes"][seat]
+                    agree, made = search.agreement(seat, hands[seat])
+                    unexplained[weight] += made - agree
     with pytest.raises(RuntimeError, match="reset"):
         _kernels.sim.FcSearch().sample_hands()
     assert positions > 10
