@@ -200,7 +200,8 @@ def test_the_four_color_chain_explains_rule_bot_choices_with_their_real_hands() 
 
     checked = 0
     for seed, step, state, observation, legal in _four_color_rule_bot_positions(range(6), 9):
-        search, events = _four_color_search(search_inputs(observation, legal), observation, 1, 0, 0, 2.0)
+        search, events = _four_color_search(search_inputs(observation, legal), observation, seed=1, burn=0,
+                                             mixing=0, weight=2.0)
         for seat in events:
             agree, made = search.agreement(seat, list(state._hands[seat]))
             assert agree == made, (seed, step, seat, agree, made)
@@ -225,7 +226,8 @@ def test_the_four_color_chain_deals_only_unseen_cards_and_favours_hands_that_exp
         inputs = search_inputs(observation, legal)
         unseen = [inputs["hidden"].count(code) for code in range(28)]
         for weight in unexplained:
-            search, events = _four_color_search(inputs, observation, seed, 2000 if weight else 0, 10, weight)
+            search, events = _four_color_search(inputs, observation, seed=seed, burn=2000 if weight else 0,
+                                                mixing=10, weight=weight)
             for _ in range(3):
                 hands = search.sample_hands()
                 assert hands[observation.player] == list(observation.hand)
