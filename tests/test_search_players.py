@@ -251,6 +251,10 @@ def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_
     from fourcards.tournament import wilson_interval
 
     assert {row.game for row in ROWS} == {"four-color", "four-pack", "zangle", "duelo"}
+    for listed in ROWS:  # a row's own options are ones its search player takes
+        entry = get_game(listed.game)
+        entry.new_bot("search", entry.new_game(players=listed.players), 1, **dict(listed.options))
+    assert dict(next(r for r in ROWS if r.game == "four-color").options).get("deals")
     row = Row("duelo", "category", 2, 0.58, 10)
     wins, seconds, decisions = play("duelo", "category", 2, range(4), 7, {"iterations": 5})
     assert 0 <= wins <= 4 and decisions > 0 and seconds > 0
@@ -332,6 +336,39 @@ def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:
     for bad in (1, 2.5, True):
         with pytest.raises(FourCardsError):
             SearchBot(game, settle=bad)  # type: ignore[arg-type]
+
+
+def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals() -> None:
+    """``deals=N``: every legal action is played out on N deals, none set aside (no halving),
+    whatever the clock; without it the halving sets the weaker actions aside early."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.search import SearchBot
+
+    game = FourColor()
+    uneven = 0
+    for state, player in decision_points("four-color", 8, seed=47):
+        observation, legal = state.observation(player), state.legal_actions()
+        if len(legal) < 3:
+            continue
+        even = SearchBot(game, seed=3, deals=40, time_per_move=1e-6)
+        choice = even.choose(observation, legal)
+        assert choice in legal
+        assert sorted(a for a, _, _ in even.last_statistics) == sorted(legal)
+        assert {n for _, n, _ in even.last_statistics} == {40}, even.last_statistics
+        again = SearchBot(game, seed=3, deals=40)
+        assert again.choose(observation, legal) == choice and again.last_statistics == even.last_statistics
+        halved = SearchBot(game, seed=3, iterations=40 * len(legal))
+        halved.choose(observation, legal)
+        uneven += len({n for _, n, _ in halved.last_statistics}) > 1
+    assert uneven > 0  # the default search does set actions aside
+    assert repr(SearchBot(game, deals=40)) == "SearchBot(time_per_move=0.05, rule='lookahead', deals=40)"
+    for bad in (0, -1, 2.5, True, "40", 10**7):
+        with pytest.raises(FourCardsError, match="deals="):
+            SearchBot(game, deals=bad)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="not both"):
+        SearchBot(game, deals=40, iterations=400)
 
 
 class _Toy:

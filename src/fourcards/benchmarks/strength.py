@@ -43,11 +43,13 @@ class Row:
     players: int
     target: float
     matches: int
+    #: The search player's own options for this row (used unless a budget is given).
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 #: The issue's targets (win share of the search player), at <= 100 ms a decision.
 ROWS: tuple[Row, ...] = (
-    Row("four-color", "greedy", 4, 0.40, 240),
+    Row("four-color", "greedy", 4, 0.40, 240, (("deals", 1000),)),
     Row("four-pack", "memory", 4, 0.40, 240),
     Row("zangle", "greedy", 3, 0.45, 240),
     Row("duelo", "category", 2, 0.58, 600),
@@ -157,16 +159,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.iterations is not None:
         options["iterations"] = args.iterations
     print(f"fourcards {fourcards.__version__}, compiled core {fourcards.COMPILED}, Python {platform.python_version()}, "
-          f"{args.workers} worker(s), seed {args.seed}, search options {options or 'default'}")
+          f"{args.workers} worker(s), seed {args.seed}, search options {options or 'each row its own'}")
     results = []
     for row in ROWS:
         if row.game not in args.games:
             continue
         if args.matches:
-            row = Row(row.game, row.opponent, row.players, row.target, args.matches)
+            row = Row(row.game, row.opponent, row.players, row.target, args.matches, row.options)
         start = time.perf_counter()
-        result = measure(row, row.matches, args.seed, args.workers, options)
-        print(f"  {row.game}: {result.win_rate} in {time.perf_counter() - start:.0f} s", flush=True)
+        row_options = options or dict(row.options)
+        result = measure(row, row.matches, args.seed, args.workers, row_options)
+        print(f"  {row.game} (search options {row_options or 'default'}): {result.win_rate} in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
         results.append(result)
     print()
     print(table(results))

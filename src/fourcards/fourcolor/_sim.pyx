@@ -10,6 +10,7 @@ rule-based player are the meld splitter's and the bots' (``_melds.pxd``,
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int8_t, int16_t
 from libc.string cimport memcpy, memset
 from libc.stdlib cimport malloc, free
+from libc.limits cimport LONG_MAX
 from libc.math cimport exp, sqrt
 
 from fourcards._common cimport _below, _seed_stream, _splitmix_next
@@ -477,7 +478,8 @@ cdef class FcSearch:
     cards (the playouts are deterministic, so the difference is exact on that
     deal). A playout scores the seat's payments against the others' mean (the
     last round: its share of the game's win). As rounds double, the weaker half
-    of the actions is set aside (sequential halving)."""
+    of the actions is set aside (sequential halving), unless ``reset`` is told
+    ``halving=False``."""
 
     cdef FcGame root
     cdef int8_t pool[112]
@@ -536,8 +538,10 @@ cdef class FcSearch:
     def reset(self, int players, int threshold, int rounds, bint rank_only, int round_, int me, hand, exposed,
               exposed_points, hidden, sizes, int stock_n, int phase, int offer_card, int offer_source,
               int offer_player, order, int answered, answers, totals, legal, seed, double scale, int burn,
-              int mixing, double weight, bint same_colour_soldiers=True, bint generals_hu=True):
-        """Start a search (see the class); every argument is checked by the caller."""
+              int mixing, double weight, bint same_colour_soldiers=True, bint generals_hu=True,
+              bint halving=True):
+        """Start a search (see the class); every argument is checked by the caller.
+        ``halving=False``: every action stays in (each round plays all of them)."""
         cdef int p, k, i
         cdef uint64_t seed_value = seed
         cdef FcGame* s
@@ -584,7 +588,7 @@ cdef class FcSearch:
         self.baseline = -1
         self.n_alive = self.n_actions
         self.rounds = 0
-        self.next_cut = 4
+        self.next_cut = 4 if halving else LONG_MAX
         self.scale = scale
         self.burn, self.mixing, self.weight = burn, mixing, weight
         self.chain_ready = False
@@ -633,6 +637,10 @@ cdef class FcSearch:
         cdef uint8_t then[FC_KINDS]
         cdef int legal[128]
         cdef int e, k, n_legal, agree = 0, choice
+        if self.n_events[seat]:
+            # every rule field the claim options read (which Soldiers pong, how a hand
+            # scores) from the game itself, not from whatever the stack held
+            memcpy(&scratch, &self.root, sizeof(FcGame))
         for e in range(self.n_events[seat]):
             for k in range(FC_KINDS):
                 then[k] = hand[k] + self.event_after[seat][e][k]
@@ -649,7 +657,6 @@ cdef class FcSearch:
                 choice = _fc_greedy(t, then, self.event_points[seat][e], self.threshold_value(), -1, False,
                                     legal, n_legal)
             else:
-                scratch.n = self.root.n
                 memcpy(scratch.hands[seat], then, FC_KINDS)
                 scratch.offer_card = self.event_card[seat][e]
                 scratch.offer_source = self.event_source[seat][e]

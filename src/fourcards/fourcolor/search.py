@@ -224,13 +224,22 @@ class SearchBot(SearchPlayer):
     (``FcSearch.settled``), so that the close decisions get the time the clear
     ones leave (None: always the whole budget). ``rule``: the rule-based player
     whose choice is the baseline, ``"lookahead"`` or ``"greedy"`` (:data:`RULES`).
+    ``deals``: play every legal action out on the same ``deals`` deals, none set
+    aside (no sequential halving), instead of ``iterations`` or
+    ``time_per_move``: repeatable, and every decision compared as finely
+    (``deals=1000`` to ``2000``: the strongest measured, docs/ai/four-color.md).
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
                  mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0,
-                 settle: int | None = None, rule: str = "lookahead") -> None:
+                 settle: int | None = None, rule: str = "lookahead", deals: int | None = None) -> None:
         budget = check_budget(iterations, time_per_move, exploration)
+        if deals is not None and (type(deals) is not int or not 1 <= deals <= 1_000_000):
+            raise FourCardsError(f"deals={deals!r} must be None or an int 1..1000000")
+        if deals is not None and iterations is not None:
+            raise FourCardsError(f"give iterations={iterations!r} or deals={deals!r}, not both")
+        self.deals = deals
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
             raise TypeError(f"scale must be a number, not {type(scale).__name__}")
@@ -272,7 +281,7 @@ class SearchBot(SearchPlayer):
             inputs = search_inputs(observation, legal_actions)
             search = self._search
             search.reset(**inputs, seed=self.rng.next_u64(), scale=self.scale, burn=self.burn, mixing=self.mixing,
-                         weight=self.weight)
+                         weight=self.weight, halving=self.deals is None)
             for seat, events in histories(observation).items():
                 search.set_history(seat, events)
             if self.margin is not None:
@@ -281,14 +290,15 @@ class SearchBot(SearchPlayer):
             if self.margin is not None and self.settle is not None:
                 margin, least = self.margin, self.settle
                 settled = lambda: search.rounds_played >= least and search.settled(margin)  # noqa: E731
-            run_compiled(search, self.iterations, self.time_per_move, settled=settled)
+            iterations = self.iterations if self.deals is None else self.deals * len(legal_actions)
+            run_compiled(search, iterations, self.time_per_move, settled=settled)
             self.last_statistics = search.statistics()
             if self.margin is None:
                 return int(self.last_statistics[0][0])
             return int(search.choice(self.margin))
 
     def _options_text(self) -> str:
-        return f", rule={self.rule!r}"
+        return f", rule={self.rule!r}" + ("" if self.deals is None else f", deals={self.deals}")
 
     _unpicklable = ("_lock", "_search")
 
