@@ -96,9 +96,12 @@ class SearchPlayer:
     def _options_text(self) -> str:
         return ""
 
+    def _budget_text(self) -> str:
+        """How the search is bounded, for the repr (a subclass with another bound says so)."""
+        return f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
+
     def __repr__(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time_per_move={self.time_per_move}"
-        return f"{type(self).__name__}({budget}{self._options_text()})"
+        return f"{type(self).__name__}({self._budget_text()}{self._options_text()})"
 
 
 def run_compiled(search: Any, iterations: int | None, time_per_move: float, first: int = 16,

@@ -297,8 +297,11 @@ class SearchBot(SearchPlayer):
                 return int(self.last_statistics[0][0])
             return int(search.choice(self.margin))
 
+    def _budget_text(self) -> str:
+        return SearchPlayer._budget_text(self) if self.deals is None else f"deals={self.deals}"
+
     def _options_text(self) -> str:
-        return f", rule={self.rule!r}" + ("" if self.deals is None else f", deals={self.deals}")
+        return f", rule={self.rule!r}"
 
     _unpicklable = ("_lock", "_search")
 
