@@ -364,7 +364,7 @@ def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals()
         uneven += len({n for _, n, _ in halved.last_statistics}) > 1
     assert uneven > 0  # the default search does set actions aside
     assert repr(SearchBot(game, deals=40)) == "SearchBot(deals=40, rule='lookahead')"  # no unused clock
-    for bad in (0, -1, 2.5, True, "40", 10**7):
+    for bad in (0, -1, 2.5, math.nan, True, "40", 10**7, 2**70):
         with pytest.raises(FourCardsError, match="deals="):
             SearchBot(game, deals=bad)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="not both"):
