@@ -955,7 +955,8 @@ def test_a_spectator_watches_a_bot_table_from_start_to_end(browser: Any, slow_se
         versions = sorted({s["version"] for s in drawn})
         assert versions[-1] == summary["version"] and drawn[-1]["end"]
         if game != "zangle-speedster":
-            assert versions[0] <= 2, versions
+            # From the first moves (the bots wait 0.2 s a move; a loaded machine may take a second to connect).
+            assert versions[0] <= 5 < versions[-1], versions
             assert versions == list(range(versions[0], versions[-1] + 1)), versions
             # No card of any seat's hand that no public record has named, at any version.
             hidden = _hidden_cards(game, rules, slow_server.db, table)
