@@ -31,7 +31,8 @@ OPTIONAL = {"fourcards.rl.pettingzoo": ("pettingzoo", "gymnasium"), "fourcards.r
             "fourcards.rl.gymnasium_vector": ("gymnasium",), "fourcards.rl.openspiel": ("pyspiel",),
             "fourcards.server.app": ("starlette",), "fourcards.server.http_server": ("h11", "uvicorn"),
             "fourcards.rl.openspiel_games": ("pyspiel",),
-            "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium"), "fourcards.rl.train": ("torch",)}
+            "fourcards.rl.sb3": ("torch", "sb3_contrib", "gymnasium"), "fourcards.rl.train": ("torch",),
+            "fourcards.rl.distil": ("torch",)}
 
 
 # Modules that need the compiled kernels (skipped with the pure-Python twins).

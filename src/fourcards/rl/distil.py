@@ -1,0 +1,233 @@
+"""Distil the Gang of Four search into the learned policy (the search as the teacher).
+
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # torch's CPU build
+    python -m fourcards.rl.distil --matches 400 --workers 2 --out distilled.npz
+    fourcards tournament --bots "learned:policy=distilled.npz,search,search,search" --deals 25
+
+Search players (:class:`~fourcards.gangoffour.bots.SearchBot`) play whole
+matches in every seat; each of their choices with more than one legal action
+becomes a lesson: the state tensor, the candidate rows of the legal actions
+(:func:`~fourcards.gangoffour.features.action_rows`), and as the target half
+the search's choice and half its root visits (how much it looked at each
+action). A policy of the learned bot's shape (starting from the shipped one,
+or fresh with ``--hidden``) is fitted to them by cross-entropy over the
+candidates; a tenth of the matches is held out, and the epoch with the lowest
+held-out loss is written (the same ``.npz`` format as ``python -m
+fourcards.rl.train``). With ``--iterations`` the search is repeatable and so
+is the whole run (same seed, same torch, same machine); with
+``--time-per-move`` it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import MissingExtraError
+from ..gangoffour.bots import SearchBot
+from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
+from ..gangoffour.learned import load_policy
+from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
+from ..terminal.args import int_in, positive
+
+try:
+    import torch
+except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
+    raise MissingExtraError.of(missing.name or str(missing), "train", __name__) from missing
+
+from .train import Policy, save, segment_log_softmax
+
+__all__ = ["main", "collect", "fit", "Lessons"]
+
+#: The target's weight on the search's choice (the rest: its root visits).
+CHOICE_WEIGHT = 0.5
+
+Lessons = dict[str, np.ndarray]
+
+
+def collect(seed: int, matches: int, iterations: int | None, time_per_move: float) -> Lessons:
+    """The lessons of ``matches`` matches of four search players (match ``i`` dealt from ``seed + i``)."""
+    game = GangOfFour()
+    states: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    targets: list[np.ndarray] = []
+    counts: list[int] = []
+    match_of: list[int] = []
+    for index in range(matches):
+        bots = [SearchBot(seed=(seed + index) * 8 + seat, iterations=iterations, time_per_move=time_per_move)
+                for seat in range(game.num_players)]
+        state = game.new_match(seed + index)
+        while not state.is_terminal:
+            seat = state.current_player
+            observation, legal = state.observation(seat), state.legal_actions()
+            bot = bots[seat]
+            searched = bot.searched_moves
+            action = bot.choose(observation, legal)
+            if len(legal) > 1:
+                candidate_rows, actions = action_rows(observation.hand_mask, legal)
+                where = {int(a): i for i, a in enumerate(actions)}
+                visits = np.zeros(len(actions))
+                if bot.searched_moves > searched:
+                    for searched_action, count, _reward in bot.last_statistics:
+                        if int(searched_action) in where:
+                            visits[where[int(searched_action)]] += count
+                choice = np.zeros(len(actions))
+                choice[where[int(action)]] = 1.0
+                target = choice if visits.sum() <= 0 else \
+                    CHOICE_WEIGHT * choice + (1 - CHOICE_WEIGHT) * visits / visits.sum()
+                states.append(observation_tensor(observation))
+                rows.append(candidate_rows)
+                targets.append(target.astype(np.float32))
+                counts.append(len(actions))
+                match_of.append(seed + index)
+            state.apply(action)
+    return {"states": np.array(states, dtype=np.float32).reshape(-1, OBSERVATION_SIZE),
+            "rows": np.concatenate(rows) if rows else np.zeros((0, FEATURE_SIZE), np.float32),
+            "targets": np.concatenate(targets) if targets else np.zeros(0, np.float32),
+            "counts": np.array(counts, dtype=np.int64), "matches": np.array(match_of, dtype=np.int64)}
+
+
+def _collect_args(args: tuple[int, int, int | None, float]) -> Lessons:
+    return collect(*args)
+
+
+def merge(parts: Sequence[Lessons]) -> Lessons:
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr: float = 1e-3,
+        log: Any = print) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """A policy fitted to ``lessons``: the weights of its best held-out epoch and that epoch's figures
+    (``loss``, ``agreement``: the share of held-out lessons where its top row is the search's choice)."""
+    torch.manual_seed(seed)
+    generator = np.random.default_rng(seed)
+    counts = lessons["counts"]
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    states = torch.from_numpy(lessons["states"])
+    rows = torch.from_numpy(lessons["rows"])
+    targets = torch.from_numpy(lessons["targets"])
+    matches = np.unique(lessons["matches"])
+    held = set(generator.choice(matches, size=max(1, len(matches) // 10), replace=False).tolist()) \
+        if len(matches) > 1 else set()
+    is_held = np.isin(lessons["matches"], list(held))
+    train_ids, held_ids = np.flatnonzero(~is_held), np.flatnonzero(is_held)
+    if len(held_ids) == 0:
+        held_ids = train_ids
+
+    policy = _policy(hidden)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+
+    def loss_of(ids: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        picked = np.concatenate([np.arange(start[i], start[i] + counts[i]) for i in ids])
+        owner = torch.from_numpy(np.repeat(np.arange(len(ids)), counts[ids]))
+        rows_of = torch.from_numpy(picked)
+        scores = policy.scores(states[torch.from_numpy(ids)], rows[rows_of], owner)
+        log_p = segment_log_softmax(scores, owner, len(ids))
+        target = targets[rows_of]
+        loss = -(target * log_p).sum() / len(ids)
+        best = torch.full((len(ids),), -math.inf).scatter_reduce(0, owner, scores, "amax", include_self=True)
+        top_target = torch.zeros(len(ids)).scatter_reduce(0, owner, target, "amax", include_self=True)
+        hit = ((scores == best[owner]) & (target == top_target[owner])).float()
+        agreement = torch.zeros(len(ids)).index_add(0, owner, hit).clamp(max=1).mean()
+        return loss, agreement
+
+    def held_out() -> dict[str, float]:
+        with torch.no_grad():
+            parts = [loss_of(chunk) for chunk in np.array_split(held_ids, max(1, len(held_ids) // 4096))]
+        sizes = [len(chunk) for chunk in np.array_split(held_ids, max(1, len(held_ids) // 4096))]
+        return {"loss": float(np.average([p[0].item() for p in parts], weights=sizes)),
+                "agreement": float(np.average([p[1].item() for p in parts], weights=sizes))}
+
+    def report(when: str, figures: dict[str, float]) -> None:
+        log(f"{when:9s} held-out loss {figures['loss']:.4f}  agreement with the search {figures['agreement']:.3f}")
+
+    figures = held_out()
+    report("start", figures)
+    best: tuple[dict[str, float], dict[str, np.ndarray]] = (figures, policy.export())
+    for epoch in range(epochs):
+        if epoch == max(1, epochs // 2):
+            for group in optimizer.param_groups:
+                group["lr"] = lr / 3
+        order = generator.permutation(train_ids)
+        for chunk in np.array_split(order, max(1, len(order) // 512)):
+            loss, _ = loss_of(np.sort(chunk))
+            optimizer.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+        figures = held_out()
+        report(f"epoch {epoch + 1:3d}", figures)
+        if figures["loss"] < best[0]["loss"]:
+            best = (figures, policy.export())
+    return best[1], best[0]
+
+
+def _policy(hidden: int | None) -> Policy:
+    """A fresh policy of ``hidden`` units (and half as many in the second layer), or the shipped one."""
+    if hidden is not None:
+        return Policy(hidden, max(1, hidden // 2))
+    shipped = load_policy()
+    policy = Policy(shipped.b1.shape[0], shipped.b2.shape[0])
+    with torch.no_grad():
+        policy.state.weight.copy_(torch.from_numpy(shipped.state_w).T)
+        policy.state.bias.copy_(torch.from_numpy(shipped.b1))
+        policy.cand.weight.copy_(torch.from_numpy(shipped.cand_w).T)
+        policy.mid.weight.copy_(torch.from_numpy(shipped.w2).T)
+        policy.mid.bias.copy_(torch.from_numpy(shipped.b2))
+        policy.out.weight.copy_(torch.from_numpy(shipped.w3)[None])
+        policy.out.bias.copy_(torch.from_numpy(shipped.b3))
+    return policy
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (``python -m fourcards.rl.distil --help``)."""
+    parser = argparse.ArgumentParser(prog="python -m fourcards.rl.distil",
+                                     description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--matches", type=int_in(1, 10**7), default=400, help="matches of four search players")
+    parser.add_argument("--workers", type=int_in(1, 1024), default=1, help="processes playing them")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--iterations", type=int_in(1, 10**7), default=None,
+                        help="the search's iterations a move (repeatable)")
+    budget.add_argument("--time-per-move", type=positive, default=0.02, help="the search's seconds a move")
+    parser.add_argument("--epochs", type=int_in(1, 10**4), default=8)
+    parser.add_argument("--hidden", type=int_in(1, 4096), default=None,
+                        help="a fresh policy of this many units (default: start from the shipped policy)")
+    parser.add_argument("--lr", type=positive, default=1e-3)
+    parser.add_argument("--seed", type=int_in(0, 2**62), default=1)
+    parser.add_argument("--out", type=Path, default=Path("distilled_policy.npz"),
+                        help="the policy file to write (its folder is made)")
+    args = parser.parse_args(argv)
+    try:
+        SearchBot(iterations=1)  # the compiled search, or its error
+    except RuntimeError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    torch.set_num_threads(1)
+    started = time.perf_counter()
+    shares = [args.matches // args.workers + (i < args.matches % args.workers) for i in range(args.workers)]
+    firsts = np.concatenate([[0], np.cumsum(shares)[:-1]])
+    jobs = [(args.seed * 10**7 + int(first), share, args.iterations, args.time_per_move)
+            for first, share in zip(firsts, shares) if share]
+    if len(jobs) == 1:
+        lessons = collect(*jobs[0])
+    else:
+        with ProcessPoolExecutor(len(jobs)) as pool:
+            lessons = merge(list(pool.map(_collect_args, jobs)))
+    print(f"{len(lessons['counts'])} lessons from {args.matches} matches of four search players "
+          f"in {time.perf_counter() - started:.0f} s", flush=True)
+    weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr)
+    save(weights, args.out)
+    print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}")
+    print(f'evaluate it: fourcards tournament --bots "learned:policy={args.out},search,search,search" --deals 25')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
