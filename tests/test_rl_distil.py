@@ -79,8 +79,14 @@ def test_fitting_raises_the_agreement_with_the_search() -> None:
     assert figures["agreement"] > start  # a fresh policy, fitted: closer to the search than it began
 
 
+def test_an_out_that_cannot_be_written_is_refused_before_any_match(tmp_path: Path) -> None:
+    result = distil(tmp_path, "--out", str(tmp_path))
+    assert result.returncode == 2 and "--out" in result.stderr and "lessons" not in result.stdout
+
+
 @pytest.mark.parametrize(("option", "value"), [("--matches", "0"), ("--workers", "x"), ("--lr", "nan"),
-                                               ("--time-per-move", "-1"), ("--epochs", "1.5")])
+                                               ("--time-per-move", "-1"), ("--epochs", "1.5"),
+                                               ("--seed", str(2**62))])
 def test_bad_options_are_refused_by_name(tmp_path: Path, option: str, value: str) -> None:
     result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", option, value], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)

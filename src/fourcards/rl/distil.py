@@ -201,10 +201,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int_in(1, 4096), default=None,
                         help="a fresh policy of this many units (default: start from the shipped policy)")
     parser.add_argument("--lr", type=positive, default=1e-3)
-    parser.add_argument("--seed", type=int_in(0, 2**62), default=1)
+    parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
+                        help="match i of the run is dealt from seed * 10**7 + i")
     parser.add_argument("--out", type=Path, default=Path("distilled_policy.npz"),
                         help="the policy file to write (its folder is made)")
     args = parser.parse_args(argv)
+    if args.out.is_dir():
+        parser.error(f"argument --out: {args.out} is a folder, not a file to write")
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # before the matches, not after them
+    except OSError as error:
+        parser.error(f"argument --out: cannot make its folder ({error})")
     try:
         SearchBot(iterations=1)  # the compiled search, or its error
     except RuntimeError as error:
