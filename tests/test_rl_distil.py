@@ -91,3 +91,12 @@ def test_bad_options_are_refused_by_name(tmp_path: Path, option: str, value: str
     result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", option, value], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and option in result.stderr
+
+
+def test_a_policy_made_of_the_shipped_weights_exports_them_unchanged() -> None:
+    from fourcards.rl.train import Policy
+
+    shipped = load_policy()
+    exported = Policy.of(shipped).export()
+    for name in ("state_w", "cand_w", "b1", "w2", "b2", "w3", "b3"):
+        assert np.array_equal(exported[name], getattr(shipped, name)), name

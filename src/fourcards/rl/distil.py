@@ -174,17 +174,7 @@ def _policy(hidden: int | None) -> Policy:
     """A fresh policy of ``hidden`` units (and half as many in the second layer), or the shipped one."""
     if hidden is not None:
         return Policy(hidden, max(1, hidden // 2))
-    shipped = load_policy()
-    policy = Policy(shipped.b1.shape[0], shipped.b2.shape[0])
-    with torch.no_grad():
-        policy.state.weight.copy_(torch.from_numpy(shipped.state_w).T)
-        policy.state.bias.copy_(torch.from_numpy(shipped.b1))
-        policy.cand.weight.copy_(torch.from_numpy(shipped.cand_w).T)
-        policy.mid.weight.copy_(torch.from_numpy(shipped.w2).T)
-        policy.mid.bias.copy_(torch.from_numpy(shipped.b2))
-        policy.out.weight.copy_(torch.from_numpy(shipped.w3)[None])
-        policy.out.bias.copy_(torch.from_numpy(shipped.b3))
-    return policy
+    return Policy.of(load_policy())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

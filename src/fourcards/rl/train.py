@@ -49,7 +49,7 @@ from ..errors import MissingExtraError
 from ..terminal.args import int_in, positive
 from ..gangoffour import _deck, _kernels
 from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
-from ..gangoffour.learned import FORMAT, FORMAT_VERSION
+from ..gangoffour.learned import FORMAT, FORMAT_VERSION, PolicyWeights
 from ..gangoffour.match import OBSERVATION_SIZE
 from .vector import VectorGangOfFour
 
@@ -80,6 +80,19 @@ class Policy(nn.Module):
     def scores(self, states: torch.Tensor, rows: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
         h = torch.relu(self.state(states)[owner] + self.cand(rows))
         return self.out(torch.relu(self.mid(h))).squeeze(-1)
+
+    @classmethod
+    def of(cls, weights: PolicyWeights) -> Policy:
+        """A policy scoring as ``weights`` do (the inverse of :meth:`export`; a fresh value baseline)."""
+        policy = cls(weights.b1.shape[0], weights.b2.shape[0])
+        with torch.no_grad():
+            layers = ((policy.state, weights.state_w, weights.b1), (policy.cand, weights.cand_w, None),
+                      (policy.mid, weights.w2, weights.b2), (policy.out, weights.w3[:, None], weights.b3))
+            for layer, matrix, bias in layers:
+                layer.weight.copy_(torch.from_numpy(np.asarray(matrix)).T)
+                if bias is not None:
+                    layer.bias.copy_(torch.from_numpy(np.asarray(bias)))
+        return policy
 
     def export(self) -> dict[str, np.ndarray]:
         def arr(t: torch.Tensor) -> np.ndarray:
