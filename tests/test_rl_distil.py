@@ -17,9 +17,9 @@ pytestmark = pytest.mark.engine  # the search plays the matches in C
 
 from fourcards.games import get_game  # noqa: E402
 from fourcards.gangoffour.bots import SearchBot  # noqa: E402
-from fourcards.gangoffour.learned import load_policy  # noqa: E402
+from fourcards.gangoffour.learned import LearnedBot, load_policy  # noqa: E402
 from fourcards.gangoffour.match import GangOfFour  # noqa: E402
-from fourcards.rl.distil import collect, fit  # noqa: E402
+from fourcards.rl.distil import collect, fit, held_out_matches  # noqa: E402
 
 TINY = ["--matches", "2", "--iterations", "30", "--epochs", "2", "--seed", "5"]
 
@@ -71,6 +71,55 @@ def test_the_lessons_are_the_searchs_choices_and_visits() -> None:
     assert lesson == len(counts)
 
 
+def test_a_learner_plays_its_own_seat_and_the_search_labels_its_positions() -> None:
+    """DAgger: the policy's own positions, each labelled with the search's choice there, not followed."""
+    lessons = collect(seed=12, matches=1, iterations=40, time_per_move=0.02, learner=None)
+    assert not lessons["learner"].any()  # four search players: no learner's positions
+    lessons = collect(seed=12, matches=1, iterations=40, time_per_move=0.02, learner=load_policy().source)
+    counts = lessons["counts"]
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    game = GangOfFour()
+    state = game.new_match(12)
+    bots = [SearchBot(seed=12 * 8 + seat, iterations=40) for seat in range(4)]
+    learned, learner_seat = LearnedBot(), 12 % 4
+    lesson, differed = 0, 0
+    while not state.is_terminal:
+        seat = state.current_player
+        observation, legal = state.observation(seat), state.legal_actions()
+        label = bots[seat].choose(observation, legal)
+        action = learned.choose(observation, legal) if seat == learner_seat else label
+        if len(legal) > 1:
+            target = lessons["targets"][starts[lesson]:starts[lesson] + counts[lesson]]
+            assert sorted(legal)[int(np.argmax(target))] == label  # the search's choice is the lesson
+            assert lessons["learner"][lesson] == (seat == learner_seat)
+            differed += action != label
+            lesson += 1
+        state.apply(action)  # the policy's own move in its seat: the match goes where it takes it
+    assert lesson == len(counts) and lessons["learner"].sum() > 5 and differed > 0
+
+
+def test_rounds_after_the_first_learn_where_the_policy_goes_and_repeat_themselves(tmp_path: Path) -> None:
+    out, again = tmp_path / "p.npz", tmp_path / "q.npz"
+    result = distil(tmp_path, "--out", str(out), "--rounds", "2")
+    assert result.returncode == 0, result.stderr
+    assert "round 1: " in result.stdout and "round 2: " in result.stdout
+    assert "matches of the policy and three search players" in result.stdout
+    assert result.stdout.count("policy written to") == 2
+    assert distil(tmp_path, "--out", str(again), "--rounds", "2", "--workers", "2").returncode == 0
+    assert again.read_bytes() == out.read_bytes()
+    one_round = tmp_path / "r.npz"
+    assert distil(tmp_path, "--out", str(one_round)).returncode == 0
+    assert one_round.read_bytes() != out.read_bytes()  # the second round fitted it further
+
+
+def test_held_out_matches_stay_held_out_as_lessons_are_added() -> None:
+    matches = np.arange(10**7, 10**7 + 2000)
+    held = held_out_matches(matches, seed=1)
+    assert 150 < len(held) < 250  # about a tenth
+    assert set(held_out_matches(matches[:1000], seed=1)) == set(held[held < 10**7 + 1000])
+    assert len(held_out_matches(matches[:2], seed=1)) == 1 and len(held_out_matches(matches[:1], seed=1)) == 0
+
+
 def test_fitting_raises_the_agreement_with_the_search() -> None:
     lessons = collect(seed=3, matches=4, iterations=40, time_per_move=0.02)
     lines: list[str] = []
@@ -86,11 +135,17 @@ def test_an_out_that_cannot_be_written_is_refused_before_any_match(tmp_path: Pat
 
 @pytest.mark.parametrize(("option", "value"), [("--matches", "0"), ("--workers", "x"), ("--lr", "nan"),
                                                ("--time-per-move", "-1"), ("--epochs", "1.5"),
-                                               ("--seed", str(2**62))])
+                                               ("--seed", str(2**62)), ("--rounds", "0")])
 def test_bad_options_are_refused_by_name(tmp_path: Path, option: str, value: str) -> None:
     result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", option, value], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and option in result.stderr
+
+
+def test_more_matches_than_a_seed_spans_are_refused(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", "--matches", str(10**7), "--rounds", "2"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "--rounds" in result.stderr and "lessons" not in result.stdout
 
 
 def test_a_policy_made_of_the_shipped_weights_exports_them_unchanged() -> None:

@@ -295,6 +295,17 @@ def _write(path: Path, arrays: dict[str, Any]) -> Path:
     return path
 
 
+def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
+    """A trainer writing its policy to the same file round after round: the bot of the next round must
+    play the new weights, not the first ones the cache kept."""
+    arrays = _policy_arrays()
+    path = _write(tmp_path / "policy.npz", arrays)
+    first = load_policy(path)
+    assert load_policy(path) is first  # unchanged: cached
+    _write(path, {**arrays, "b3": arrays["b3"] + 1.0})
+    np.testing.assert_allclose(load_policy(path).b3, first.b3 + 1.0)
+
+
 @pytest.mark.parametrize(("damage", "problem"), [
     ("missing", "no such file"),
     ("truncated", "not a readable .npz"),

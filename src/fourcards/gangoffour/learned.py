@@ -29,6 +29,7 @@ the file and the problem.
 
 from __future__ import annotations
 
+import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,12 +96,19 @@ def default_policy_path() -> Path:
 
 
 def load_policy(path: str | Path | None = None) -> PolicyWeights:
-    """The policy in ``path`` (default: the shipped one), checked (cached per path)."""
-    return _load(str(default_policy_path() if path is None else Path(path)))
+    """The policy in ``path`` (default: the shipped one), checked (cached per path while the file is
+    unchanged: a policy trained again to the same file is read again)."""
+    where = str(default_policy_path() if path is None else Path(path))
+    try:
+        stat = os.stat(where)
+        version = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    except (OSError, ValueError):  # missing, or a name the system refuses: _load says which
+        version = (0, 0, 0)
+    return _load(where, version)
 
 
 @lru_cache(maxsize=8)
-def _load(path: str) -> PolicyWeights:
+def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: ARG001 (the cache's key)
     def bad(problem: str) -> FourCardsError:
         return FourCardsError(f"policy file {path}: {problem}")
 

@@ -11,11 +11,19 @@ becomes a lesson: the state tensor, the candidate rows of the legal actions
 the search's choice and half its root visits (how much it looked at each
 action). A policy of the learned bot's shape (starting from the shipped one,
 or fresh with ``--hidden``) is fitted to them by cross-entropy over the
-candidates; a tenth of the matches is held out, and the epoch with the lowest
+candidates; about a tenth of the matches is held out, and the epoch with the lowest
 held-out loss is written (the same ``.npz`` format as ``python -m
 fourcards.rl.train``). With ``--iterations`` the search is repeatable and so
 is the whole run (same seed, same torch, same machine); with
 ``--time-per-move`` it is not.
+
+With ``--rounds R`` the run goes on R - 1 more rounds (DAgger): the policy
+fitted so far plays one seat of each match (seat ``i % 4`` of match ``i``)
+against three search players, a search player labels each of its positions
+without being followed, and the policy is fitted again, from where it was,
+to every lesson so far. A policy learnt from the search's positions alone
+meets positions the search never reaches once it plays; these rounds teach
+it there. The policy file is written after every round.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ import numpy as np
 from ..errors import MissingExtraError
 from ..gangoffour.bots import SearchBot
 from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
-from ..gangoffour.learned import load_policy
+from ..gangoffour.learned import LearnedBot, PolicyWeights, load_policy
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
 from ..terminal.args import int_in, positive
 
@@ -45,7 +53,7 @@ except ModuleNotFoundError as missing:  # the extra is not installed: say which 
 
 from .train import Policy, save, segment_log_softmax
 
-__all__ = ["main", "collect", "fit", "Lessons"]
+__all__ = ["main", "collect", "fit", "held_out_matches", "Lessons"]
 
 #: The target's weight on the search's choice (the rest: its root visits).
 CHOICE_WEIGHT = 0.5
@@ -53,9 +61,16 @@ CHOICE_WEIGHT = 0.5
 Lessons = dict[str, np.ndarray]
 
 
-def collect(seed: int, matches: int, iterations: int | None, time_per_move: float) -> Lessons:
-    """The lessons of ``matches`` matches of four search players (match ``i`` dealt from ``seed + i``)."""
+def collect(seed: int, matches: int, iterations: int | None, time_per_move: float,
+            learner: str | Path | None = None) -> Lessons:
+    """The lessons of ``matches`` matches of four search players (match ``i`` dealt from ``seed + i``).
+
+    With ``learner`` (a policy file) that policy plays seat ``(seed + i) % 4`` of match ``i`` instead, and the
+    search player of that seat labels its positions without being followed (``lessons["learner"]``
+    marks them)."""
     game = GangOfFour()
+    learned = LearnedBot(policy=learner) if learner is not None else None
+    own: list[bool] = []
     states: list[np.ndarray] = []
     rows: list[np.ndarray] = []
     targets: list[np.ndarray] = []
@@ -65,6 +80,7 @@ def collect(seed: int, matches: int, iterations: int | None, time_per_move: floa
         bots = [SearchBot(seed=(seed + index) * 8 + seat, iterations=iterations, time_per_move=time_per_move)
                 for seat in range(game.num_players)]
         state = game.new_match(seed + index)
+        learner_seat = (seed + index) % game.num_players if learned is not None else -1
         while not state.is_terminal:
             seat = state.current_player
             observation, legal = state.observation(seat), state.legal_actions()
@@ -88,14 +104,18 @@ def collect(seed: int, matches: int, iterations: int | None, time_per_move: floa
                 targets.append(target.astype(np.float32))
                 counts.append(len(actions))
                 match_of.append(seed + index)
+                own.append(seat == learner_seat)
+            if seat == learner_seat and learned is not None:
+                action = learned.choose(observation, legal)  # the label above; the policy's own move played
             state.apply(action)
     return {"states": np.array(states, dtype=np.float32).reshape(-1, OBSERVATION_SIZE),
             "rows": np.concatenate(rows) if rows else np.zeros((0, FEATURE_SIZE), np.float32),
             "targets": np.concatenate(targets) if targets else np.zeros(0, np.float32),
-            "counts": np.array(counts, dtype=np.int64), "matches": np.array(match_of, dtype=np.int64)}
+            "counts": np.array(counts, dtype=np.int64), "matches": np.array(match_of, dtype=np.int64),
+            "learner": np.array(own, dtype=bool)}
 
 
-def _collect_args(args: tuple[int, int, int | None, float]) -> Lessons:
+def _collect_args(args: tuple[int, int, int | None, float, str | None]) -> Lessons:
     return collect(*args)
 
 
@@ -103,10 +123,22 @@ def merge(parts: Sequence[Lessons]) -> Lessons:
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
+def held_out_matches(matches: np.ndarray, seed: int) -> np.ndarray:
+    """The matches whose lessons :func:`fit` holds out: about a tenth, each by its own number and ``seed``
+    (so a match stays on its side as rounds add lessons), and one at least of two or more."""
+    keys = np.array([np.random.default_rng([seed, int(match)]).random() for match in matches])
+    held = keys < 0.1
+    if len(matches) > 1 and not held.any():
+        held[np.argmin(keys)] = True
+    return np.asarray(matches)[held]
+
+
 def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr: float = 1e-3,
-        log: Any = print) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        log: Any = print, start_from: PolicyWeights | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """A policy fitted to ``lessons``: the weights of its best held-out epoch and that epoch's figures
-    (``loss``, ``agreement``: the share of held-out lessons where its top row is the search's choice)."""
+    (``loss``, ``agreement``: the share of held-out lessons where its top row is the search's choice).
+    It starts from ``start_from`` if given, else from a fresh policy of ``hidden`` units, else from the
+    shipped one."""
     torch.manual_seed(seed)
     generator = np.random.default_rng(seed)
     counts = lessons["counts"]
@@ -114,15 +146,12 @@ def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr:
     states = torch.from_numpy(lessons["states"])
     rows = torch.from_numpy(lessons["rows"])
     targets = torch.from_numpy(lessons["targets"])
-    matches = np.unique(lessons["matches"])
-    held = set(generator.choice(matches, size=max(1, len(matches) // 10), replace=False).tolist()) \
-        if len(matches) > 1 else set()
-    is_held = np.isin(lessons["matches"], list(held))
+    is_held = np.isin(lessons["matches"], held_out_matches(np.unique(lessons["matches"]), seed))
     train_ids, held_ids = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     if len(held_ids) == 0:
         held_ids = train_ids
 
-    policy = _policy(hidden)
+    policy = Policy.of(start_from) if start_from is not None else _policy(hidden)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
 
     def loss_of(ids: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
@@ -193,9 +222,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lr", type=positive, default=1e-3)
     parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
                         help="match i of the run is dealt from seed * 10**7 + i")
+    parser.add_argument("--rounds", type=int_in(1, 1000), default=1,
+                        help="rounds of matches: after the first, the policy so far plays one seat and the "
+                             "search labels its positions (DAgger)")
     parser.add_argument("--out", type=Path, default=Path("distilled_policy.npz"),
-                        help="the policy file to write (its folder is made)")
+                        help="the policy file to write (its folder is made), after every round")
     args = parser.parse_args(argv)
+    if args.matches * args.rounds > 10**7:
+        parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
+                     "(match i of the run is dealt from seed * 10**7 + i)")
     if args.out.is_dir():
         parser.error(f"argument --out: {args.out} is a folder, not a file to write")
     try:
@@ -207,21 +242,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     torch.set_num_threads(1)
-    started = time.perf_counter()
-    shares = [args.matches // args.workers + (i < args.matches % args.workers) for i in range(args.workers)]
-    firsts = np.concatenate([[0], np.cumsum(shares)[:-1]])
-    jobs = [(args.seed * 10**7 + int(first), share, args.iterations, args.time_per_move)
-            for first, share in zip(firsts, shares) if share]
-    if len(jobs) == 1:
-        lessons = collect(*jobs[0])
-    else:
-        with ProcessPoolExecutor(len(jobs)) as pool:
-            lessons = merge(list(pool.map(_collect_args, jobs)))
-    print(f"{len(lessons['counts'])} lessons from {args.matches} matches of four search players "
-          f"in {time.perf_counter() - started:.0f} s", flush=True)
-    weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr)
-    save(weights, args.out)
-    print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}")
+    lessons: Lessons | None = None
+    start_from: PolicyWeights | None = None
+    for round_ in range(args.rounds):
+        started = time.perf_counter()
+        learner = str(args.out) if round_ else None
+        shares = [args.matches // args.workers + (i < args.matches % args.workers) for i in range(args.workers)]
+        firsts = np.concatenate([[0], np.cumsum(shares)[:-1]]) + round_ * args.matches
+        jobs = [(args.seed * 10**7 + int(first), share, args.iterations, args.time_per_move, learner)
+                for first, share in zip(firsts, shares) if share]
+        if len(jobs) == 1:
+            new = _collect_args(jobs[0])
+        else:
+            with ProcessPoolExecutor(len(jobs)) as pool:
+                new = merge(list(pool.map(_collect_args, jobs)))
+        players = "the policy and three search players" if round_ else "four search players"
+        print(f"{'' if args.rounds == 1 else f'round {round_ + 1}: '}{len(new['counts'])} lessons from "
+              f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
+        lessons = new if lessons is None else merge([lessons, new])
+        weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from)
+        save(weights, args.out)
+        start_from = load_policy(args.out)
+        print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}",
+              flush=True)
     print(f'evaluate it: fourcards tournament --bots "learned:policy={args.out},search,search,search" --deals 25')
     return 0
 
