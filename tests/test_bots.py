@@ -10,7 +10,7 @@ from fourcards.engine import Bot, play_match
 from fourcards.gangoffour import Combo, hand_mask
 from fourcards.gangoffour.bots import GreedyBot, RandomBot, SearchBot, known_cards
 from fourcards.gangoffour.match import GangOfFour, MatchState
-from fourcards.tournament import Entrant, EntrantStats, MatchRecord, run_tournament, summarize
+from fourcards.tournament import MAX_DEALS, Entrant, EntrantStats, MatchRecord, run_tournament, summarize
 
 from .gof_helpers import match, moves
 
@@ -167,3 +167,7 @@ def test_tournament_bad_input() -> None:
         run_tournament([Entrant("clever")] * 4, deals=1)
     with pytest.raises(ValueError, match="deals"):
         run_tournament([Entrant("greedy")] * 4, deals=0)
+    # refused at once: 10**30 deals hung building the batches and took gigabytes
+    for deals in (10**30, MAX_DEALS + 1):
+        with pytest.raises(ValueError, match="deals must be 1..1,000,000"):
+            run_tournament([Entrant("greedy")] * 4, deals=deals)

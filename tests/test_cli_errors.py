@@ -77,6 +77,12 @@ BAD_FLAGS = [
     (["simulate", "--scheduler", "tcp://127.0.0.1:1", "--matches", "1"], "--backend dask"),
     (["tournament", "--bots", "greedy,greedy", "--deals", "0"], "--deals"),
     (["tournament", "--bots", "greedy,greedy", "--deals", "-5"], "--deals"),
+    # a helper's first use: 10**30 deals hung and took gigabytes before the bound
+    (["tournament", "--bots", "greedy,greedy", "--deals", str(10**30)], "--deals"),
+    (["tournament", "--bots", "greedy,greedy", "--deals", "1000001"], "--deals"),
+    # an empty entry was dropped, and the match silently had a seat fewer
+    (["tournament", "--bots", ",greedy,greedy,greedy"], "empty bot"),
+    (["tournament", "--bots", "greedy,,greedy"], "empty bot"),
     (["tournament", "--bots", "greedy,greedy", "--workers", "0"], "--workers"),
     (["tournament", "--bots", "greedy,clever"], "clever"),
     (["tournament", "--bots", "search:time_per_move=abc,greedy"], "abc" if fourcards.COMPILED else "compiled kernels"),

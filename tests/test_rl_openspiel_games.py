@@ -78,6 +78,20 @@ def test_states_and_games_pickle() -> None:
     assert game.get_parameters() == state.get_game().get_parameters()
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_state_resampled_from_still_pickles_and_serializes(name: str) -> None:
+    # a helper's first use: Gang of Four's state kept the engine's sampler (closures) in its cache
+    state = _midgame(name, SHORT.get(name, {}), 12)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    other = state.resample_from_infostate(0, sampler)
+    for each in (state, other):
+        again = pickle.loads(pickle.dumps(each))
+        assert again.history() == each.history() and str(again) == str(each)
+        text = pyspiel.serialize_game_and_state(each.get_game(), each)
+        assert pyspiel.deserialize_game_and_state(text)[1].history() == each.history()
+    assert state.resample_from_infostate(0, sampler).information_state_string(0) == state.information_state_string(0)
+
+
 def test_ismcts_plays_a_registry_game() -> None:
     from open_spiel.python.algorithms import ismcts, mcts
 
@@ -90,3 +104,11 @@ def test_ismcts_plays_a_registry_game() -> None:
                            random_state=np.random.RandomState(2))
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_resample_from_infostate_refuses_what_is_not_a_seat(name: str) -> None:
+    state = _midgame(name, SHORT.get(name, {}), 6)
+    for seat in (True, -1, state.num_players(), 1.0, "0", 10**30):
+        with pytest.raises((ValueError, TypeError)):
+            state.resample_from_infostate(seat, None)

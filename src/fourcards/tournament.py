@@ -174,6 +174,10 @@ def summarize(entrants: Sequence[Entrant], records: Sequence[MatchRecord]) -> di
     return stats
 
 
+#: The most deals one tournament plays (every match's record is kept in memory).
+MAX_DEALS = 1_000_000
+
+
 def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
                    executor: Executor | None = None, chunk: int = 4, game: str = DEFAULT_GAME,
                    progress: Callable[[int, int], None] | None = None, **rules: Any) -> TournamentResult:
@@ -191,8 +195,8 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     rules.setdefault("players", len(entrants))
     if len(entrants) != rules["players"]:
         raise ValueError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
-    if type(deals) is not int or deals < 1:
-        raise ValueError(f"deals must be at least 1, got {deals!r}")
+    if type(deals) is not int or not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be 1..{MAX_DEALS:,}, got {deals!r}")
     if type(chunk) is not int or chunk < 1:
         raise ValueError(f"chunk must be at least 1, got {chunk!r}")
     engine = _new_game(game, rules)  # fail early on rules the game refuses
@@ -316,8 +320,8 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--game", type=game_name, default=DEFAULT_GAME, metavar="GAME",
                         help=f"the game: {', '.join(GAMES)}; fourcards tournament also takes it by position "
                              f"(default: {DEFAULT_GAME})")
-    parser.add_argument("--deals", type=int_in(1), default=100,
-                        help="deals, each played once a rotation of the seats (default: 100)")
+    parser.add_argument("--deals", type=int_in(1, MAX_DEALS), default=100,
+                        help=f"deals, each played once a rotation of the seats (default: 100; at most {MAX_DEALS:,})")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the deals (default: 0)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1,
                         help="processes playing in parallel (default: one a CPU)")
@@ -339,7 +343,10 @@ def run_command(args: Any) -> int:
     if args.target_score is not None and not _has_rule(args.game, "target_score"):
         raise CommandLineError(f"--target-score is no rule of {get_game(args.game).title}")
     try:
-        entrants = distinct_labels([parse_entrant(t) for t in args.bots.split(",") if t.strip()])
+        specs = args.bots.split(",")
+        if any(not spec.strip() for spec in specs):
+            raise CommandLineError(f"--bots {args.bots!r}: an empty bot between commas (one bot kind a seat)")
+        entrants = distinct_labels([parse_entrant(t) for t in specs])
         for entrant in entrants:
             check_entrant(entrant, args.game)
         rules: dict[str, Any] = {"players": len(entrants)}

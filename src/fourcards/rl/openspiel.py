@@ -390,6 +390,15 @@ class _Facts:
         self.exchange = exchange        # (loser, winner, given code, returned code or -1)
         self.plans: dict[int, Any] = {}  # per player: the engine's information set (a cache)
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickled without ``plans``: a cache holding the engine's samplers, whose
+        deal-writing functions are closures (a state once resampled could not be saved)."""
+        return self.known, self.aside_known, self.cap, self.played_by, self.exchange
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.known, self.aside_known, self.cap, self.played_by, self.exchange = state
+        self.plans = {}
+
 
 def _facts(payload: _Payload) -> _Facts:
     if payload.facts is not None:
@@ -459,7 +468,7 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
     if match is None or match.is_terminal:
         return other
     n = payload.engine.num_players
-    if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
         raise ValueError(f"player {player!r} is not a seat (0..{n - 1})")
     player = int(player)
     facts = _facts(state._p)

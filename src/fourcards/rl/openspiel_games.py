@@ -225,7 +225,7 @@ class FourcardsSpielState(pyspiel.State):  # type: ignore[misc]
             seed = int(float(sampler()) * 2.0**53)
         else:
             seed = int(np.random.default_rng().integers(0, 1 << 63))
-        other._p.match = match.resample(int(player), Rng(seed))
+        other._p.match = match.resample(player, Rng(seed))  # the engine checks the seat (refuses True, 1.0, "0")
         return other
 
     def __str__(self) -> str:
