@@ -10,7 +10,10 @@ from fourcards.engine import Bot, play_match
 from fourcards.gangoffour import Combo, hand_mask
 from fourcards.gangoffour.bots import GreedyBot, RandomBot, SearchBot, known_cards
 from fourcards.gangoffour.match import GangOfFour, MatchState
-from fourcards.tournament import MAX_DEALS, Entrant, EntrantStats, MatchRecord, run_tournament, summarize
+from fourcards.errors import FourCardsError
+from fourcards.tournament import (
+    MAX_DEALS, Entrant, EntrantStats, MatchRecord, parse_entrant, run_tournament, summarize,
+)
 
 from .gof_helpers import match, moves
 
@@ -161,7 +164,7 @@ def test_tournament_statistics_by_deal() -> None:
 
 
 def test_tournament_bad_input() -> None:
-    with pytest.raises(ValueError, match="4 seats need 4 entrants"):
+    with pytest.raises(FourCardsError, match="4 seats need 4 entrants"):
         run_tournament([Entrant("greedy")] * 3, deals=1, players=4)
     with pytest.raises(ValueError, match="unknown bot .clever."):
         run_tournament([Entrant("clever")] * 4, deals=1)
@@ -169,5 +172,18 @@ def test_tournament_bad_input() -> None:
         run_tournament([Entrant("greedy")] * 4, deals=0)
     # refused at once: 10**30 deals hung building the batches and took gigabytes
     for deals in (10**30, MAX_DEALS + 1):
-        with pytest.raises(ValueError, match="deals must be 1..1,000,000"):
+        with pytest.raises(FourCardsError, match="deals must be 1..1,000,000"):
             run_tournament([Entrant("greedy")] * 4, deals=deals)
+    # a bot's option of the wrong type: the bot's own message, as a FourCardsError naming the option
+    with pytest.raises(FourCardsError, match="refuses iterations=many"):
+        run_tournament([Entrant.of("search", iterations="many")] + [Entrant("greedy")] * 3, deals=1)
+
+
+def test_an_entrant_text() -> None:
+    assert parse_entrant("search:iterations=400;margin=none") == Entrant.of("search", iterations=400, margin=None)
+    assert parse_entrant("Learned:policy=mine.npz").options == (("policy", "mine.npz"),)
+    for text, reason in (("search:iterations=1;iterations=2", "iterations is given twice"),
+                         ("greedy:seed=1", "seed is not a bot's option"), (":x=1", "needs a kind"),
+                         ("search:margin", "name=value"), ("search:margin=inf", "not a finite number")):
+        with pytest.raises(FourCardsError, match=reason):
+            parse_entrant(text)

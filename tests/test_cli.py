@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import fourcards
 from fourcards.cli import main
 from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
@@ -196,8 +197,15 @@ def test_tournament_and_demo_commands(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["tournament", "--bots", "greedy,random,random", "--deals", "2", "--workers", "1",
                  "--target-score", "20"]) == 0
     assert "| greedy | 6 |" in capsys.readouterr().out
+    assert main(["tournament", "--bots", "greedy,random", "--deals", "1", "--workers", "1",
+                 "--target-score", "10"]) == 0
+    assert "Gang of Four: 2 matches (1 deal x 2 rotations), seed 0, 1 worker, " in capsys.readouterr().out
     assert main(["demo", "--seed", "4", "--players", "2", "--colour", "never"]) == 0
     assert "Match over" in capsys.readouterr().out
+    # a helper's first use: "best" names a bot in a tournament, and was refused here
+    assert main(["demo", "four-pack", "--bots", "best", "--seed", "2", "--delay", "0", "--colour", "never"]) == 0
+    kind = get_game("four-pack").hint_bot
+    assert capsys.readouterr().out.startswith(f"fourcards {fourcards.__version__}: Four Pack, 4 {kind} bots, seed 2")
 
 
 def test_console_script_help() -> None:

@@ -91,6 +91,10 @@ BAD_FLAGS = [
     (["tournament", "--bots", "search:depth=3,greedy"], "depth" if fourcards.COMPILED else "compiled kernels"),
     (["tournament", "--bots", "search:time_per_move,greedy"], "name=value"),
     (["tournament", "--bots", "greedy:x=1,greedy"], "greedy"),
+    # a helper's first use: a repeated option took the last value; seed= gave Python's own message
+    (["tournament", "--bots", "search:iterations=10;iterations=20,greedy"], "iterations is given twice"),
+    (["tournament", "--bots", "greedy:seed=abc,greedy"], "--seed"),
+    (["tournament", "--bots", "greedy:seed=3,greedy"], "--seed"),
     (["tournament", "--bots", "greedy,greedy", "--target-score", "-3"], "--target-score"),
     (["tournament", "--bots", "greedy,greedy", "--game", "four-pack"], "greedy"),
     (["tournament", "--bots", "greedy", "--game", "zangle"], "zangle"),

@@ -68,3 +68,17 @@ def test_the_error_is_in_the_family() -> None:
     assert isinstance(error, ModuleNotFoundError) and isinstance(error, FourCardsError)
     assert str(error) == ('fourcards.server.pgstore needs psycopg, which is not installed: '
                           'pip install "fourcards[postgres]"')
+
+
+@pytest.mark.parametrize("module", ["fourcards.rl.distil", "fourcards.rl.train"])
+def test_a_command_without_its_extra_says_so_in_one_line(module: str) -> None:
+    """A helper's first use: ``python -m fourcards.rl.distil --help`` without torch printed a
+    traceback; it says which extra to install in one line and exits 2, as a bad value does."""
+    script = f"BLOCKED = ('torch',)\n{BLOCK}\nimport runpy, sys\nsys.argv = ['{module}', '--help']\n" \
+             f"runpy.run_module('{module}', run_name='__main__', alter_sys=True)\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == f'error: {module} needs torch, which is not installed: pip install "fourcards[train]"\n'
+    # imported, it is still the error a program catches
+    out = attempt(("torch",), f"import {module}")
+    assert out.startswith(f"MISSING train torch | {module} needs torch"), out

@@ -37,6 +37,19 @@ def test_unknown_names_and_options_are_refused() -> None:
         entry.new_bot("random", entry.new_game(), depth=3)
 
 
+def test_an_unknown_rule_or_no_game_is_refused_by_name() -> None:
+    """A helper's first use: ``new_game(bogus=1)`` raised the rules dataclass's own TypeError, and
+    Duelo's ``new_bot("search", None)`` an AttributeError; a game of another kind was taken too."""
+    for entry in GAMES.values():
+        with pytest.raises(fourcards.InvalidRulesError, match=f"unknown rule 'bogus' for {entry.new_game().name}; "
+                                                              "its rules are players"):
+            entry.new_game(bogus=1)
+        other = next(e for e in GAMES.values() if e.game_class is not entry.game_class).new_game()
+        for game in (None, other, entry.game_class):
+            with pytest.raises(FourCardsError, match=f"plays a {entry.game_class.__name__} game"):
+                entry.new_bot("random", game)  # type: ignore[arg-type]
+
+
 def test_compiled_only_bots_are_not_offered_on_the_twin() -> None:
     code = ("from fourcards.games import get_game\n"
             "e = get_game('gang-of-four')\n"

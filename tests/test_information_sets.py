@@ -120,9 +120,12 @@ def test_resample_checks_its_arguments() -> None:
             state.resample(seat, 1)
     with pytest.raises(FourCardsError):
         state.resample(2, 1)
-    with pytest.raises(TypeError, match="rng"):
-        state.resample(0, 1.5)
+    for rng in (1.5, True, np.bool_(True), "7"):
+        with pytest.raises(TypeError, match="rng"):
+            state.resample(0, rng)
     assert state.resample(0, 7).view(0) == state.resample(0, Rng(7)).view(0)
+    # a numpy seed is taken as a numpy seat is (a helper found the one refused, the other taken)
+    assert state.resample(np.int64(0), np.int64(7)).view(0) == state.resample(0, Rng(7)).view(0)
 
 
 def test_the_same_generator_gives_the_same_samples() -> None:

@@ -341,7 +341,7 @@ def test_rules_are_checked_from_their_types(name: str) -> None:
         game_class(players=True)
     with pytest.raises(FourCardsError, match="players"):
         game_class(players=99)
-    with pytest.raises(TypeError):
+    with pytest.raises(FourCardsError, match="unknown rule 'no_such_rule'"):
         game_class(no_such_rule=1)
     with pytest.raises(TypeError, match="rules must be"):
         game_class(rules={"players": 2})

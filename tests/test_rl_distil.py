@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("torch", reason="the distiller needs torch (the train extra)")
 pytestmark = pytest.mark.engine  # the search plays the matches in C
 
+from fourcards.errors import FourCardsError  # noqa: E402
 from fourcards.games import get_game  # noqa: E402
 from fourcards.gangoffour.bots import SearchBot  # noqa: E402
 from fourcards.gangoffour.learned import LearnedBot, load_policy  # noqa: E402
@@ -133,8 +134,16 @@ def test_an_out_that_cannot_be_written_is_refused_before_any_match(tmp_path: Pat
     assert result.returncode == 2 and "--out" in result.stderr and "lessons" not in result.stdout
 
 
-@pytest.mark.parametrize(("option", "value"), [("--matches", "0"), ("--workers", "x"), ("--lr", "nan"),
-                                               ("--time-per-move", "-1"), ("--epochs", "1.5"),
+def test_lessons_of_one_match_are_not_fitted() -> None:
+    """A helper's first use: ``--matches 1`` reported a "held-out" agreement measured on the lessons
+    it was fitted to; one match cannot be held out and trained on both."""
+    lessons = collect(seed=3, matches=1, iterations=20, time_per_move=0.02)
+    with pytest.raises(FourCardsError, match="lessons of 1 match"):
+        fit(lessons, epochs=1, seed=1, hidden=8, log=lambda line: None)
+
+
+@pytest.mark.parametrize(("option", "value"), [("--matches", "0"), ("--matches", "1"), ("--workers", "x"),
+                                               ("--lr", "nan"), ("--time-per-move", "-1"), ("--epochs", "1.5"),
                                                ("--seed", str(2**62)), ("--rounds", "0")])
 def test_bad_options_are_refused_by_name(tmp_path: Path, option: str, value: str) -> None:
     result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", option, value], cwd=tmp_path,

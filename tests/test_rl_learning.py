@@ -309,7 +309,11 @@ def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("damage", "problem"), [
     ("missing", "no such file"),
     ("truncated", "not a readable .npz"),
-    ("garbage", "not a readable .npz"),
+    ("garbage", "not an .npz file"),
+    # a helper's first use: a text file was "pickled (object) data", an .npy a raw TypeError
+    ("text", "not an .npz file"),
+    ("npy", "not an .npz file"),
+    ("directory", "not a readable .npz"),
     ("shape", "state_w has shape"),
     ("hidden", "w2 has shape"),
     ("format", "format"),
@@ -329,6 +333,13 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, probl
         path.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     elif damage == "garbage":
         path.write_bytes(b"\x00not a zip" * 100)
+    elif damage == "text":
+        path.write_text("a policy, I thought\n")
+    elif damage == "npy":
+        with path.open("wb") as file:
+            np.save(file, arrays["b1"])
+    elif damage == "directory":
+        path.mkdir()
     elif damage == "shape":
         _write(path, {**arrays, "state_w": arrays["state_w"][:-1]})
     elif damage == "hidden":

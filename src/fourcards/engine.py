@@ -57,7 +57,7 @@ import math
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -221,6 +221,17 @@ def _type_name(hint: Any) -> str:
     return hint.__name__ if isinstance(hint, type) else str(hint)
 
 
+def _no_unknown_rules(game: str, rules_type: Any, options: Mapping[str, Any]) -> None:
+    """Refuse an option the rules do not have, by name (not the dataclass's TypeError)."""
+    if not is_dataclass(rules_type):
+        return
+    known = [f.name for f in fields(rules_type) if f.init and not f.name.startswith("_")]
+    unknown = sorted(str(name) for name in options if name not in known)
+    if unknown:
+        raise InvalidRulesError(f"unknown rule {', '.join(map(repr, unknown))} for {game}; "
+                                f"its rules are {', '.join(known)}")
+
+
 @dataclass(frozen=True)
 class GameRules:
     """Base of every game's frozen rules dataclass: each field is checked
@@ -330,6 +341,8 @@ class Game(ABC, Generic[S]):
             raise TypeError("give either a rules object or options, not both")
         if rules is not None and not isinstance(rules, self.rules_type):
             raise TypeError(f"rules must be a {self.rules_type.__qualname__}, not {type(rules).__name__}")
+        if rules is None:
+            _no_unknown_rules(getattr(self, "name", type(self).__name__), self.rules_type, options)
         self.rules = rules if rules is not None else self.rules_type(**options)
 
     @property
@@ -1345,6 +1358,8 @@ class InformationSet(Generic[S]):
     def sample(self, rng: Rng | int) -> S:
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed)."""
         if not isinstance(rng, Rng):
+            if isinstance(rng, np.integer) and not isinstance(rng, np.bool_):
+                rng = int(rng)  # a numpy seed, as a numpy seat is taken
             if type(rng) is not int:
                 raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
             rng = Rng(rng)

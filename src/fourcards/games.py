@@ -228,6 +228,9 @@ class GameEntry:
         """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
         ``options`` go to its constructor."""
         kind = self.kind_of(kind)
+        if not isinstance(game, self.game_class):
+            raise FourCardsError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
+                                 f"(entry.new_game(...)), not {type(game).__name__}")
         if kind not in self.available_bots:
             raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "
                                  "or they did not build)")

@@ -194,14 +194,14 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     game = get_game(game).name
     rules.setdefault("players", len(entrants))
     if len(entrants) != rules["players"]:
-        raise ValueError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
+        raise FourCardsError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
     if type(deals) is not int or not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"deals must be 1..{MAX_DEALS:,}, got {deals!r}")
+        raise FourCardsError(f"deals must be 1..{MAX_DEALS:,}, got {deals!r}")
     if type(chunk) is not int or chunk < 1:
-        raise ValueError(f"chunk must be at least 1, got {chunk!r}")
+        raise FourCardsError(f"chunk must be at least 1, got {chunk!r}")
     engine = _new_game(game, rules)  # fail early on rules the game refuses
     for entrant in entrants:
-        make_bot(entrant, 0, game, engine)  # fail early on an unknown kind or a bad option
+        check_entrant(entrant, game, engine)  # fail early on an unknown kind or a bad option
     batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
     total, done = deals * len(entrants), 0
     parts: list[list[MatchRecord]] = []
@@ -226,8 +226,8 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
 
 
 def _option_value(text: str) -> Any:
-    """An option's value: a number, ``true``/``false``, or else the text itself (a file name,
-    ``learned:policy=my_policy.npz``)."""
+    """An option's value: a number, ``true``/``false``, ``none``, or else the text itself (a file
+    name, ``learned:policy=my_policy.npz``)."""
     for kind in (int, float):
         try:
             value = kind(text)
@@ -238,6 +238,8 @@ def _option_value(text: str) -> Any:
         return value
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
+    if text.lower() == "none":
+        return None
     if not text or not text.isprintable():
         raise FourCardsError(f"{text!r} is not a value (a number, true, false or printable text)")
     return text
@@ -255,6 +257,11 @@ def parse_entrant(text: str) -> Entrant:
         key, equals, value = item.partition("=")
         if not key.strip() or not equals:
             raise FourCardsError(f"{item!r} in {text!r}: an option is name=value, e.g. time_per_move=0.02")
+        if key.strip() in options:
+            raise FourCardsError(f"{key.strip()} is given twice in {text!r}")
+        if key.strip() == "seed":
+            raise FourCardsError(f"{text!r}: seed is not a bot's option; the tournament seeds every bot "
+                                 "from its own seed (--seed)")
         try:
             options[key.strip()] = _option_value(value.strip())
         except FourCardsError as error:
@@ -273,14 +280,22 @@ def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:
             if len(options_of[entrant.kind]) > 1 and entrant.options else entrant for entrant in entrants]
 
 
-def check_entrant(entrant: Entrant, game: str) -> None:
-    """Make one bot of ``entrant`` for ``game``; any refusal becomes a :class:`FourCardsError` naming it."""
+def _count(number: int, noun: str) -> str:
+    """``1 deal``, ``2 deals``."""
+    return f"{number} {noun}{'' if number == 1 else 'es' if noun.endswith('ch') else 's'}"
+
+
+def check_entrant(entrant: Entrant, game: str, engine: Game[Any] | None = None) -> None:
+    """Make one bot of ``entrant`` for ``game`` (``engine``: under the match's rules); any refusal
+    becomes a :class:`FourCardsError` naming it."""
     try:
-        make_bot(entrant, 0, game)
+        make_bot(entrant, 0, game, engine)
     except FourCardsError:
         raise
     except TypeError as error:
         options = ", ".join(f"{k}={v}" for k, v in entrant.options)
+        if "unexpected keyword argument" not in str(error):
+            raise FourCardsError(f"the {entrant.kind} bot refuses {options or 'its options'}: {error}") from None
         detail = str(error).split("got an ")[-1]
         raise FourCardsError(f"the {entrant.kind} bot does not take {options or 'those options'} ({detail})") from None
     except ValueError as error:
@@ -365,7 +380,8 @@ def run_command(args: Any) -> int:
     else:
         result = run_tournament(entrants, deals=args.deals, seed=args.seed, chunk=1, game=args.game,
                                 progress=progress, **rules)
-    print(f"{get_game(args.game).title}: {result.matches} matches ({args.deals} deals x {len(entrants)} rotations), "
+    played = f"{_count(args.deals, 'deal')} x {_count(len(entrants), 'rotation')}"
+    print(f"{get_game(args.game).title}: {_count(result.matches, 'match')} ({played}), "
           f"seed {args.seed}, {args.workers} worker{'s' if args.workers != 1 else ''}, "
           f"{time.perf_counter() - start:.0f} s")
     print(result.table())

@@ -15,7 +15,7 @@ from typing import Any
 from .. import COMPILED, __version__
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
-from ..games import DEFAULT_GAME, GAMES, get_game
+from ..games import BEST, DEFAULT_GAME, GAMES, get_game
 from ..terminal import SEED, CommandLineError, colour_enabled, int_in, quote
 from .play import new_table
 from .session import table_class
@@ -30,6 +30,7 @@ def demo_lines(seed: int, players: int | None = None, colour: bool = False, game
     entry = get_game(game)
     table_type = table_class(entry.name)
     kind = bots or table_type.default_bot or entry.hint_bot
+    kind = entry.hint_bot if kind == BEST else kind
     rules = {} if players is None else {"players": players}
     state = entry.new_game(**rules).new_match(seed)
     table = new_table(entry, state, colour, you=-1)
@@ -115,9 +116,11 @@ def _checked(args: argparse.Namespace) -> tuple[str, int | None, str]:
         raise CommandLineError(f"argument --players: {entry.title} is for {low} to {high} players, "
                                f"not {args.players}")
     kind = args.bots or table_class(entry.name).default_bot or entry.hint_bot
+    if kind == BEST:  # the game's best bot that can run here, as a tournament's entrant may say
+        kind = entry.hint_bot
     if kind not in entry.bot_kinds:
         raise CommandLineError(f"argument --bots: {entry.title} has no {quote(kind, 20)} bot; choose from "
-                               f"{', '.join(entry.bot_kinds)}")
+                               f"{', '.join(entry.bot_kinds)} or {BEST}")
     if kind not in entry.available_bots:
         raise CommandLineError(f"argument --bots: the {kind} bot needs the compiled kernels")
     return entry.name, args.players, kind

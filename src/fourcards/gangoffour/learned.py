@@ -113,10 +113,16 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
         return FourCardsError(f"policy file {path}: {problem}")
 
     try:
+        with open(path, "rb") as file:
+            magic = file.read(4)
+        if magic != b"PK\x03\x04":  # else np.load reads an .npy, or speaks of pickles
+            raise bad("not an .npz file (a zip of arrays, as fourcards.rl.train and rl.distil write)")
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
     except FileNotFoundError:
         raise bad("no such file") from None
+    except FourCardsError:
+        raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
         raise bad(f"not a readable .npz file ({type(error).__name__}: {error})") from None
     missing = [name for name in (*_HEADERS, *_WEIGHTS) if name not in arrays]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingExtraError
+from ..errors import FourCardsError, MissingExtraError
 from ..gangoffour.bots import SearchBot
 from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
 from ..gangoffour.learned import LearnedBot, PolicyWeights, load_policy
@@ -49,7 +49,11 @@ from ..terminal.args import int_in, positive
 try:
     import torch
 except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
-    raise MissingExtraError.of(missing.name or str(missing), "train", __name__) from missing
+    _missing = MissingExtraError.of(missing.name or str(missing), "train", __spec__.name if __spec__ else __name__)
+    if __name__ == "__main__":  # python -m ...: one line, as the commands say a bad value, no traceback
+        print(f"error: {_missing}", file=sys.stderr)
+        raise SystemExit(2) from None
+    raise _missing from missing
 
 from .train import Policy, save, segment_log_softmax
 
@@ -148,8 +152,9 @@ def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr:
     targets = torch.from_numpy(lessons["targets"])
     is_held = np.isin(lessons["matches"], held_out_matches(np.unique(lessons["matches"]), seed))
     train_ids, held_ids = np.flatnonzero(~is_held), np.flatnonzero(is_held)
-    if len(held_ids) == 0:
-        held_ids = train_ids
+    if len(held_ids) == 0 or len(train_ids) == 0:
+        raise FourCardsError(f"lessons of {len(np.unique(lessons['matches']))} match(es): a tenth of the matches "
+                             "(at least one) is held out to measure the fit, so it needs two or more")
 
     policy = Policy.of(start_from) if start_from is not None else _policy(hidden)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -210,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``python -m fourcards.rl.distil --help``)."""
     parser = argparse.ArgumentParser(prog="python -m fourcards.rl.distil",
                                      description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--matches", type=int_in(1, 10**7), default=400, help="matches of four search players")
+    parser.add_argument("--matches", type=int_in(2, 10**7), default=400,
+                        help="matches of four search players (a tenth of them, at least one, held out)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=1, help="processes playing them")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int_in(1, 10**7), default=None,

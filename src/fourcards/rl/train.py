@@ -57,7 +57,11 @@ try:
     import torch
     from torch import nn
 except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
-    raise MissingExtraError.of(missing.name or str(missing), "train", __name__) from missing
+    _missing = MissingExtraError.of(missing.name or str(missing), "train", __spec__.name if __spec__ else __name__)
+    if __name__ == "__main__":  # python -m ...: one line, as the commands say a bad value, no traceback
+        print(f"error: {_missing}", file=sys.stderr)
+        raise SystemExit(2) from None
+    raise _missing from missing
 
 __all__ = ["main", "Policy", "evaluate", "save", "write_curve"]
 
