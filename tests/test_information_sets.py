@@ -113,6 +113,28 @@ def test_a_sample_plays_on_to_the_end_and_is_never_saved(name: str, rules: dict[
             assert counted.card_count() == sample.card_count()  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("name, rules", list(rule_sets()), ids=lambda v: v if isinstance(v, str) else json.dumps(v))
+def test_samples_are_equal_only_when_their_cards_are(name: str, rules: dict[str, Any]) -> None:
+    """A helper's first use: two samples (same seed, setup and actions) compared equal whatever
+    cards they dealt. They are equal when drawn alike, and stay so as they play on alike."""
+    game = get_game(name).new_game(**rules)
+    rng = Rng(6)
+    told_apart = 0
+    for state in samples_along(game.new_match(12), rng, every=7, limit=60):
+        seat = state.current_player if not state.is_terminal else 0
+        first, again, other = state.resample(seat, 1), state.resample(seat, 1), state.resample(seat, 2)
+        assert first == again and first.clone() == first and first != state
+        assert first != other or hidden_state(first) == hidden_state(other)
+        told_apart += first != other
+        if not first.is_terminal:
+            action = first.legal_actions()[0]
+            first.apply(action)
+            assert first != again
+            again.apply(action)
+            assert first == again
+    assert told_apart > 0  # samples with other cards were drawn, and told apart
+
+
 def test_resample_checks_its_arguments() -> None:
     state = get_game("duelo").new_game().new_match(1)
     for seat in (True, 1.0, "0"):

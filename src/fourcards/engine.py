@@ -1055,15 +1055,28 @@ class State(ABC, Generic[A]):
         """Write the observation of a checked seat into a zeroed buffer."""
 
     def __eq__(self, other: object) -> bool:
+        """The same match: game, rules, seed, setup and actions, which make every card
+        of a match. A :meth:`resample`'s cards are not its seed's: two samples are equal
+        when their contents are (the same seat's samples drawn from equal generators)."""
         if not isinstance(other, State):
             return NotImplemented
-        return (
+        same = (
             type(self) is type(other)
             and self.game.rules_dict() == other.game.rules_dict()
             and self.seed == other.seed
             and self.setup == other.setup
             and self.actions == other.actions
         )
+        if not same or RESAMPLED not in self.setup:
+            return same
+        from ._snapshot import snapshot_of
+
+        try:
+            return bool(snapshot_of(self) == snapshot_of(other))
+        except FourCardsError:  # a plug-in's state no snapshot names: what every seat and a spectator see
+            seats = range(self.game.num_players)
+            return (all(self.view(seat) == other.view(seat) for seat in seats)
+                    and self.spectator_view() == other.spectator_view())
 
     __hash__ = None  # type: ignore[assignment]
 
