@@ -172,7 +172,7 @@ class TestPettingZoo:
             env("gang-of-four", players=5)
         with pytest.raises(FourCardsError, match="speedster"):
             env("zangle", mode="speedster")
-        with pytest.raises(TypeError):
+        with pytest.raises(FourCardsError, match="unknown rule 'colour' for duelo"):
             env("duelo", colour="blue")
         table = env("duelo")
         with pytest.raises(TypeError):
