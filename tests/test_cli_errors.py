@@ -100,6 +100,9 @@ BAD_FLAGS = [
     (["tournament", "--bots", "greedy", "--game", "zangle"], "zangle"),
     (["tournament", "--bots", "greedy,greedy", "--game", "zangle", "--target-score", "50"], "--target-score"),
     (["tournament", "--bots", "greedy,greedy", "--game", "chess"], "chess"),
+    # a helper's first use: the game by position, unknown, was "unrecognized arguments"
+    (["tournament", "chess", "--bots", "greedy,greedy"], "unknown game 'chess'; choose from gang-of-four"),
+    (["demo", "chess"], "unknown game 'chess'; choose from gang-of-four"),
     (["bench", "--only", "everything"], "--only"),
 ]
 

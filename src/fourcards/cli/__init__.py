@@ -82,17 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _is_game(word: str) -> bool:
-    from ..games import get_game
-    from ..errors import FourCardsError
-
-    try:
-        get_game(word)
-    except FourCardsError:
-        return False
-    return True
-
-
 def game_argument(argv: Sequence[str]) -> list[str]:
     """Every command takes its game both ways: ``play`` by position or ``--game``
     (``fourcards play --game GAME``), ``demo`` and ``tournament`` by ``--game`` or
@@ -114,7 +103,8 @@ def game_argument(argv: Sequence[str]) -> list[str]:
             if word.startswith("--game="):
                 return ["play", word.partition("=")[2], *args[1:i], *args[i + 1:]]
         return args
-    if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-") and _is_game(args[1]):
+    if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-"):
+        # their only word: a game, known or not (--game names an unknown one with the choices)
         return [args[0], "--game", args[1], *args[2:]]
     return args
 
