@@ -241,7 +241,7 @@ def _option_value(text: str) -> Any:
     if text.lower() == "none":
         return None
     if not text or not text.isprintable():
-        raise FourCardsError(f"{text!r} is not a value (a number, true, false or printable text)")
+        raise FourCardsError(f"{text!r} is not a value (a number, true, false, none or printable text)")
     return text
 
 
