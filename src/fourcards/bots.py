@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Bot
+from .engine import Bot, checked_legal
 from .rng import Rng
 
 __all__ = ["Bot", "RandomBot"]
@@ -32,8 +32,7 @@ class RandomBot:
         self.rng = Rng(seed)
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions)
         return int(legal_actions[self.rng.below(len(legal_actions))])
 
     def __repr__(self) -> str:

@@ -74,7 +74,7 @@ from .rng import MASK64, Rng
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
-    "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
+    "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature", "checked_legal",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -109,6 +109,40 @@ def check_count(value: Any, name: str) -> int:
         raise FourCardsError(f"{name}={value} must be at least 0")
     count: int = value
     return count
+
+
+def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[int]:
+    """The legal actions handed to a bot, as a list of ints: a sequence of ints
+    (numpy ints too) or a 1-D integer numpy array (``np.flatnonzero(mask)``);
+    :class:`FourCardsError` for none, a bool, a float, or (with ``num_actions``)
+    an action outside ``0..num_actions-1``.
+
+    >>> checked_legal(np.array([3, 5])), checked_legal((7,), 10)
+    ([3, 5], [7])
+    """
+    if isinstance(legal_actions, np.ndarray):
+        if legal_actions.ndim != 1 or legal_actions.dtype.kind not in "iu":
+            raise FourCardsError(f"the legal actions must be a 1-D array of ints, not a {legal_actions.ndim}-D "
+                                 f"array of {legal_actions.dtype}")
+        legal: list[int] = legal_actions.tolist()
+    elif isinstance(legal_actions, (str, bytes)) or not isinstance(legal_actions, Iterable):
+        raise FourCardsError(f"the legal actions must be a sequence of ints, not {type(legal_actions).__name__}")
+    else:
+        legal = []
+        for action in legal_actions:
+            if type(action) is not int:
+                if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+                    raise FourCardsError(f"legal action {_short(action)} is not an int")
+                action = int(action)
+            legal.append(action)
+    if not legal:
+        raise FourCardsError("no legal action to choose from")
+    if num_actions is not None:
+        for action in legal:
+            if not 0 <= action < num_actions:
+                raise InvalidActionError(f"legal action {action} is not an action of this game "
+                                         f"(0..{num_actions - 1})")
+    return legal
 
 
 def spread_pick(count: int, limit: int) -> npt.NDArray[np.intp]:
@@ -641,8 +675,9 @@ class State(ABC, Generic[A]):
     _copied: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any] | None = None) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        seed = int(seed)
         self.game, self.seed, self.setup = game, seed, {} if setup is None else setup
         self._n = game.num_players
         self._n_actions = game.num_distinct_actions
@@ -1157,7 +1192,7 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
     if not isinstance(key, bytes):
         raise TypeError(f"a signing key is str or bytes, not {type(key).__name__}")
     if not key:
-        raise ValueError("a signing key must not be empty")
+        raise FourCardsError("a signing key must not be empty")
     return key
 
 

@@ -45,9 +45,25 @@ __all__ = [
 
 
 class FourCardsError(ValueError):
-    """Base class of every fourcards input error; ``code`` says which kind (:data:`ERROR_CODES`)."""
+    """Base class of every fourcards input error; ``code`` says which kind (:data:`ERROR_CODES`).
+
+    A message longer than 1,000 characters (one that quotes a huge input) keeps its
+    start and its end:
+
+    >>> len(str(FourCardsError("x" * 10**6))) < 1000
+    True
+    """
 
     code: str = "bad_request"
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > _LONGEST_MESSAGE:
+            text = args[0]
+            args = (f"{text[:600]} ...({len(text) - 800:,} characters left out)... {text[-200:]}",)
+        super().__init__(*args)
+
+
+_LONGEST_MESSAGE: Final = 1000
 
 
 class InvalidCardError(FourCardsError):

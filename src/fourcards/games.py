@@ -67,7 +67,8 @@ BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
 
 def _no_options(kind: str, options: dict[str, Any]) -> None:
     if options:
-        raise TypeError(f"the {kind} bot takes no options, got {sorted(options)}")
+        raise FourCardsError(f"the {kind} bot takes no options (a budget such as time_per_move is a search "
+                             f"bot's), got {', '.join(sorted(options))}")
 
 
 def _random(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
@@ -234,7 +235,13 @@ class GameEntry:
         if kind not in self.available_bots:
             raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "
                                  "or they did not build)")
-        return self.bots[kind](game, seed, dict(options))
+        try:
+            return self.bots[kind](game, seed, dict(options))
+        except TypeError as error:  # an option the bot does not have: named, as a FourCardsError
+            if "unexpected keyword argument" not in str(error):
+                raise
+            unknown = str(error).rsplit("argument ", 1)[-1]
+            raise FourCardsError(f"the {kind} bot of {self.name} has no option {unknown}") from None
 
     def __reduce__(self) -> str | tuple[Any, ...]:
         """A registered entry pickles as its name (its bot factories are closures)."""

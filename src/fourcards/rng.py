@@ -19,6 +19,7 @@ numbers, on every platform:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import MutableSequence
 from typing import Any, Final, TypeVar
 
@@ -35,9 +36,9 @@ class Rng:
     __slots__ = ("state",)
 
     def __init__(self, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.state = seed & MASK64
+        self.state = int(seed) & MASK64
 
     def next_u64(self) -> int:
         """The next 64-bit output."""

@@ -34,6 +34,7 @@ checked between iterations.
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +46,10 @@ from .rng import Rng
 __all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget"]
 
 
+#: The longest a search may be given to choose one move (an hour).
+MAX_TIME_PER_MOVE = 3600.0
+
+
 def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) -> tuple[int | None, float, float]:
     """A search bot's budget checked: ``iterations`` an int 1..2**31-1 or None,
     ``time_per_move`` a positive finite number of seconds (used when
@@ -52,13 +57,16 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) ->
     TypeError for a wrong type, :class:`FourCardsError` out of range."""
     if iterations is not None:
         if type(iterations) is not int:
-            raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
+            if not isinstance(iterations, numbers.Integral) or isinstance(iterations, bool):
+                raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
+            iterations = int(iterations)
         if not 1 <= iterations <= 2**31 - 1:
             raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
     if not isinstance(time_per_move, (int, float)) or isinstance(time_per_move, bool):
         raise TypeError(f"time_per_move must be a number, not {type(time_per_move).__name__}")
-    if iterations is None and not (time_per_move > 0 and math.isfinite(time_per_move)):
-        raise FourCardsError(f"time_per_move={time_per_move!r} must be a positive, finite number of seconds")
+    if iterations is None and not 0 < time_per_move <= MAX_TIME_PER_MOVE:  # NaN fails too
+        raise FourCardsError(f"time_per_move={time_per_move!r} must be a number of seconds above 0 and at most "
+                             f"{MAX_TIME_PER_MOVE:g}")
     if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
         raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
     if not 0 <= exploration <= 1000:  # NaN fails too

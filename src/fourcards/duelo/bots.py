@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ..decks import Deck, load_deck
 from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
+from ..engine import checked_legal
 
 __all__ = ["RandomBot", "CategoryBot", "own_pile_cards"]
 
@@ -42,8 +43,7 @@ class CategoryBot:
         self.deck = deck if deck is not None else load_deck()
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions)
         if observation.top_card is None:
             return int(legal_actions[0])
         top = self.deck.card(observation.top_card)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import State
+from ..engine import State, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import RootSearch, SearchPlayer, check_budget
@@ -147,8 +147,7 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, DueloObservation):
             raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
         with self._lock:

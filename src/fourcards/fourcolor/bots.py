@@ -8,13 +8,12 @@ choose alike.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 
 from ..bots import RandomBot
-from ..errors import FourCardsError
+from ..engine import checked_legal
 from . import _deck, _kernels, _variants
-from .game import HU, PASS, FourColorObservation
+from .game import HU, NUM_ACTIONS, PASS, FourColorObservation
 
 __all__ = ["RandomBot", "GreedyBot", "LookaheadBot", "hand_value", "unseen_counts"]
 
@@ -30,13 +29,7 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     """The legal actions as ints (a float or a bool refused, never truncated), the
     seat's exposed points and the threshold as the kernels take it (no hand scores
     near 2**30: the same choices)."""
-    legal = []
-    for a in legal_actions:
-        if isinstance(a, bool) or not hasattr(type(a), "__index__"):
-            raise FourCardsError(f"legal action {a!r} is not an int")
-        legal.append(operator.index(a))
-    if not legal:
-        raise FourCardsError("no legal action to choose from")
+    legal = checked_legal(legal_actions, NUM_ACTIONS)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
     return legal, exposed_points, min(observation.rules.threshold, 1 << 30)
 

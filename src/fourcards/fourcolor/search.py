@@ -36,6 +36,7 @@ from ..search import SearchPlayer, check_budget, run_compiled
 from . import _deck, _kernels
 from .bots import GreedyBot, LookaheadBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
+from ..engine import checked_legal
 
 #: The rule-based players the search may start from (``SearchBot(rule=...)``): its
 #: choice is the baseline (the playouts stay greedy in every seat: measured, the
@@ -271,8 +272,7 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions, NUM_ACTIONS)
         if not isinstance(observation, FourColorObservation):
             raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
         with self._lock:

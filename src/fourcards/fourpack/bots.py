@@ -6,6 +6,7 @@ from collections.abc import Container, Sequence
 
 from ..bots import RandomBot
 from .game import FourPackObservation, card_knowledge
+from ..engine import checked_legal
 
 __all__ = ["RandomBot", "MemoryBot", "memory_choice"]
 
@@ -23,8 +24,7 @@ class MemoryBot:
     stateless = True
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions)
         legal = set(int(a) for a in legal_actions)
         players = len(observation.hand_sizes)
         knowledge = card_knowledge(observation.asks, players)

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..decks import FAMILIES
-from ..engine import InformationSet, State
+from ..engine import InformationSet, State, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
@@ -180,8 +180,7 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         with self._lock:

@@ -188,9 +188,11 @@ cdef object _TWO_64 = 1 << 64
 
 
 cdef object _index(object value, str name):
-    """``value`` as a Python int (``operator.index``: ints, numpy ints, bools); TypeError otherwise."""
+    """``value`` as a Python int (``operator.index``: ints, numpy ints); TypeError otherwise (a bool too)."""
     if type(value) is int:
         return value
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     try:
         return operator.index(value)
     except TypeError:
@@ -203,6 +205,8 @@ cdef uint64_t _as_mask(object mask) except? 0xFFFFFFFFFFFFFFFF:
     cdef uint64_t c_mask
     if type(mask) is int:
         value = mask
+    elif isinstance(mask, (bool, np.bool_)):
+        raise _deck.mask_error(mask)
     else:
         try:
             value = operator.index(mask)

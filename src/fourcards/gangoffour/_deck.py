@@ -133,7 +133,7 @@ def counts_of_mask(mask: int) -> list[float]:
 
 def mask_error(mask: object) -> Exception:
     """The error for a mask that is not a canonical 64-bit card set."""
-    if not isinstance(mask, int):
+    if not isinstance(mask, int) or isinstance(mask, bool):
         return TypeError(f"a card mask must be an int, not {type(mask).__name__}")
     if mask < 0 or mask > FULL_DECK:
         return ImpossibleCardsError(f"card mask {mask:#x} does not fit in 64 bits (0..2**64-1)")

@@ -169,6 +169,8 @@ def action_of(kind: int, key: Key) -> int:
 # -- the kernel API (the same names and behaviour as the compiled modules) -----
 
 def _check_mask(mask: Any) -> int:
+    if isinstance(mask, (bool, np.bool_)):
+        raise d.mask_error(mask)
     try:
         value = operator.index(mask)
     except TypeError:
@@ -179,6 +181,8 @@ def _check_mask(mask: Any) -> int:
 
 
 def _check_action(action: Any, name: str) -> int:
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int, not {type(action).__name__}")
     try:
         value = operator.index(action)
     except TypeError:

@@ -22,7 +22,7 @@ from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import check_budget, run_compiled
 from . import _deck, _kernels
-from .match import GIVE_BACK, PHASE_NAMES, Observation
+from .match import GIVE_BACK, PHASE_NAMES, Observation, legal_for
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
 
@@ -40,7 +40,7 @@ class GreedyBot:
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
         table = -1 if observation.table is None else observation.table.action
         phase = 1 if observation.phase == PHASE_NAMES[GIVE_BACK] else 0
-        legal = np.asarray(legal_actions, dtype=np.int32)
+        legal = np.asarray(legal_for(observation, legal_actions), dtype=np.int32)
         return int(_kernels.greedy_choose(
             observation.hand_mask, table, phase, observation.player, observation.hand_sizes, legal
         ))
@@ -127,8 +127,7 @@ class SearchBot:
     def _choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, Observation):
             raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
-        if len(legal_actions) == 0:
-            raise ValueError("no legal action to choose from")
+        legal_actions = legal_for(observation, legal_actions)
         if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
             return self._greedy.choose(observation, legal_actions)
         rules = observation.rules

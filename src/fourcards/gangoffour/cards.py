@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 from typing import Any, Final, Union, final
 
@@ -57,11 +58,11 @@ class Card:
     @staticmethod
     def from_code(code: int) -> Card:
         """The card with this code (its position 0..33 in card order)."""
-        if not isinstance(code, int) or isinstance(code, bool):
+        if not isinstance(code, numbers.Integral) or isinstance(code, bool):
             raise TypeError(f"a card code must be an int, not {type(code).__name__}")
         if not 0 <= code < _deck.NUM_KINDS:
             raise InvalidCardError(f"{code} is not a card code (0..33)")
-        return KINDS[code]
+        return KINDS[int(code)]
 
     @property
     def code(self) -> int:

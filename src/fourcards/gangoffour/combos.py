@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ..errors import ImpossibleCardsError, InvalidComboError
 from . import _deck, _kernels
-from .cards import KINDS, Card, CardsLike, format_cards, hand_mask
+from .cards import KINDS, Card, CardsLike, format_cards, hand_mask, mask_cards
 
 __all__ = [
     "ComboKind", "Combo", "ComboLike", "NUM_ACTIONS", "NO_TABLE", "classify", "classify_mask",
@@ -95,7 +95,12 @@ class Combo:
         """
         combo = classify(text)
         if combo is None:
-            shown = text if isinstance(text, str) else format_cards(_cards_of(text))
+            if isinstance(text, str):
+                shown = text
+            elif isinstance(text, (int, np.integer)):  # a card mask (classify checked it)
+                shown = format_cards(mask_cards(int(text)))
+            else:
+                shown = format_cards(_cards_of(text))
             raise InvalidComboError(f"{shown!r} is not a combination")
         return combo
 
@@ -118,8 +123,8 @@ class Combo:
         """The canonical 64-bit card mask."""
         return self._mask
 
-    def beats(self, other: ComboLike | None) -> bool:
-        """Whether this combination may be played on ``other`` (``None``: empty table)."""
+    def beats(self, other: ComboLike | int | None) -> bool:
+        """Whether this combination may be played on ``other`` (``None``: empty table; an int: an action index)."""
         return beats(self, other)
 
     def __len__(self) -> int:
@@ -228,13 +233,23 @@ def _table_action(table: ComboLike | int | None) -> int:
     return _as_combo(table).action
 
 
-def beats(a: ComboLike, b: ComboLike | None) -> bool:
+def beats(a: ComboLike | int, b: ComboLike | int | None) -> bool:
     """Whether ``a`` may be played on ``b`` (``None``: an empty table).
 
     Same number of cards and strictly higher; a gang beats any non-gang and a
-    smaller or lower gang.
+    smaller or lower gang. Each is a :class:`Combo`, its cards, or its action
+    index (an int is an action index in both places, never a card mask):
+
+    >>> beats("Y1", "G1"), beats(1, 0), beats(combo_to_action("G9 G9 Y9 R9"), "RD")
+    (True, True, True)
     """
-    return bool(_kernels.beats(_as_combo(a).action, _table_action(b)))
+    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+        first = action_to_combo(a).action
+    elif a is None:
+        raise TypeError("the combination played must be a Combo, cards or an action index, not None")
+    else:
+        first = _as_combo(a).action
+    return bool(_kernels.beats(first, _table_action(b)))
 
 
 def legal_plays(hand: CardsLike | int, table: ComboLike | int | None = None) -> list[Combo]:

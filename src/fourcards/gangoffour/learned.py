@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from ..errors import FourCardsError
 from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
-from .match import OBSERVATION_SIZE, Observation
+from .match import OBSERVATION_SIZE, Observation, legal_for
 
 __all__ = ["LearnedBot", "PolicyWeights", "load_policy", "FORMAT", "FORMAT_VERSION", "POLICY_FILE"]
 
@@ -174,10 +174,9 @@ class LearnedBot:
         self._state = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
 
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
+        legal_actions = legal_for(observation, legal_actions)
         if len(legal_actions) == 1:
-            return int(legal_actions[0])
-        if not legal_actions:
-            raise FourCardsError("no legal action to choose from")
+            return legal_actions[0]
         state = observation_tensor(observation, out=self._state)
         rows, actions = action_rows(observation.hand_mask, legal_actions)
         return int(actions[int(np.argmax(self.weights.scores(state, rows)))])

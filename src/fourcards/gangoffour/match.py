@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _position as check
-from ..engine import RESAMPLED, Game, GameRules, State, option
+from ..engine import RESAMPLED, Game, GameRules, State, checked_legal, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
@@ -51,6 +51,12 @@ NUM_COMBOS: Final = _deck.NUM_ACTIONS
 PASS: Final = NUM_COMBOS
 GIVE_BACK_BASE: Final = NUM_COMBOS + 1
 ANNOUNCE_BASE: Final = GIVE_BACK_BASE + _deck.NUM_KINDS
+
+
+def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
+    """The legal actions a bot is given for ``observation``, checked
+    (:func:`fourcards.engine.checked_legal`, the range of the observation's rules)."""
+    return checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0))
 GANG_START: Final = _deck.KIND_START[_deck.GANG]
 M1_BIT: Final = _deck.BIT[_deck.M1]
 PLAY, GIVE_BACK, OVER = 0, 1, 2

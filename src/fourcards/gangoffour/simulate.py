@@ -211,9 +211,9 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
         raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
     if not 1 <= playouts <= 2**31 - 1:
         raise ValueError(f"playouts={playouts} must be 1..2**31-1")
-    if not isinstance(seed, int) or isinstance(seed, bool):
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    seed &= (1 << 64) - 1
+    seed = int(seed) & ((1 << 64) - 1)
     n = state.game.num_players
     if state.is_terminal:
         return PlayoutResult(np.asarray(state.returns(), dtype=np.float64),

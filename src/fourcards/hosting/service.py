@@ -6,6 +6,7 @@ whole web service on it.
 
 from __future__ import annotations
 
+import numbers
 import base64
 import hashlib
 import hmac
@@ -196,8 +197,10 @@ class MatchService:
             raise InvalidRulesError(f"{entry.name}: {error}") from None
         if seed is None:
             seed = secrets.randbits(63)
-        elif type(seed) is not int:
+        elif not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        else:
+            seed = int(seed)
         if match_id is None:
             match_id = secrets.token_urlsafe(12)
         elif not isinstance(match_id, str) or not _MATCH_ID.fullmatch(match_id):

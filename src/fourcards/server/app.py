@@ -30,6 +30,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .._position import shown
 from ..decks import parse_deck
 from ..errors import FourCardsError, InvalidStateError
 from ..games import GAMES, get_game
@@ -380,7 +381,7 @@ class GameServer:
         ``invite`` opens it (a private table answers as if it did not exist)."""
         table = await self.master(table_id)
         if table is None or not table.invite_matches(invite):
-            raise ProtocolError("unknown_table", f"no table has the id {table_id!r}")
+            raise ProtocolError("unknown_table", f"no table has the id {shown(table_id)}")
         return table
 
     async def visible(self, table_id: str, invite: str | None) -> Table:
@@ -388,7 +389,7 @@ class GameServer:
         missing or private without its invite."""
         table = await self.readable(table_id)
         if table is None or not table.invite_matches(invite):
-            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}")
+            raise Refusal(404, "unknown_table", f"no table has the id {shown(table_id)}")
         return table
 
     def allow_creation(self, address: str) -> None:
@@ -476,12 +477,14 @@ class GameServer:
 
     async def claim(self, table_id: str, seat: Any, body: Any, address: str = "") -> dict[str, Any]:
         self.allow_claim(address)
+        if body is not None and not isinstance(body, dict):
+            raise Refusal(400, "bad_request", "the body must be a JSON object (or empty)")
         try:
             table = await self.master(table_id)
         except ProtocolError as error:  # another process holds it
             raise Refusal(503, error.code, error.reason, error.details) from None
         if table is None:
-            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}")
+            raise Refusal(404, "unknown_table", f"no table has the id {shown(table_id)}")
         invite = body.get("invite") if isinstance(body, dict) else None
         if not isinstance(invite, str) or len(invite) > 128:
             invite = None
@@ -491,7 +494,7 @@ class GameServer:
         try:
             number = int(seat)
         except ValueError:
-            raise Refusal(400, "bad_request", f"seat {seat!r} is not a number") from None
+            raise Refusal(400, "bad_request", f"seat {shown(seat)} is not a number") from None
         if not 0 <= number < len(table.seats):
             raise Refusal(404, "unknown_seat", f"table {table_id} has seats 0..{len(table.seats) - 1}")
         name = ""
@@ -501,7 +504,7 @@ class GameServer:
         try:
             await table.claim(number, name, hash_token(token))
         except ProtocolError:  # closed meanwhile
-            raise Refusal(404, "unknown_table", f"no table has the id {table_id!r}") from None
+            raise Refusal(404, "unknown_table", f"no table has the id {shown(table_id)}") from None
         except LeaseLost:  # another process took the table over meanwhile
             raise Refusal(503, "table_elsewhere", f"another server process holds table {table_id} now: "
                              "try again", {"owner": None, "retry_after": 0}) from None
@@ -546,7 +549,8 @@ def _check_rule_values(rules: dict[str, Any]) -> None:
             continue
         if isinstance(value, int):
             if not -1 <= value <= MAX_INT_RULE:
-                raise Refusal(400, "bad_rules", f"rule {key}={value} is out of range (-1..{MAX_INT_RULE})")
+                raise Refusal(400, "bad_rules", f"rule {key}={shown(value)} is beyond what any game's rules "
+                                 f"take here (-1..{MAX_INT_RULE})")
         elif isinstance(value, float):
             if not math.isfinite(value) or not 0 <= value <= 60:
                 raise Refusal(400, "bad_rules", f"rule {key}={value} is out of range")
@@ -840,7 +844,7 @@ async def _handle(server: GameServer, client: WebSocketClient, joined: tuple[Tab
         found = await server.master(message.table)
         seat = None if found is None else found.seat_of(message.token)
         if found is None or (seat is None and found.record.private):
-            raise ProtocolError("unknown_table", f"no table has the id {message.table!r}")
+            raise ProtocolError("unknown_table", f"no table has the id {shown(message.table)}")
         table = found
         if seat is None:
             raise ProtocolError("bad_token", f"the token is not the token of a seat at table {table.id}")
@@ -962,9 +966,11 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     this key's signature; never sent to a client); default: the one the store keeps
     (beside the SQLite file, ``PATH.key``, or in the PostgreSQL database), made on
     first use."""
-    secret = None if key is None else (key.encode() if isinstance(key, str) else bytes(key))
+    if key is not None and not isinstance(key, (str, bytes)):
+        raise TypeError(f"the server's key is str or bytes, not {type(key).__name__}")
+    secret = None if key is None else (key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key)
     if secret is not None and len(secret) < MIN_KEY_BYTES:
-        raise ValueError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")
+        raise FourCardsError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")
     if admission is None:
         admission = Admission(limits if limits is not None else Limits(max_tables=max_tables), allow_origins,
                               forwarded_allow_ips)

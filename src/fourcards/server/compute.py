@@ -36,6 +36,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ..engine import Bot, Game
+from ..errors import FourCardsError
 from ..games import BEST, GameEntry
 from .admission import Limits, TokenBucket
 from .protocol import ProtocolError
@@ -59,7 +60,7 @@ def hint_player(entry: GameEntry, game: Game[Any], seed: int, seconds: float) ->
         return own
     try:
         return entry.new_bot(BEST, game, seed=seed, time_per_move=seconds)
-    except TypeError:  # a kind that takes no options
+    except FourCardsError:  # a kind that takes no options
         return own
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ..bots import RandomBot
 from .game import ZangleObservation
 from .speedster import SpeedsterBot
+from ..engine import checked_legal
 
 __all__ = ["RandomBot", "GreedyBot", "SpeedsterBot"]
 
@@ -20,8 +21,7 @@ class GreedyBot:
     stateless = True
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions)
         zangles = observation.legal_zangles
         if len(zangles) != len(legal_actions):
             return int(legal_actions[0])

@@ -31,6 +31,7 @@ from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
+from ..engine import checked_legal
 
 __all__ = ["SearchBot", "state_of", "playout"]
 
@@ -140,8 +141,7 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
-        if not legal_actions:
-            raise ValueError("no legal action to choose from")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, ZangleObservation):
             raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
         with self._lock:
