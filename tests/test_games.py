@@ -33,7 +33,7 @@ def test_unknown_names_and_options_are_refused() -> None:
     entry = get_game("duelo")
     with pytest.raises(FourCardsError, match="clever"):
         entry.new_bot("clever", entry.new_game())
-    with pytest.raises(TypeError, match="no options"):
+    with pytest.raises(FourCardsError, match="no options"):
         entry.new_bot("random", entry.new_game(), depth=3)
 
 

@@ -99,10 +99,15 @@ def test_bad_kernel_arguments_get_the_library_errors(kernel: Any, label: str, ca
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_numpy_integers_and_bools_are_still_ints(kernel: Any) -> None:
+def test_numpy_integers_are_ints_and_bools_are_refused(kernel: Any) -> None:
     assert kernel.classify_mask(np.uint64(1)) == kernel.classify_mask(1) == 0
     assert kernel.beats(np.int32(5), -1) is True or kernel.beats(np.int32(5), -1) == True  # noqa: E712
     assert list(kernel.legal_actions(np.int64(1), np.int16(-1))) == [0]
+    # a first user's find: legal_actions(hand, True) played on table action 1, classify_mask(True) was G1
+    for call in (lambda: kernel.classify_mask(True), lambda: kernel.legal_actions(3, True),
+                 lambda: kernel.legal_actions(np.bool_(True)), lambda: kernel.beats(False, -1)):
+        with pytest.raises(TypeError, match="bool"):
+            call()
 
 
 @pytest.mark.parametrize("text", ["G01", "m01", "G0010 Y10", "Y02", "R010", "G00"])

@@ -693,3 +693,49 @@ def test_a_seat_has_one_hint_at_a_time() -> None:
         asyncio.run(main())
     finally:
         compute.shutdown()
+
+
+# -- a first user's trial (2026-12-04) --------------------------------------------------------------------
+
+def test_a_seat_claim_body_that_is_no_json_object_is_refused_and_takes_no_seat(server: ServerProcess) -> None:
+    """``null``, ``5``, ``"x"`` and ``[1]`` claimed the seat (and got a token); ``POST /api/tables``
+    already refused them. The seat stays free for a proper claim."""
+    source = "127.0.0.41"
+    table = new_table(server, source, "duelo")
+    url = f"{server.http}/api/tables/{table}/seats/1"
+    for body in (5, "x", [1], True):
+        status, answer, _ = request_from(source, "POST", url, body)
+        assert status == 400 and answer["error"]["code"] == "bad_request", (body, answer)
+        assert "JSON object" in answer["error"]["reason"]
+    status, answer, _ = request_from(source, "POST", url, {"name": "Ada"})
+    assert status == 201 and answer["token"], answer
+
+
+def test_unknown_paths_and_methods_answer_in_the_api_json_shape(server: ServerProcess) -> None:
+    """``GET /nope`` answered plain text ``Not Found``; a very long id is not echoed whole."""
+    source = "127.0.0.42"
+    status, answer, _ = request_from(source, "GET", server.http + "/nope")
+    assert status == 404 and answer["error"]["code"] == "not_found", answer
+    status, answer, _ = request_from(source, "DELETE", server.http + "/api/tables")
+    assert status == 405 and answer["error"]["code"] == "bad_request", answer
+    status, answer, _ = request_from(source, "GET", server.http + "/api/tables/" + "t" * 5000)
+    assert status == 404 and answer["error"]["code"] == "unknown_table", answer
+    assert len(answer["error"]["reason"]) < 200, answer
+
+
+def test_create_app_refuses_a_key_that_is_a_number_and_a_bad_bot_delay(tmp_path: Path) -> None:
+    """``key=32`` was taken as ``bytes(32)``: a signing key of 32 zero bytes anyone could forge."""
+    from fourcards import FourCardsError
+    from fourcards.server import create_app
+
+    for key in (32, 5, True, 3.5):
+        with pytest.raises(TypeError, match="str or bytes"):
+            create_app(tmp_path / "t.db", key=key)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="at least 16"):
+        create_app(tmp_path / "t.db", key=b"short")
+    for delay in (-1, float("nan"), float("inf"), 61):
+        with pytest.raises(FourCardsError, match="bot_delay"):
+            create_app(tmp_path / "t.db", bot_delay=delay)
+    with pytest.raises(TypeError, match="bot_delay"):
+        create_app(tmp_path / "t.db", bot_delay="1")  # type: ignore[arg-type]
+    assert create_app(tmp_path / "t.db", key="k" * 16, bot_delay=0) is not None

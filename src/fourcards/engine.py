@@ -538,13 +538,17 @@ class Game(ABC, Generic[S]):
             raise TypeError(f"unknown match setup {sorted(setup)}")
 
     def replay(self, seed: int, actions: Iterable[int], **setup: Any) -> S:
-        """The match reached from ``seed`` (and ``setup``) by applying ``actions`` in order."""
+        """The match reached from ``seed`` (and ``setup``) by applying ``actions`` in order
+        (each refusal names its step and keeps its class: ``InvalidActionError``,
+        ``IllegalMoveError``, ...)."""
+        if isinstance(actions, (str, bytes)):
+            raise TypeError("actions must be a sequence of actions, not one text (split it into actions)")
         state = self.new_match(seed, **setup)
         for index, action in enumerate(actions):
             try:
                 state.apply(action)
-            except IllegalMoveError as error:
-                raise IllegalMoveError(f"replay step {index}: {error}") from None
+            except FourCardsError as error:
+                raise type(error)(f"replay step {index}: {error}") from None
         return state
 
     def from_json(self, text: str | bytes, key: str | bytes | None = None, *, verify: bool = True) -> S:
@@ -720,10 +724,12 @@ class State(ABC, Generic[A]):
     # -- the two action layers -------------------------------------------------------
     def action_to_int(self, action: A | int | str) -> int:
         """The integer of ``action``: an int (numpy ints too, ``bool`` refused), the
-        game's readable action, or its text as :meth:`action_to_string` prints it."""
-        if type(action) is int:
-            return action
+        game's readable action, or its text as :meth:`action_to_string` prints it;
+        :class:`~fourcards.errors.InvalidActionError` for an int outside
+        ``0..num_distinct_actions-1``."""
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            if not 0 <= action < self._n_actions:
+                raise InvalidActionError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
             return int(action)
         if isinstance(action, (bool, np.bool_)):
             raise TypeError(f"an action is an int or a {self.game.name} action, not bool")

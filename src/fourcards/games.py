@@ -67,8 +67,11 @@ BotFactory = Callable[[Game[Any], int, dict[str, Any]], Bot]
 
 def _no_options(kind: str, options: dict[str, Any]) -> None:
     if options:
-        raise FourCardsError(f"the {kind} bot takes no options (a budget such as time_per_move is a search "
-                             f"bot's), got {', '.join(sorted(options))}")
+        raise _NoOptions(f"the {kind} bot takes no options, got {sorted(options)}")
+
+
+class _NoOptions(TypeError):
+    """A rule bot given options (:meth:`GameEntry.new_bot` names its kind in a FourCardsError)."""
 
 
 def _random(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
@@ -237,6 +240,9 @@ class GameEntry:
                                  "or they did not build)")
         try:
             return self.bots[kind](game, seed, dict(options))
+        except _NoOptions:
+            raise FourCardsError(f"the {kind} bot of {self.name} takes no options (a budget such as "
+                                 f"time_per_move is a search bot's), got {', '.join(sorted(options))}") from None
         except TypeError as error:  # an option the bot does not have: named, as a FourCardsError
             if "unexpected keyword argument" not in str(error):
                 raise

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
+import os
+import pathlib
+import sqlite3
 import sys
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +20,28 @@ from ..terminal.args import positive
 from .args import int_in, quote
 
 __all__ = ["add_commands", "run"]
+
+
+def _sqlite_problem(db: str) -> str | None:
+    """Why the SQLite file ``db`` cannot hold the tables (not a database, unreadable), or None
+    (a database URL, a file still to be made, or one that opens)."""
+    if "://" in db or db == ":memory:":
+        return None
+    path = pathlib.Path(db).resolve()
+    if not path.exists():
+        folder = path.parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            return f"cannot be made: {folder} is not a folder this process may write in"
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{urllib.parse.quote(path.as_posix())}?mode=rw",
+                                                uri=True)) as connection:
+            connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as error:
+        return f"{error} (not a SQLite file this server can write)"
+    return None
 
 
 def _seconds(text: str) -> float:
@@ -121,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"fourcards serve: --key-file: {error}", file=sys.stderr)
             return 2
+    problem = _sqlite_problem(args.db)
+    if problem is not None:
+        print(f"fourcards serve: --db {args.db}: {problem}", file=sys.stderr)
+        return 2
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:

@@ -14,6 +14,8 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from fourcards.errors import ImpossibleCardsError, InvalidCardError
+
 from fourcards.fourcolor._fc cimport (
     FcTables, FC_KINDS, FC_COLOUR_STATES, FC_SOLDIER_STATES, FC_NUM_MELDS, FC_MAX_SPLIT,
     _fc_indices, _fc_block_of, _fc_digit, _fc_table,
@@ -203,7 +205,7 @@ cdef inline void _fc_check(int exposed_code) except *:
     if not _tables.ready:
         raise RuntimeError("the Four Color tables are not loaded")
     if not -1 <= exposed_code < FC_KINDS:
-        raise ValueError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+        raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
 
 
 def fc_best_points_packed(object packed, int exposed_code=-1):
@@ -213,8 +215,12 @@ def fc_best_points_packed(object packed, int exposed_code=-1):
     cdef uint64_t low, high
     cdef int k
     _fc_check(exposed_code)
+    if type(packed) is not int:
+        if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
+            raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
+        packed = int(packed)
     if packed < 0 or packed >> 84:
-        raise OverflowError(f"packed hand {packed:#x} does not fit in 84 bits")
+        raise ImpossibleCardsError(f"packed hand {packed:#x} does not fit in 84 bits (3 a kind)")
     low = <uint64_t>(packed & 0xFFFFFFFFFFFFFFFF)
     high = <uint64_t>(packed >> 64)
     for k in range(21):

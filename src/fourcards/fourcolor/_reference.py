@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import FourCardsError, ImpossibleCardsError
+from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError
 from . import _deck as d
 
 #: What the fast entry points answer when the Python path must decide (the twin
@@ -81,7 +81,7 @@ def best_points(counts: Sequence[int], exposed_code: int = -1) -> int:
     """Best points of a complete split (-1: none; -2: a count above 4); the
     meld holding one card of ``exposed_code`` (if >= 0) is scored exposed."""
     if not -1 <= exposed_code < d.NUM_KINDS:
-        raise ValueError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+        raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
     values = _check_counts(counts)
     if max(values) > d.COPIES:
         return -2
@@ -94,8 +94,13 @@ def unpack(packed: int) -> tuple[int, ...]:
 
 
 def best_points_packed(packed: int, exposed_code: int = -1) -> int:
+    if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
+        raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
+    packed = int(packed)
+    if not -1 <= exposed_code < d.NUM_KINDS:
+        raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
     if packed < 0 or packed >> (3 * d.NUM_KINDS):
-        raise OverflowError(f"packed hand {packed:#x} does not fit in 84 bits")
+        raise ImpossibleCardsError(f"packed hand {packed:#x} does not fit in 84 bits (3 a kind)")
     counts = unpack(packed)
     if max(counts) > d.COPIES:
         return -2

@@ -70,7 +70,7 @@ def run_hand(args: argparse.Namespace) -> int:
 
 
 def add_simulate(sub: Any) -> None:
-    from .simulate import POLICIES
+    from .simulate import MAX_MATCHES, POLICIES
 
     sim = sub.add_parser("simulate", help="many seeded Gang of Four matches between random and rule-based bots",
                          description="Many seeded Gang of Four matches between random and rule-based bots, "
@@ -78,7 +78,8 @@ def add_simulate(sub: Any) -> None:
     sim.add_argument("--bots", default="greedy,random,random,random",
                      help=f"one bot a seat, comma-separated: {', '.join(POLICIES)} "
                           "(default: greedy,random,random,random)")
-    sim.add_argument("--matches", type=int_in(0), default=1000, help="matches to play (default: 1000)")
+    sim.add_argument("--matches", type=int_in(0, MAX_MATCHES), default=1000,
+                     help=f"matches to play, at most {MAX_MATCHES:,} (default: 1000)")
     sim.add_argument("--seed", type=SEED, default=0, help="seed of the matches (default: 0)")
     sim.add_argument("--target-score", type=int_in(1, 100000), default=100,
                      help="the score that ends a match (default: 100)")
@@ -133,7 +134,9 @@ def run_simulate(args: argparse.Namespace) -> int:
     from .match import Rules
     from .simulate import POLICIES, simulate_many
 
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    bots = [b.strip() for b in args.bots.split(",")]
+    if "" in bots:
+        raise CommandLineError(f"--bots {quote(args.bots, 60)} has an empty bot between commas: name one a seat")
     unknown = [b for b in bots if b not in POLICIES]
     if unknown:
         raise CommandLineError(f"unknown bot {quote(unknown[0], 20)} for simulate; choose from "

@@ -189,5 +189,5 @@ def _registry_bot(game: Any, seed: int, options: dict[str, Any]) -> LearnedBot:
     """The registry's factory: ``learned`` with the option ``policy`` (a file)."""
     unknown = sorted(set(options) - {"policy"})
     if unknown:
-        raise TypeError(f"the learned bot takes the option policy=FILE, got {unknown}")
+        raise FourCardsError(f"the learned bot of gang-of-four takes only the option policy=FILE, got {unknown}")
     return LearnedBot(seed, policy=options.get("policy"))

@@ -159,6 +159,8 @@ def parse_action(text: str) -> Action:
     >>> parse_action("give g2"), parse_action("PASS"), str(parse_action("r5 !"))
     (GiveBack(card=Card.parse('G2')), Pass(), 'R5 !')
     """
+    if not isinstance(text, str):
+        raise TypeError(f"an action's text must be a str, not {type(text).__name__}")
     words = text.strip()
     lower = words.lower()
     if lower == "pass":

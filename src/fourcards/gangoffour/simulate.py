@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
+from ..engine import check_count, derive_seed, derive_seeds, policy_codes, win_shares
+from ..errors import FourCardsError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
 from ..rng import Rng
@@ -123,6 +124,11 @@ def _simulate_batch(seeds: list[int], policies: tuple[str, ...], rules: dict[str
                     compiled=compiled)
 
 
+#: The most matches one :func:`simulate_many` (``fourcards simulate``) plays: each keeps a
+#: row of results, about 40 bytes (400 MB at most).
+MAX_MATCHES = 10_000_000
+
+
 def simulate_many(
     matches: int,
     seed: int = 0,
@@ -141,10 +147,12 @@ def simulate_many(
     """
     _check_policies(policies)
     rules = rules or Rules(players=len(policies))
-    if matches < 0:
-        raise ValueError(f"matches must be >= 0, got {matches}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    matches = check_count(matches, "matches")
+    if matches > MAX_MATCHES:
+        raise FourCardsError(f"matches={matches} is more than one run keeps results of ({MAX_MATCHES:,}): "
+                             "split it into runs with other seeds")
+    if check_count(batch_size, "batch_size") < 1:
+        raise FourCardsError(f"batch_size must be >= 1, got {batch_size}")
     seeds = match_seeds(seed, matches)
     batches = [seeds[i:i + batch_size].tolist() for i in range(0, matches, batch_size)]
     rule_dict = rules.to_dict()

@@ -315,7 +315,8 @@ class MatchService:
         HMAC of the match and the seat under the service's key: nothing to store)."""
         if not isinstance(match_id, str) or type(seat) is not int:
             raise TypeError("seat_token takes a match id (str) and a seat (int)")
-        mac = hmac.new(self._key, f"fourcards-seat\0{match_id}\0{seat}".encode(), hashlib.sha256).digest()
+        mac = hmac.new(self._key, f"fourcards-seat\0{match_id}\0{seat}".encode("utf-8", "surrogatepass"),
+                       hashlib.sha256).digest()
         return base64.urlsafe_b64encode(mac[:24]).decode("ascii")
 
     def check_token(self, match_id: str, seat: int, token: Any) -> None:

@@ -966,6 +966,10 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     this key's signature; never sent to a client); default: the one the store keeps
     (beside the SQLite file, ``PATH.key``, or in the PostgreSQL database), made on
     first use."""
+    if not isinstance(bot_delay, (int, float)) or isinstance(bot_delay, bool):
+        raise TypeError(f"bot_delay must be a number of seconds, not {type(bot_delay).__name__}")
+    if not 0 <= bot_delay <= 60:  # NaN fails too
+        raise FourCardsError(f"bot_delay={bot_delay!r} must be 0 to 60 seconds")
     if key is not None and not isinstance(key, (str, bytes)):
         raise TypeError(f"the server's key is str or bytes, not {type(key).__name__}")
     secret = None if key is None else (key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key)
@@ -1100,7 +1104,14 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     ]
     if static.is_dir():
         routes.append(Mount("/static", app=StaticFiles(directory=str(static)), name="static"))
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(AdmissionMiddleware, admission=gate)])
+    async def no_route(request: Request, error: Exception) -> Response:  # 404 and 405 in the API's JSON shape
+        status = getattr(error, "status_code", 404)
+        if status == 405:
+            return _refused(Refusal(405, "bad_request", f"{request.method} is not a method of {shown(request.url.path)}"))
+        return _refused(Refusal(404, "not_found", f"nothing is at {shown(request.url.path)}"))
+
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(AdmissionMiddleware, admission=gate)],
+                    exception_handlers={404: no_route, 405: no_route})
     app.state.admission = gate
     return app
 

@@ -1,0 +1,225 @@
+"""Bad input a first user of the wheel fed the library (2026-12-04): each is refused by
+name, or read the one way the docs give, and changes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fourcards import FourCardsError
+from fourcards.errors import IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError
+from fourcards.games import GAMES, get_game
+from fourcards.gangoffour import Card, Combo, beats, combo_to_action, hand_mask
+
+GAME_NAMES = list(GAMES)
+
+
+# -- Gang of Four's values ----------------------------------------------------------------------------
+
+def test_beats_reads_an_int_as_an_action_index_in_both_places() -> None:
+    """``beats(1, 0)`` was False: the first int was read as a card mask, the second as an
+    action index, so two action indices gave wrong answers without an error."""
+    assert beats(1, 0) is True  # Y1 on G1
+    assert beats(7, 0) is True
+    assert beats(0, 1) is False
+    g9_gang = combo_to_action("G9 G9 Y9 R9")
+    assert beats(g9_gang, "RD") is True and beats(np.int32(g9_gang), combo_to_action("RD")) is True
+    pairs = [(a, b) for a in range(0, 12352, 97) for b in range(0, 12352, 89)]
+    from fourcards.gangoffour import action_to_combo
+    assert all(beats(a, b) == action_to_combo(a).beats(action_to_combo(b)) for a, b in pairs)
+    with pytest.raises(InvalidComboError):
+        beats(12352, 0)
+    with pytest.raises(TypeError):
+        beats(None, 0)  # type: ignore[arg-type]
+
+
+def test_a_mask_that_is_no_combination_is_an_invalid_combo() -> None:
+    """``Combo.parse(hand_mask("G1 G2"))`` raised a TypeError about text while formatting its message."""
+    with pytest.raises(InvalidComboError, match="'G2 G1' is not a combination|'G1 G2' is not a combination"):
+        Combo.parse(hand_mask("G1 G2"))
+    with pytest.raises(InvalidComboError):
+        combo_to_action(0)
+
+
+def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
+    """The library's own ``derive_seeds`` (uint64) and ``deal_codes`` (uint8) were refused."""
+    from fourcards.engine import derive_seeds
+    from fourcards.gangoffour import deal_codes
+
+    seed = derive_seeds(1, 3)[0]
+    entry = get_game("gang-of-four")
+    game = entry.new_game()
+    assert game.new_match(seed) == game.new_match(int(seed))
+    assert type(game.new_match(seed).seed) is int
+    code = deal_codes(1, 1, 5)[0, 0]
+    assert Card.from_code(code) == Card.from_code(int(code))
+    bot = entry.new_bot("random", game, seed=np.int64(3))
+    state = game.new_match(4)
+    assert bot.choose(state.observation(0), state.legal_actions()) == entry.new_bot("random", game, seed=3).choose(
+        state.observation(0), state.legal_actions())
+    with pytest.raises(TypeError):
+        game.new_match(np.bool_(True))  # type: ignore[arg-type]
+
+
+def test_gang_of_four_parse_action_of_a_non_text_is_a_type_error() -> None:
+    state = get_game("gang-of-four").new_game().new_match(1)
+    with pytest.raises(TypeError, match="str"):
+        state.parse_action(5)  # type: ignore[arg-type]
+
+
+def test_long_inputs_are_cut_short_in_messages() -> None:
+    """The whole input was quoted back (Gang of Four twice: a 200,078-character message)."""
+    for name in GAME_NAMES:
+        state = get_game(name).new_game().new_match(1)
+        before = state.to_json()
+        with pytest.raises(FourCardsError) as info:
+            state.apply("x" * 100_000)
+        assert len(str(info.value)) < 1100, name
+        assert state.to_json() == before
+    assert len(str(FourCardsError("y" * 10**6))) < 1100
+    assert str(FourCardsError("short")) == "short"
+
+
+# -- the engine contract ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_action_to_int_refuses_an_int_that_is_no_action(name: str) -> None:
+    state = get_game(name).new_game().new_match(1)
+    n = state.game.num_distinct_actions
+    assert state.action_to_int(n - 1) == n - 1 and state.action_to_int(np.int64(0)) == 0
+    for bad in (n, -1, 2**70):
+        with pytest.raises(InvalidActionError, match="not an action"):
+            state.action_to_int(bad)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_replay_keeps_the_refusal_class_and_refuses_one_text(name: str) -> None:
+    """``replay(1, [-1])`` said ``illegal_action`` and ``replay(1, "abc")`` replayed letters."""
+    game = get_game(name).new_game()
+    with pytest.raises(InvalidActionError, match="replay step 0") as info:
+        game.replay(1, [-1])
+    assert info.value.code == "bad_action"
+    with pytest.raises(TypeError, match="one text"):
+        game.replay(1, "abc")  # type: ignore[arg-type]
+    state = game.new_match(1)
+    first = state.legal_actions()[0]
+    state.apply(first)
+    illegal = next((a for a in range(game.num_distinct_actions) if a not in state.legal_actions()), None)
+    if illegal is not None:  # (Duelo's five categories are legal all through a match)
+        with pytest.raises(IllegalMoveError, match="replay step 1"):
+            game.replay(1, [first, illegal])
+
+
+def test_zangle_solitaire_refuses_more_players() -> None:
+    """``ZangleGame(mode="solitaire", players=3)`` quietly became a one-player game."""
+    entry = get_game("zangle")
+    with pytest.raises(InvalidRulesError, match="solitaire is for one player"):
+        entry.new_game(mode="solitaire", players=3)
+    assert entry.new_game(mode="solitaire").num_players == 1
+    assert entry.new_game(mode="solitaire", players=1).num_players == 1
+
+
+# -- bots -------------------------------------------------------------------------------------------
+
+def _bot_kinds() -> list[tuple[str, str]]:
+    return [(name, kind) for name, entry in GAMES.items() for kind in entry.available_bots]
+
+
+def _options(kind: str) -> dict[str, Any]:
+    return {"iterations": 8} if kind == "search" else {}
+
+
+@pytest.mark.parametrize("name,kind", _bot_kinds(), ids=[f"{n}-{k}" for n, k in _bot_kinds()])
+def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(name: str, kind: str) -> None:
+    """``bot.choose(obs, np.flatnonzero(mask))`` was 'the truth value of an array is ambiguous' in
+    most bots; a float was truncated by some, an empty list a plain ValueError."""
+    entry = get_game(name)
+    game = entry.new_game()
+    state = game.new_match(3)
+    while len(state.legal_actions()) < 2 and not state.is_terminal:
+        state.apply(state.legal_actions()[0])
+    seat = state.current_player
+    observation, legal = state.observation(seat), state.legal_actions()
+    as_list = entry.new_bot(kind, game, seed=5, **_options(kind)).choose(observation, legal)
+    as_array = entry.new_bot(kind, game, seed=5, **_options(kind)).choose(
+        observation, np.flatnonzero(state.legal_actions_mask()))
+    assert as_list == as_array and as_list in legal
+    bot = entry.new_bot(kind, game, seed=5, **_options(kind))
+    for bad in ([], [float(legal[0])], [True], np.array([[legal[0]]]), np.array([0.5]), "12"):
+        with pytest.raises(FourCardsError):
+            bot.choose(observation, bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_new_bot_option_refusals_are_four_cards_errors(name: str) -> None:
+    """A rule bot given ``time_per_move`` and a search given an unknown option raised TypeErrors;
+    ``time_per_move=1e9`` was taken."""
+    entry = get_game(name)
+    game = entry.new_game()
+    for kind in entry.available_bots:
+        if kind == "search":
+            continue
+        with pytest.raises(FourCardsError, match=f"the {kind} bot of {name} takes (no|only the) option"):
+            entry.new_bot(kind, game, seed=1, time_per_move=0.02)
+    with pytest.raises(FourCardsError, match="has no option 'bogus'"):
+        entry.new_bot("search", game, seed=1, bogus=1)
+    with pytest.raises(FourCardsError, match="at most 3600"):
+        entry.new_bot("search", game, seed=1, time_per_move=1e9)
+    assert entry.new_bot("search", game, seed=1, iterations=np.int64(5)) is not None
+
+
+# -- the Four Color kernels and simulate ---------------------------------------------------------------
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "reference"])
+def test_best_points_packed_refuses_what_is_no_packed_hand(compiled: bool) -> None:
+    from fourcards.fourcolor import _reference
+    from fourcards.fourcolor import best_points_packed as fast
+    from fourcards.errors import ImpossibleCardsError
+
+    kernel = fast if compiled else _reference.best_points_packed
+    for bad in (-1, 1 << 84):
+        with pytest.raises(ImpossibleCardsError, match="84 bits"):
+            kernel(bad)
+    for bad in ("x", 1.0, True, None):
+        with pytest.raises(TypeError, match="packed hand"):
+            kernel(bad)
+    assert kernel(np.int64(0)) == kernel(0)
+
+
+def test_simulate_many_checks_its_counts() -> None:
+    from fourcards.gangoffour.simulate import MAX_MATCHES, simulate_many
+
+    with pytest.raises(FourCardsError, match="matches=-1"):
+        simulate_many(-1)
+    with pytest.raises(FourCardsError, match="split it"):
+        simulate_many(MAX_MATCHES + 1)
+    with pytest.raises(TypeError):
+        simulate_many(2.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["simulate", "--bots", "greedy,,random,random", "--matches", "2"], "empty bot between commas"),
+    (["simulate", "--matches", "1000000000"], "--matches"),
+])
+def test_simulate_refuses_an_empty_bot_and_too_many_matches_in_one_line(argv: list[str], words: str) -> None:
+    """``--bots greedy,,random,random`` played 3-player matches; 10**9 matches hung building seeds."""
+    result = subprocess.run([sys.executable, "-m", "fourcards", *argv], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert words in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_serve_refuses_a_file_that_is_no_database_in_one_line(tmp_path: Any) -> None:
+    """``fourcards serve --db notes.txt`` printed uvicorn's startup traceback and exited 3."""
+    pytest.importorskip("starlette", reason="the server extra is not installed")
+    bad = tmp_path / "notes.db"
+    bad.write_text("not a database\n" * 100)
+    for db in (bad, tmp_path):
+        result = subprocess.run([sys.executable, "-m", "fourcards", "serve", "--port", "0", "--db", str(db)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert f"--db {db}:" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert bad.read_text().startswith("not a database")
