@@ -152,6 +152,15 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
     for bad in ([], [float(legal[0])], [True], np.array([[legal[0]]]), np.array([0.5]), "12"):
         with pytest.raises(FourCardsError):
             bot.choose(observation, bad)  # type: ignore[arg-type]
+    # another game's observation, or none: a TypeError naming it (was an AttributeError in the rule bots)
+    other = get_game("duelo" if name != "duelo" else "four-pack").new_game().new_match(1)
+    if kind != "random":  # it plays any game
+        for wrong in (other.observation(0), None):
+            with pytest.raises(TypeError, match="observation must be"):
+                bot.choose(wrong, legal)
+    for seed in ("x", None, 1.5, True):
+        with pytest.raises(TypeError, match="seed"):
+            entry.new_bot(kind, game, seed=seed, **_options(kind))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -223,3 +232,49 @@ def test_serve_refuses_a_file_that_is_no_database_in_one_line(tmp_path: Any) -> 
         assert result.returncode == 2, result.stdout + result.stderr
         assert f"--db {db}:" in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert bad.read_text().startswith("not a database")
+
+
+def test_rule_counts_have_an_upper_bound_and_numpy_ints_are_ints() -> None:
+    """``target_score=10**30`` was taken (a tournament then never ended, OpenSpiel failed to cast
+    it); ``players=np.int64(3)`` was refused while seats and actions took numpy ints."""
+    for name, rule, high in (("gang-of-four", "target_score", 100_000), ("four-color", "rounds", 1000),
+                             ("zangle", "rounds", 1000), ("duelo", "hand_limit", 1_000_000),
+                             ("four-pack", "max_asks", 1_000_000)):
+        entry = get_game(name)
+        assert getattr(entry.new_game(**{rule: high}).rules, rule) == high
+        with pytest.raises(InvalidRulesError, match=f"{rule}="):
+            entry.new_game(**{rule: high + 1})
+    game = get_game("gang-of-four").new_game(players=np.int64(3))
+    assert game.num_players == 3 and type(game.rules.players) is int
+    assert game == get_game("gang-of-four").new_game(players=3)
+    with pytest.raises(InvalidRulesError):
+        get_game("gang-of-four").new_game(players=np.bool_(True))
+
+
+def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> None:
+    """``seed=1.5`` was a TypeError about ``&``, a str entrant an AttributeError, ``progress=5``
+    failed after every match was played, and two bots of one name merged into one row."""
+    from fourcards.engine import play_match
+    from fourcards.errors import InvalidSeatsError
+    from fourcards.tournament import Entrant, parse_entrant, run_tournament
+
+    greedy = [parse_entrant("greedy")] * 2
+    for seed in (1.5, "x", None):
+        with pytest.raises(TypeError, match="seed"):
+            run_tournament(greedy, deals=1, seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="one text"):
+        run_tournament("greedy,greedy", deals=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="an entrant is an Entrant"):
+        run_tournament(["greedy", "greedy"], deals=1)  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="progress"):
+        run_tournament(greedy, deals=1, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="both named 'search'"):
+        run_tournament([Entrant.of("search", iterations=5), Entrant.of("search", iterations=9)], deals=1,
+                       target_score=5)
+    result = run_tournament([Entrant.of("search", "a", iterations=5), Entrant.of("search", "b", iterations=9)],
+                            deals=1, seed=np.int64(3), target_score=5)
+    assert set(result.stats) == {"a", "b"}
+    entry = get_game("duelo")
+    game = entry.new_game()
+    with pytest.raises(InvalidSeatsError, match="needs 2 bots, got 1"):
+        play_match(game.new_match(1), [entry.new_bot("random", game)])

@@ -112,3 +112,39 @@ def test_resample_from_infostate_refuses_what_is_not_a_seat(name: str) -> None:
     for seat in (True, -1, state.num_players(), 1.0, "0", 10**30):
         with pytest.raises((ValueError, TypeError)):
             state.resample_from_infostate(seat, None)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_resample_from_infostate_follows_its_sampler(name: str) -> None:
+    """A first user's find: Gang of Four's adapter drew from fresh entropy whatever the sampler,
+    so an ISMCTS run with a seeded sampler could not be repeated; a sampler of the wrong kind was
+    replaced by fresh entropy in the other games."""
+    import numpy as np
+
+    from fourcards import FourCardsError
+
+    state = _midgame(name, SHORT.get(name, {}), 6)
+    if state.is_terminal():
+        pytest.skip(f"{name}: the random match ended within 6 moves")  # pragma: no cover
+    player = state.current_player()
+    other = (player + 1) % state.num_players()
+
+    def sample(seed: int) -> str:
+        sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+        texts = []
+        for _ in range(3):
+            resampled = state.resample_from_infostate(player, sampler)
+            texts.append(resampled.observation_string(other) + "|" + resampled.serialize())
+        return "\n".join(texts)
+
+    assert sample(7) == sample(7)
+    if state.num_players() > 1:
+        assert len({sample(seed) for seed in range(8)}) > 1
+    generated = [state.resample_from_infostate(player, np.random.default_rng(5)).serialize() for _ in range(2)]
+    assert generated[0] == generated[1]
+    for bad in (5, "abc", object()):
+        with pytest.raises(TypeError, match="sampler"):
+            state.resample_from_infostate(player, bad)
+    for draw in (float("nan"), 1.0, -0.5, "x"):
+        with pytest.raises(FourCardsError, match="sampler gave"):
+            state.resample_from_infostate(player, lambda draw=draw: draw)

@@ -66,7 +66,8 @@ import numpy.typing as npt
 from ._links import slot_names as _slot_names
 from ._links import unroll
 from .errors import (
-    FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidStateError,
+    FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidSeatsError,
+    InvalidStateError,
     NotYourTurnError, StaleActionError, UnknownSeatError,
 )
 from .rng import MASK64, Rng
@@ -93,7 +94,7 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy float32 array of shape ({size},), not {type(out).__name__}")
     if out.shape != (size,) or out.dtype != np.float32:
-        raise ValueError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
+        raise FourCardsError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
     out[:] = 0.0
     return out
 
@@ -286,6 +287,9 @@ class GameRules:
             hint = hints[f.name]
             if isinstance(value, list):  # JSON data (a saved rules_dict): lists where the type has tuples
                 value = _tuples(value, hint)
+                object.__setattr__(self, f.name, value)
+            elif hint is int and isinstance(value, np.integer):  # numpy ints are ints (not np.bool_)
+                value = int(value)
                 object.__setattr__(self, f.name, value)
             if not _conforms(value, hint):
                 raise InvalidRulesError(f"rule {f.name}={value!r} must be {_type_name(hint)}")
@@ -1429,7 +1433,7 @@ def play_match(state: S, bots: Sequence[Bot], max_steps: int | None = None) -> S
     Each bot sees only ``state.observation(seat)`` and the legal actions.
     """
     if len(bots) != state.game.num_players:
-        raise ValueError(f"{state.game.name} needs {state.game.num_players} bots, got {len(bots)}")
+        raise InvalidSeatsError(f"{state.game.name} needs {state.game.num_players} bots, got {len(bots)}")
     limit = state.game.max_game_length if max_steps is None else max_steps
     steps = 0
     while not state.is_terminal:

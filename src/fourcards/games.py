@@ -28,6 +28,7 @@ never breaks ``import fourcards``.
 
 from __future__ import annotations
 
+import numbers
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -232,6 +233,9 @@ class GameEntry:
         """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
         ``options`` go to its constructor."""
         kind = self.kind_of(kind)
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+            raise TypeError(f"a bot's seed must be an int, not {type(seed).__name__}")
+        seed = int(seed)
         if not isinstance(game, self.game_class):
             raise FourCardsError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
                                  f"(entry.new_game(...)), not {type(game).__name__}")

@@ -21,6 +21,7 @@ how many workers play them or in what order.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
@@ -190,7 +191,21 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     rule options.  ``progress(done, total)`` is
     called with the matches played as chunks finish.
     """
+    if isinstance(entrants, (str, bytes)):
+        raise TypeError("entrants are a sequence of Entrant (parse_entrant('greedy'), ...), not one text")
     entrants = tuple(entrants)
+    for entrant in entrants:
+        if not isinstance(entrant, Entrant):
+            raise TypeError(f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    seed = int(seed)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
+    for name in {entrant.name for entrant in entrants}:
+        if len({(e.kind, e.options) for e in entrants if e.name == name}) > 1:
+            raise FourCardsError(f"two different bots are both named {name!r}: their rows would merge "
+                                 "(give each a label)")
     game = get_game(game).name
     rules.setdefault("players", len(entrants))
     if len(entrants) != rules["players"]:

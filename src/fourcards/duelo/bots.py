@@ -43,6 +43,8 @@ class CategoryBot:
         self.deck = deck if deck is not None else load_deck()
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
+        if not isinstance(observation, DueloObservation):
+            raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions)
         if observation.top_card is None:
             return int(legal_actions[0])

@@ -43,7 +43,7 @@ class Rules(GameRules):
     ranked by cards held)."""
 
     players: int = option(2, low=2, high=MAX_PLAYERS)
-    hand_limit: int = option(10_000, low=1)
+    hand_limit: int = option(10_000, low=1, high=1_000_000)
 
 
 @dataclass(frozen=True, slots=True)

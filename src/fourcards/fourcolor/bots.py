@@ -29,6 +29,8 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     """The legal actions as ints (a float or a bool refused, never truncated), the
     seat's exposed points and the threshold as the kernels take it (no hand scores
     near 2**30: the same choices)."""
+    if not isinstance(observation, FourColorObservation):
+        raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
     legal = checked_legal(legal_actions, NUM_ACTIONS)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
     return legal, exposed_points, min(observation.rules.threshold, 1 << 30)
@@ -96,6 +98,8 @@ class LookaheadBot(GreedyBot):
     stateless = True
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
+        if not isinstance(observation, FourColorObservation):
+            raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
         if observation.phase != "discard" or observation.offer is not None:
             return GreedyBot.choose(self, observation, legal_actions)
         legal, exposed_points, threshold = _legal_and_points(observation, legal_actions)

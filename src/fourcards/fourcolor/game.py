@@ -71,7 +71,7 @@ class Rules(GameRules):
 
     players: int = option(4, low=2, high=4)
     threshold: int = option(10, low=0)
-    rounds: int = option(3, low=1)
+    rounds: int = option(3, low=1, high=1000)
     lucky_rank_only: bool = True
     same_colour_soldiers: bool = True
     only_generals: str = option("hu", choices=("hu", "no_winner"))

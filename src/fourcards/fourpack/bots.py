@@ -24,6 +24,8 @@ class MemoryBot:
     stateless = True
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
+        if not isinstance(observation, FourPackObservation):
+            raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions)
         legal = set(int(a) for a in legal_actions)
         players = len(observation.hand_sizes)

@@ -46,7 +46,7 @@ class Rules(GameRules):
 
     players: int = option(4, low=3, high=MAX_PLAYERS)
     must_hold_family: bool = False
-    max_asks: int = option(10_000, low=1)
+    max_asks: int = option(10_000, low=1, high=1_000_000)
 
 
 @dataclass(frozen=True, slots=True)

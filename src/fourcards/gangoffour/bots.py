@@ -38,9 +38,9 @@ class GreedyBot:
     stateless = True
 
     def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
+        legal = np.asarray(legal_for(observation, legal_actions), dtype=np.int32)
         table = -1 if observation.table is None else observation.table.action
         phase = 1 if observation.phase == PHASE_NAMES[GIVE_BACK] else 0
-        legal = np.asarray(legal_for(observation, legal_actions), dtype=np.int32)
         return int(_kernels.greedy_choose(
             observation.hand_mask, table, phase, observation.player, observation.hand_sizes, legal
         ))

@@ -56,6 +56,8 @@ ANNOUNCE_BASE: Final = GIVE_BACK_BASE + _deck.NUM_KINDS
 def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
     """The legal actions a bot is given for ``observation``, checked
     (:func:`fourcards.engine.checked_legal`, the range of the observation's rules)."""
+    if not isinstance(observation, Observation):
+        raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
     return checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0))
 GANG_START: Final = _deck.KIND_START[_deck.GANG]
 M1_BIT: Final = _deck.BIT[_deck.M1]
@@ -96,7 +98,7 @@ class Rules(GameRules):
 
     players: int = option(4, choices=(2, 3, 4))
     """2, 3 or 4 seats (with 3 or 2, 16 cards a seat and the rest set aside)."""
-    target_score: int = option(100, low=1)
+    target_score: int = option(100, low=1, high=100_000)
     """The match ends after a round in which someone reaches this many points."""
     dealer: int = -1
     """Round 1's dealer (default ``players - 1``: that seat deals, so seat 0 is dealt to first)."""

@@ -54,3 +54,22 @@ def check_seed(seed: object) -> int | None:
     if seed < 0:
         raise FourCardsError(f"seed={seed} must be non-negative")
     return int(seed)
+
+
+def sampler_seed(sampler: Any) -> int:
+    """A 63-bit seed from what OpenSpiel hands ``resample_from_infostate``: a sampler (a
+    callable giving a float in [0, 1), as ``pyspiel.UniformProbabilitySampler``), a numpy
+    ``Generator``, or None (fresh entropy); anything else, or a draw outside [0, 1), is refused."""
+    if sampler is None:
+        return int(np.random.default_rng().integers(0, 1 << 63))
+    if isinstance(sampler, np.random.Generator):
+        return int(sampler.integers(0, 1 << 63))
+    if not callable(sampler):
+        raise TypeError(f"a sampler is a callable giving a float in [0, 1) (pyspiel.UniformProbabilitySampler), "
+                        f"a numpy Generator or None, not {type(sampler).__name__}")
+    draw = sampler()
+    if isinstance(draw, bool) or not isinstance(draw, (int, float, np.floating, np.integer)):
+        raise FourCardsError(f"the sampler gave {draw!r:.60}, not a float in [0, 1)")
+    if not 0.0 <= float(draw) < 1.0:  # NaN fails too
+        raise FourCardsError(f"the sampler gave {float(draw)!r}, not a float in [0, 1)")
+    return int(float(draw) * 2.0**53)

@@ -58,7 +58,9 @@ from ..gangoffour.match import (
     OBSERVATION_SIZE, GangOfFour, MatchState, Played, RoundStart, Rules,
 )
 from ..gangoffour.simulate import random_playouts
+from ..errors import UnknownSeatError
 from ..rng import Rng
+from ._common import sampler_seed
 
 __all__ = ["GAME_NAME", "DEALS", "GangOfFourSpielGame", "GangOfFourSpielState", "GangOfFourObserver",
            "CompiledRolloutEvaluator", "register", "resample", "known_cards"]
@@ -261,8 +263,10 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> GangOfFourSpielState:
         """A state ``player`` cannot tell from this one, with the unseen cards
-        dealt again at random (see the module docstring)."""
-        return resample(self, player, np.random.default_rng())
+        dealt again at random (see the module docstring), seeded from ``sampler``
+        (a callable giving a float in [0, 1), as ``pyspiel.UniformProbabilitySampler``,
+        or a numpy ``Generator``) or, without one, from fresh entropy."""
+        return resample(self, player, np.random.default_rng(sampler_seed(sampler)))
 
     def __str__(self) -> str:
         return "deal pending" if self.match is None else self.match.describe()
@@ -468,8 +472,12 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
     if match is None or match.is_terminal:
         return other
     n = payload.engine.num_players
-    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
-        raise ValueError(f"player {player!r} is not a seat (0..{n - 1})")
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)):
+        raise TypeError(f"player must be an int, not {type(player).__name__}")
+    if not 0 <= int(player) < n:
+        raise UnknownSeatError(f"player {player!r} is not a seat (0..{n - 1})")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), not {type(rng).__name__}")
     player = int(player)
     facts = _facts(state._p)
     information = facts.plans.get(player)

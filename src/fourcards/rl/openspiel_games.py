@@ -47,6 +47,7 @@ import pyspiel
 from ..engine import Game, State
 from ..games import GAMES, GameEntry, get_game
 from ..rng import Rng
+from ._common import sampler_seed
 
 __all__ = ["PREFIX", "DEALS", "spiel_name", "register", "register_all", "load_game", "FourcardsSpielGame",
            "FourcardsSpielState", "FourcardsObserver", "parameters_of"]
@@ -85,6 +86,9 @@ class FourcardsSpielGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         entry = get_game(self.GAME)
         options = {**parameters_of(entry), **(params or {})}
+        if (entry.name == "zangle" and options.get("mode") == "solitaire"
+                and options.get("players") == parameters_of(entry).get("players")):
+            options["players"] = 1  # OpenSpiel fills in turn style's default seat count
         self.entry = entry
         self.engine: Game[Any] = entry.new_game(**options)
         n = self.engine.num_players
@@ -216,16 +220,14 @@ class FourcardsSpielState(pyspiel.State):  # type: ignore[misc]
         """A state ``player`` cannot tell from this one: the engine's
         :meth:`~fourcards.engine.State.resample`, seeded from ``sampler`` (a
         callable giving a float in [0, 1), as ``pyspiel.UniformProbabilitySampler``)
-        or, without one, from fresh entropy."""
+        or a numpy ``Generator``, or, without one, from fresh entropy; the same
+        sampler, the same state."""
         other: FourcardsSpielState = self.clone()
         match = self._p.match
         if match is None:
             return other
-        if callable(sampler):
-            seed = int(float(sampler()) * 2.0**53)
-        else:
-            seed = int(np.random.default_rng().integers(0, 1 << 63))
-        other._p.match = match.resample(player, Rng(seed))  # the engine checks the seat (refuses True, 1.0, "0")
+        # (the engine checks the seat: it refuses True, 1.0, "0")
+        other._p.match = match.resample(player, Rng(sampler_seed(sampler)))
         return other
 
     def __str__(self) -> str:

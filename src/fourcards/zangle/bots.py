@@ -21,6 +21,8 @@ class GreedyBot:
     stateless = True
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
+        if not isinstance(observation, ZangleObservation):
+            raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions)
         zangles = observation.legal_zangles
         if len(zangles) != len(legal_actions):

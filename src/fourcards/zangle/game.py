@@ -58,7 +58,7 @@ class Rules(GameRules):
 
     players: int = 3
     mode: str = option("turn", choices=("turn", "solitaire"))
-    rounds: int = option(3, low=1)
+    rounds: int = option(3, low=1, high=1000)
     dealer: int = 0
     deck: tuple[tuple[str, int], ...] = ()
 
