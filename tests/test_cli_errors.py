@@ -104,6 +104,10 @@ BAD_FLAGS = [
     (["tournament", "chess", "--bots", "greedy,greedy"], "unknown game 'chess'; choose from gang-of-four"),
     (["demo", "chess"], "unknown game 'chess'; choose from gang-of-four"),
     (["bench", "--only", "everything"], "--only"),
+    # a first user's trial: the game by position and another by --game played the second
+    (["demo", "zangle", "--game", "duelo"], "the game is given twice (zangle, and --game duelo)"),
+    (["tournament", "zangle", "--game=duelo", "--bots", "greedy,greedy"], "the game is given twice"),
+    (["demo", "zangle", "--bots", "search:iterations=5"], "fourcards tournament takes a bot a seat"),
 ]
 
 

@@ -148,3 +148,17 @@ def test_resample_from_infostate_follows_its_sampler(name: str) -> None:
     for draw in (float("nan"), 1.0, -0.5, "x"):
         with pytest.raises(FourCardsError, match="sampler gave"):
             state.resample_from_infostate(player, lambda draw=draw: draw)
+
+
+def test_load_game_refuses_bad_rules_by_name_before_openspiel_converts_them() -> None:
+    """``load_game("zangle", mode="\\ud800")`` was OpenSpiel's 'dictionary update sequence element'
+    error; ``target_score=10**30`` a C++ cast failure."""
+    from fourcards.errors import InvalidRulesError
+
+    with pytest.raises(InvalidRulesError, match="rule mode="):
+        openspiel_games.load_game("zangle", mode="\ud800")
+    with pytest.raises(InvalidRulesError, match="target_score="):
+        openspiel_games.load_game("gang-of-four", target_score=10**30)
+    with pytest.raises(InvalidRulesError, match="solitaire is for one player"):
+        openspiel_games.load_game("zangle", mode="solitaire", players=3)
+    assert openspiel_games.load_game("zangle", mode="solitaire").num_players() == 1

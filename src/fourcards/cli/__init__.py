@@ -105,6 +105,12 @@ def game_argument(argv: Sequence[str]) -> list[str]:
         return args
     if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-"):
         # their only word: a game, known or not (--game names an unknown one with the choices)
+        given = [args[i + 1] for i, word in enumerate(args[2:-1], 2) if word == "--game"]
+        given += [word.partition("=")[2] for word in args[2:] if word.startswith("--game=")]
+        if any(word != args[1] for word in given):
+            from .args import CommandLineError
+
+            raise CommandLineError(f"the game is given twice ({args[1]}, and --game {given[0]}): give it once")
         return [args[0], "--game", args[1], *args[2:]]
     return args
 
@@ -114,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .args import CommandLineError
 
     parser = build_parser()
-    args = parser.parse_args(game_argument(sys.argv[1:] if argv is None else argv))
+    try:
+        words = game_argument(sys.argv[1:] if argv is None else argv)
+    except CommandLineError as error:
+        parser.error(str(error))
+    args = parser.parse_args(words)
     try:
         if args.command == "play":
             return play.run(args)

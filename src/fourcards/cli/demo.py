@@ -119,8 +119,10 @@ def _checked(args: argparse.Namespace) -> tuple[str, int | None, str]:
     if kind == BEST:  # the game's best bot that can run here, as a tournament's entrant may say
         kind = entry.hint_bot
     if kind not in entry.bot_kinds:
+        more = (" (demo seats one kind at every seat, without options: fourcards tournament takes a bot a "
+                "seat with options)" if any(c in kind for c in ",:;=") else "")
         raise CommandLineError(f"argument --bots: {entry.title} has no {quote(kind, 20)} bot; choose from "
-                               f"{', '.join(entry.bot_kinds)} or {BEST}")
+                               f"{', '.join(entry.bot_kinds)} or {BEST}{more}")
     if kind not in entry.available_bots:
         raise CommandLineError(f"argument --bots: the {kind} bot needs the compiled kernels")
     return entry.name, args.players, kind

@@ -333,8 +333,11 @@ def register_all() -> list[str]:
 
 
 def load_game(game: str, **params: Any) -> Any:
-    """``pyspiel.load_game`` of a registered game by its fourcards name, with its rule options."""
-    return pyspiel.load_game(register(game), params)
+    """``pyspiel.load_game`` of a registered game by its fourcards name, with its rule options
+    (checked by the engine first: OpenSpiel's own conversion of a bad value says little)."""
+    name = register(game)
+    get_game(game).new_game(**params)  # InvalidRulesError naming the rule, before pyspiel sees it
+    return pyspiel.load_game(name, params)
 
 
 def _load_game(game: str, params: dict[str, Any]) -> Any:
