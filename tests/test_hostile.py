@@ -104,8 +104,9 @@ def test_numpy_integers_are_ints_and_bools_are_refused(kernel: Any) -> None:
     assert kernel.beats(np.int32(5), -1) is True or kernel.beats(np.int32(5), -1) == True  # noqa: E712
     assert list(kernel.legal_actions(np.int64(1), np.int16(-1))) == [0]
     # a first user's find: legal_actions(hand, True) played on table action 1, classify_mask(True) was G1
-    for call in (lambda: kernel.classify_mask(True), lambda: kernel.legal_actions(3, True),
-                 lambda: kernel.legal_actions(np.bool_(True)), lambda: kernel.beats(False, -1)):
+    calls: list[Callable[[], Any]] = [lambda: kernel.classify_mask(True), lambda: kernel.legal_actions(3, True),
+                                      lambda: kernel.legal_actions(np.bool_(True)), lambda: kernel.beats(False, -1)]
+    for call in calls:
         with pytest.raises(TypeError, match="bool"):
             call()
 

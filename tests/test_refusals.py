@@ -27,7 +27,7 @@ def test_beats_reads_an_int_as_an_action_index_in_both_places() -> None:
     assert beats(7, 0) is True
     assert beats(0, 1) is False
     g9_gang = combo_to_action("G9 G9 Y9 R9")
-    assert beats(g9_gang, "RD") is True and beats(np.int32(g9_gang), combo_to_action("RD")) is True
+    assert beats(g9_gang, "RD") is True and beats(np.int32(g9_gang), combo_to_action("RD")) is True  # type: ignore[arg-type]
     pairs = [(a, b) for a in range(0, 12352, 97) for b in range(0, 12352, 89)]
     from fourcards.gangoffour import action_to_combo
     assert all(beats(a, b) == action_to_combo(a).beats(action_to_combo(b)) for a, b in pairs)
@@ -40,9 +40,9 @@ def test_beats_reads_an_int_as_an_action_index_in_both_places() -> None:
 def test_a_mask_that_is_no_combination_is_an_invalid_combo() -> None:
     """``Combo.parse(hand_mask("G1 G2"))`` raised a TypeError about text while formatting its message."""
     with pytest.raises(InvalidComboError, match="'G2 G1' is not a combination|'G1 G2' is not a combination"):
-        Combo.parse(hand_mask("G1 G2"))
+        Combo.parse(hand_mask("G1 G2"))  # type: ignore[arg-type]
     with pytest.raises(InvalidComboError):
-        combo_to_action(0)
+        combo_to_action(0)  # type: ignore[arg-type]
 
 
 def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
@@ -57,7 +57,7 @@ def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
     assert type(game.new_match(seed).seed) is int
     code = deal_codes(1, 1, 5)[0, 0]
     assert Card.from_code(code) == Card.from_code(int(code))
-    bot = entry.new_bot("random", game, seed=np.int64(3))
+    bot = entry.new_bot("random", game, seed=np.int64(3))  # type: ignore[arg-type]
     state = game.new_match(4)
     assert bot.choose(state.observation(0), state.legal_actions()) == entry.new_bot("random", game, seed=3).choose(
         state.observation(0), state.legal_actions())
@@ -68,7 +68,7 @@ def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
 def test_gang_of_four_parse_action_of_a_non_text_is_a_type_error() -> None:
     state = get_game("gang-of-four").new_game().new_match(1)
     with pytest.raises(TypeError, match="str"):
-        state.parse_action(5)  # type: ignore[arg-type]
+        state.parse_action(5)
 
 
 def test_long_inputs_are_cut_short_in_messages() -> None:
@@ -146,7 +146,7 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
     observation, legal = state.observation(seat), state.legal_actions()
     as_list = entry.new_bot(kind, game, seed=5, **_options(kind)).choose(observation, legal)
     as_array = entry.new_bot(kind, game, seed=5, **_options(kind)).choose(
-        observation, np.flatnonzero(state.legal_actions_mask()))
+        observation, np.flatnonzero(state.legal_actions_mask()))  # type: ignore[arg-type]
     assert as_list == as_array and as_list in legal
     bot = entry.new_bot(kind, game, seed=5, **_options(kind))
     for bad in ([], [float(legal[0])], [True], np.array([[legal[0]]]), np.array([0.5]), "12"):
@@ -193,10 +193,11 @@ def test_best_points_packed_refuses_what_is_no_packed_hand(compiled: bool) -> No
     for bad in (-1, 1 << 84):
         with pytest.raises(ImpossibleCardsError, match="84 bits"):
             kernel(bad)
-    for bad in ("x", 1.0, True, None):
+    wrong: list[Any] = ["x", 1.0, True, None]
+    for bad in wrong:
         with pytest.raises(TypeError, match="packed hand"):
             kernel(bad)
-    assert kernel(np.int64(0)) == kernel(0)
+    assert kernel(np.int64(0)) == kernel(0)  # type: ignore[arg-type]
 
 
 def test_simulate_many_checks_its_counts() -> None:
@@ -272,7 +273,7 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
         run_tournament([Entrant.of("search", iterations=5), Entrant.of("search", iterations=9)], deals=1,
                        target_score=5)
     result = run_tournament([Entrant.of("search", "a", iterations=5), Entrant.of("search", "b", iterations=9)],
-                            deals=1, seed=np.int64(3), target_score=5)
+                            deals=1, seed=np.int64(3), target_score=5)  # type: ignore[arg-type]
     assert set(result.stats) == {"a", "b"}
     entry = get_game("duelo")
     game = entry.new_game()

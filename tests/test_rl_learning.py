@@ -254,7 +254,7 @@ def test_registry_has_the_learned_bot_but_not_as_the_best() -> None:
     assert "learned" in entry.bot_kinds and entry.best_bot == "search"
     bot = entry.new_bot("learned", entry.new_game(), seed=3)
     assert isinstance(bot, LearnedBot)
-    with pytest.raises(TypeError, match="policy"):
+    with pytest.raises(FourCardsError, match="policy"):
         entry.new_bot("learned", entry.new_game(), seed=3, temperature=1)
 
 

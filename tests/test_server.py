@@ -506,7 +506,7 @@ def test_bad_http_requests(server: ServerProcess) -> None:
     assert {g["name"] for g in games} == {"gang-of-four", "four-color", "zangle", "zangle-speedster",
                                           "four-pack", "duelo"}
     gof = next(g for g in games if g["name"] == "gang-of-four")
-    assert {"name": "target_score", "type": "int", "default": 100, "low": 1} in gof["rules"]
+    assert {"name": "target_score", "type": "int", "default": 100, "low": 1, "high": 100_000} in gof["rules"]
     assert gof["bots"] == ["random", "greedy", "learned", "search"]
 
 

@@ -728,14 +728,16 @@ def test_create_app_refuses_a_key_that_is_a_number_and_a_bad_bot_delay(tmp_path:
     from fourcards import FourCardsError
     from fourcards.server import create_app
 
-    for key in (32, 5, True, 3.5):
+    keys: list[Any] = [32, 5, True, 3.5]
+    for key in keys:
         with pytest.raises(TypeError, match="str or bytes"):
-            create_app(tmp_path / "t.db", key=key)  # type: ignore[arg-type]
+            create_app(tmp_path / "t.db", key=key)
     with pytest.raises(FourCardsError, match="at least 16"):
         create_app(tmp_path / "t.db", key=b"short")
     for delay in (-1, float("nan"), float("inf"), 61):
         with pytest.raises(FourCardsError, match="bot_delay"):
             create_app(tmp_path / "t.db", bot_delay=delay)
+    text: Any = "1"
     with pytest.raises(TypeError, match="bot_delay"):
-        create_app(tmp_path / "t.db", bot_delay="1")  # type: ignore[arg-type]
+        create_app(tmp_path / "t.db", bot_delay=text)
     assert create_app(tmp_path / "t.db", key="k" * 16, bot_delay=0) is not None

@@ -38,7 +38,7 @@ class Rng:
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.state = int(seed) & MASK64
+        self.state: int = int(seed) & MASK64
 
     def next_u64(self) -> int:
         """The next 64-bit output."""

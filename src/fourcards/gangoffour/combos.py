@@ -243,12 +243,11 @@ def beats(a: ComboLike | int, b: ComboLike | int | None) -> bool:
     >>> beats("Y1", "G1"), beats(1, 0), beats(combo_to_action("G9 G9 Y9 R9"), "RD")
     (True, True, True)
     """
-    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
-        first = action_to_combo(a).action
-    elif a is None:
+    if a is None:
         raise TypeError("the combination played must be a Combo, cards or an action index, not None")
-    else:
-        first = _as_combo(a).action
+    if isinstance(a, bool):
+        raise TypeError("the combination played must be a Combo, cards or an action index, not bool")
+    first = action_to_combo(a).action if isinstance(a, (int, np.integer)) else _as_combo(a).action
     return bool(_kernels.beats(first, _table_action(b)))
 
 

@@ -85,10 +85,10 @@ class FourcardsSpielGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         entry = get_game(self.GAME)
-        options = {**parameters_of(entry), **(params or {})}
-        if (entry.name == "zangle" and options.get("mode") == "solitaire"
-                and options.get("players") == parameters_of(entry).get("players")):
-            options["players"] = 1  # OpenSpiel fills in turn style's default seat count
+        defaults = parameters_of(entry)
+        # OpenSpiel fills in every default: only the others are the user's (a default may depend on
+        # another rule, as the seat count of a one-seat variant does)
+        options = {key: value for key, value in (params or {}).items() if key not in defaults or defaults[key] != value}
         self.entry = entry
         self.engine: Game[Any] = entry.new_game(**options)
         n = self.engine.num_players
