@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from fourcards import FourCardsError
-from fourcards.errors import IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError
+from fourcards.errors import (
+    IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError, NotYourTurnError,
+)
 from fourcards.games import GAMES, get_game
 from fourcards.gangoffour import Card, Combo, beats, combo_to_action, hand_mask
 
@@ -158,6 +160,9 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
         for wrong in (other.observation(0), None):
             with pytest.raises(TypeError, match="observation must be"):
                 bot.choose(wrong, legal)
+        if state.game.num_players > 1:  # another seat's observation: Gang of Four, Zangle, Duelo chose for it
+            with pytest.raises(NotYourTurnError):
+                bot.choose(state.observation((seat + 1) % state.game.num_players), legal)
     for seed in ("x", None, 1.5, True):
         with pytest.raises(TypeError, match="seed"):
             entry.new_bot(kind, game, seed=seed, **_options(kind))  # type: ignore[arg-type]
@@ -279,3 +284,12 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
     game = entry.new_game()
     with pytest.raises(InvalidSeatsError, match="needs 2 bots, got 1"):
         play_match(game.new_match(1), [entry.new_bot("random", game)])
+
+
+def test_four_color_search_refuses_settle_with_deals() -> None:
+    """``deals=10, settle=4`` was taken, the settle silently dropped (deals plays every action)."""
+    entry = get_game("four-color")
+    game = entry.new_game()
+    with pytest.raises(FourCardsError, match="give one of them"):
+        entry.new_bot("search", game, seed=1, deals=10, settle=4)
+    assert "deals=10" in repr(entry.new_bot("search", game, seed=1, deals=10))

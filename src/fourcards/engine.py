@@ -76,6 +76,7 @@ __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
     "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature", "checked_legal",
+    "check_to_act",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -144,6 +145,14 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[in
                 raise InvalidActionError(f"legal action {action} is not an action of this game "
                                          f"(0..{num_actions - 1})")
     return legal
+
+
+def check_to_act(observation: Any) -> None:
+    """Refuse (:class:`NotYourTurnError`) the observation of a seat that is not the one to act:
+    a bot asked to choose for it would answer for another seat's turn."""
+    if observation.player != observation.current_player:
+        raise NotYourTurnError(f"the observation is seat {observation.player}'s, but it is seat "
+                               f"{observation.current_player}'s turn: a bot chooses for the seat to act")
 
 
 def spread_pick(count: int, limit: int) -> npt.NDArray[np.intp]:

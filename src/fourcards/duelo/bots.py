@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ..decks import Deck, load_deck
 from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
-from ..engine import checked_legal
+from ..engine import check_to_act, checked_legal
 
 __all__ = ["RandomBot", "CategoryBot", "own_pile_cards"]
 
@@ -45,6 +45,7 @@ class CategoryBot:
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, DueloObservation):
             raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
+        check_to_act(observation)
         legal_actions = checked_legal(legal_actions)
         if observation.top_card is None:
             return int(legal_actions[0])

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import State, checked_legal
+from ..engine import State, check_to_act, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import RootSearch, SearchPlayer, check_budget
@@ -150,6 +150,7 @@ class SearchBot(SearchPlayer):
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, DueloObservation):
             raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
+        check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]
             if len(legal) == 1:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..bots import RandomBot
-from ..engine import checked_legal
+from ..engine import check_to_act, checked_legal
 from . import _deck, _kernels, _variants
 from .game import HU, NUM_ACTIONS, PASS, FourColorObservation
 
@@ -31,6 +31,7 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     near 2**30: the same choices)."""
     if not isinstance(observation, FourColorObservation):
         raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+    check_to_act(observation)
     legal = checked_legal(legal_actions, NUM_ACTIONS)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
     return legal, exposed_points, min(observation.rules.threshold, 1 << 30)

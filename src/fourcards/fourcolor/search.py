@@ -36,7 +36,7 @@ from ..search import SearchPlayer, check_budget, run_compiled
 from . import _deck, _kernels
 from .bots import GreedyBot, LookaheadBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
-from ..engine import checked_legal
+from ..engine import check_to_act, checked_legal
 
 #: The rule-based players the search may start from (``SearchBot(rule=...)``): its
 #: choice is the baseline (the playouts stay greedy in every seat: measured, the
@@ -240,6 +240,9 @@ class SearchBot(SearchPlayer):
             raise FourCardsError(f"deals={deals!r} must be None or an int 1..1000000")
         if deals is not None and iterations is not None:
             raise FourCardsError(f"give iterations={iterations!r} or deals={deals!r}, not both")
+        if deals is not None and settle is not None:
+            raise FourCardsError(f"settle={settle!r} stops a halving search early; deals={deals!r} plays every "
+                                 "action on the same deals: give one of them")
         self.deals = deals
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
@@ -275,6 +278,7 @@ class SearchBot(SearchPlayer):
         legal_actions = checked_legal(legal_actions, NUM_ACTIONS)
         if not isinstance(observation, FourColorObservation):
             raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+        check_to_act(observation)
         with self._lock:
             if len(legal_actions) == 1:
                 return int(legal_actions[0])

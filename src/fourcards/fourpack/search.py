@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..decks import FAMILIES
-from ..engine import InformationSet, State, checked_legal
+from ..engine import InformationSet, State, check_to_act, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
@@ -183,6 +183,7 @@ class SearchBot(SearchPlayer):
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
+        check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]
             if len(legal) == 1:

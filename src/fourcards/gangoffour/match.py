@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _position as check
-from ..engine import RESAMPLED, Game, GameRules, State, checked_legal, option
+from ..engine import RESAMPLED, Game, GameRules, State, check_to_act, checked_legal, option
 from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
@@ -58,6 +58,7 @@ def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
     (:func:`fourcards.engine.checked_legal`, the range of the observation's rules)."""
     if not isinstance(observation, Observation):
         raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
+    check_to_act(observation)
     return checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0))
 GANG_START: Final = _deck.KIND_START[_deck.GANG]
 M1_BIT: Final = _deck.BIT[_deck.M1]

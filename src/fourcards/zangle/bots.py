@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ..bots import RandomBot
 from .game import ZangleObservation
 from .speedster import SpeedsterBot
-from ..engine import checked_legal
+from ..engine import check_to_act, checked_legal
 
 __all__ = ["RandomBot", "GreedyBot", "SpeedsterBot"]
 
@@ -23,6 +23,7 @@ class GreedyBot:
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, ZangleObservation):
             raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
+        check_to_act(observation)
         legal_actions = checked_legal(legal_actions)
         zangles = observation.legal_zangles
         if len(zangles) != len(legal_actions):

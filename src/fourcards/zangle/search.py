@@ -31,7 +31,7 @@ from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
-from ..engine import checked_legal
+from ..engine import check_to_act, checked_legal
 
 __all__ = ["SearchBot", "state_of", "playout"]
 
@@ -144,6 +144,7 @@ class SearchBot(SearchPlayer):
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, ZangleObservation):
             raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
+        check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]
             rank = self.game.greedy_rank
