@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fourcards.errors import FourCardsError
+from fourcards.errors import FourCardsError, NotYourTurnError
 from fourcards.gangoffour import _kernels, _reference
 from fourcards.gangoffour.match import GangOfFour
 
@@ -319,4 +319,6 @@ def test_observation_fields_out_of_range_are_named() -> None:
 
     obs, legal = observation_and_legal()
     with pytest.raises(FourCardsError, match="me=40"):
-        SearchBot(iterations=10).choose(dataclasses.replace(obs, player=40), legal)
+        SearchBot(iterations=10).choose(dataclasses.replace(obs, player=40, current_player=40), legal)
+    with pytest.raises(NotYourTurnError, match="seat 2's, but it is seat 3's turn"):
+        SearchBot(iterations=10).choose(dataclasses.replace(obs, player=2, current_player=3), legal)
