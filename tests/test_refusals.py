@@ -47,6 +47,19 @@ def test_a_mask_that_is_no_combination_is_an_invalid_combo() -> None:
         combo_to_action(0)  # type: ignore[arg-type]
 
 
+def test_legal_mask_takes_a_numpy_int_mask_as_legal_actions_does() -> None:
+    from fourcards.errors import ImpossibleCardsError
+    from fourcards.gangoffour import legal_actions, legal_mask
+
+    mask = hand_mask("G2 Y2 G9 Y9 R9 R9")
+    as_numpy: Any = np.int64(mask)
+    assert legal_mask(as_numpy, -1).tolist() == legal_mask(mask, -1).tolist()
+    assert legal_actions(as_numpy, -1).tolist() == legal_actions(mask, -1).tolist()
+    negative: Any = np.int64(-5)
+    with pytest.raises(ImpossibleCardsError):
+        legal_mask(negative, -1)
+
+
 def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
     """The library's own ``derive_seeds`` (uint64) and ``deal_codes`` (uint8) were refused."""
     from fourcards.engine import derive_seeds
@@ -61,8 +74,9 @@ def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
     assert Card.from_code(code) == Card.from_code(int(code))
     bot = entry.new_bot("random", game, seed=np.int64(3))  # type: ignore[arg-type]
     state = game.new_match(4)
-    assert bot.choose(state.observation(0), state.legal_actions()) == entry.new_bot("random", game, seed=3).choose(
-        state.observation(0), state.legal_actions())
+    seat = state.current_player
+    assert bot.choose(state.observation(seat), state.legal_actions()) == entry.new_bot("random", game, seed=3).choose(
+        state.observation(seat), state.legal_actions())
     with pytest.raises(TypeError):
         game.new_match(np.bool_(True))  # type: ignore[arg-type]
 
@@ -160,9 +174,15 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
         for wrong in (other.observation(0), None):
             with pytest.raises(TypeError, match="observation must be"):
                 bot.choose(wrong, legal)
-        if state.game.num_players > 1:  # another seat's observation: Gang of Four, Zangle, Duelo chose for it
-            with pytest.raises(NotYourTurnError):
-                bot.choose(state.observation((seat + 1) % state.game.num_players), legal)
+    if state.game.num_players > 1:  # another seat's observation: Gang of Four, Zangle, Duelo chose for it
+        with pytest.raises(NotYourTurnError):
+            bot.choose(state.observation((seat + 1) % state.game.num_players), legal)
+    if (name, kind) not in {("zangle", "greedy"), ("four-pack", "memory")}:  # (made without the game)
+        for outside in (game.num_distinct_actions + 5, -1, 2**70):  # Duelo's category: an IndexError
+            with pytest.raises(InvalidActionError):
+                bot.choose(observation, [outside])
+    fresh = entry.new_bot(kind, game, seed=5, **_options(kind))
+    assert bot.choose(observation, legal) == fresh.choose(observation, legal)  # the refusals changed nothing
     for seed in ("x", None, 1.5, True):
         with pytest.raises(TypeError, match="seed"):
             entry.new_bot(kind, game, seed=seed, **_options(kind))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Bot, checked_legal
+from .engine import Bot, check_to_act, checked_legal
 from .rng import Rng
 
 __all__ = ["Bot", "RandomBot"]
@@ -23,16 +23,21 @@ __all__ = ["Bot", "RandomBot"]
 class RandomBot:
     """Picks uniformly among the legal actions with its own seeded
     :class:`~fourcards.rng.Rng` (``legal[rng.below(len(legal))]``); it plays
-    any game."""
+    any game. ``num_actions`` (the registry gives the game's) refuses an action
+    outside ``0..num_actions-1``; an observation with ``player`` and
+    ``current_player`` must be the seat to act's."""
 
     #: It decides from the observation and its seed alone: a host may make it again for each decision.
     stateless = True
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, num_actions: int | None = None) -> None:
         self.rng = Rng(seed)
+        self.num_actions = num_actions
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions)
+        legal_actions = checked_legal(legal_actions, getattr(self, "num_actions", None))
+        if hasattr(observation, "player") and hasattr(observation, "current_player"):
+            check_to_act(observation)
         return int(legal_actions[self.rng.below(len(legal_actions))])
 
     def __repr__(self) -> str:

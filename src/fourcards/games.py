@@ -79,7 +79,7 @@ def _random(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     from .bots import RandomBot
 
     _no_options("random", options)
-    return RandomBot(seed)
+    return RandomBot(seed, num_actions=game.num_distinct_actions)
 
 
 def _plain(path: str) -> BotFactory:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
-from typing import Any, Final, Union, final
+from typing import Any, Final, Union, cast, final
 
 from ..errors import InvalidCardError
 from . import _deck, _kernels
@@ -204,13 +204,14 @@ def hand_mask(cards: CardsLike | int) -> int:
     mask = _kernels.fast_mask(cards)
     if mask >= 0:
         return mask
-    if isinstance(cards, int):
+    if isinstance(cards, numbers.Integral):
         if isinstance(cards, bool):
             raise TypeError("cards must be text, an iterable of cards or an int mask, not bool")
-        if 0 <= cards <= _deck.FULL_DECK and _deck.is_canonical(cards):
-            return cards
-        raise _deck.mask_error(cards)
-    return _mask_of_cards(parse_cards(cards), cards)
+        value = int(cards)
+        if 0 <= value <= _deck.FULL_DECK and _deck.is_canonical(value):
+            return value
+        raise _deck.mask_error(value)
+    return _mask_of_cards(parse_cards(cast(CardsLike, cards)), cards)
 
 
 def _mask_of_cards(parsed: list[Card], given: object) -> int:
