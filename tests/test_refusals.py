@@ -14,8 +14,12 @@ from fourcards import FourCardsError
 from fourcards.errors import (
     IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError, NotYourTurnError,
 )
+from fourcards.fourcolor.simulate import simulate
 from fourcards.games import GAMES, get_game
 from fourcards.gangoffour import Card, Combo, beats, combo_to_action, hand_mask
+from fourcards.hosting import MatchService, MemoryMatchStore
+from fourcards.rng import Rng, check_seed
+from fourcards.tournament import parse_entrant, run_tournament
 
 GAME_NAMES = list(GAMES)
 
@@ -79,6 +83,38 @@ def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
         state.observation(seat), state.legal_actions())
     with pytest.raises(TypeError):
         game.new_match(np.bool_(True))  # type: ignore[arg-type]
+
+
+SEED_TAKERS: list[tuple[str, Any]] = [
+    ("check_seed", check_seed),
+    ("Rng", Rng),
+    ("simulate", lambda seed: simulate(1, seed=seed)),
+    ("run_tournament", lambda seed: run_tournament([parse_entrant("random")] * 2, deals=1, seed=seed, game="duelo")),
+    ("new_bot", lambda seed: get_game("duelo").new_bot("random", get_game("duelo").new_game(), seed=seed)),
+]
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(False), 1.0, "1", None], ids=repr)
+@pytest.mark.parametrize("name, take", SEED_TAKERS, ids=[n for n, _ in SEED_TAKERS])
+def test_every_seed_goes_through_one_check(name: str, take: Any, bad: Any) -> None:
+    """A seed is an int or a numpy int, never a bool or a float, wherever it is given
+    (``rng.check_seed``): Four Color's ``simulate`` refused a numpy seed the others took."""
+    with pytest.raises(TypeError, match="seed must be an int"):
+        take(bad)
+    take(np.int64(3))
+    take(np.uint64(2**64 - 1))
+
+
+def test_numpy_seeds_are_their_ints() -> None:
+    assert check_seed(np.uint64(2**64 - 1)) == 2**64 - 1 and type(check_seed(np.int8(-3))) is int
+    numpy_seed: Any = np.int64(9)
+    assert Rng(numpy_seed).next_u64() == Rng(9).next_u64()
+    assert simulate(4, seed=numpy_seed).winners.tolist() == simulate(4, seed=9).winners.tolist()
+    service = MatchService(MemoryMatchStore(), "key")
+    assert service.create("duelo", [None, "random"], seed=numpy_seed).game == "duelo"
+    for bad in (True, 1.0, "1"):
+        with pytest.raises(TypeError, match="seed must be an int"):
+            service.create("duelo", [None, "random"], seed=bad)  # type: ignore[arg-type]
 
 
 def test_gang_of_four_parse_action_of_a_non_text_is_a_type_error() -> None:
@@ -267,7 +303,7 @@ def test_rule_counts_have_an_upper_bound_and_numpy_ints_are_ints() -> None:
     it); ``players=np.int64(3)`` was refused while seats and actions took numpy ints."""
     for name, rule, high in (("gang-of-four", "target_score", 100_000), ("four-color", "rounds", 1000),
                              ("zangle", "rounds", 1000), ("duelo", "hand_limit", 1_000_000),
-                             ("four-pack", "max_asks", 1_000_000)):
+                             ("four-pack", "max_asks", 1_000_000), ("four-color", "threshold", 1000)):
         entry = get_game(name)
         assert getattr(entry.new_game(**{rule: high}).rules, rule) == high
         with pytest.raises(InvalidRulesError, match=f"{rule}="):

@@ -29,13 +29,15 @@ class RandomBot:
 
     #: It decides from the observation and its seed alone: a host may make it again for each decision.
     stateless = True
+    #: Actions at or above it are refused; None (a bot pickled before it had one, too): no bound.
+    num_actions: int | None = None
 
     def __init__(self, seed: int = 0, num_actions: int | None = None) -> None:
         self.rng = Rng(seed)
         self.num_actions = num_actions
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions, getattr(self, "num_actions", None))
+        legal_actions = checked_legal(legal_actions, self.num_actions)
         if hasattr(observation, "player") and hasattr(observation, "current_player"):
             check_to_act(observation)
         return int(legal_actions[self.rng.below(len(legal_actions))])

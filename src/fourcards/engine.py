@@ -70,7 +70,7 @@ from .errors import (
     InvalidStateError,
     NotYourTurnError, StaleActionError, UnknownSeatError,
 )
-from .rng import MASK64, Rng
+from .rng import MASK64, Rng, check_seed
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
@@ -692,9 +692,7 @@ class State(ABC, Generic[A]):
     _copied: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any] | None = None) -> None:
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        seed = int(seed)
+        seed = check_seed(seed)
         self.game, self.seed, self.setup = game, seed, {} if setup is None else setup
         self._n = game.num_players
         self._n_actions = game.num_distinct_actions

@@ -28,7 +28,6 @@ never breaks ``import fourcards``.
 
 from __future__ import annotations
 
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -39,6 +38,7 @@ from typing import Any
 from ._backend import COMPILED
 from .engine import Bot, Game
 from .errors import FourCardsError, UnknownGameError
+from .rng import check_seed
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
            "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister", "BEST"]
@@ -233,9 +233,7 @@ class GameEntry:
         """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
         ``options`` go to its constructor."""
         kind = self.kind_of(kind)
-        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise TypeError(f"a bot's seed must be an int, not {type(seed).__name__}")
-        seed = int(seed)
+        seed = check_seed(seed, "a bot's seed")
         if not isinstance(game, self.game_class):
             raise FourCardsError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
                                  f"(entry.new_game(...)), not {type(game).__name__}")

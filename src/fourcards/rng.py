@@ -23,11 +23,29 @@ import numbers
 from collections.abc import MutableSequence
 from typing import Any, Final, TypeVar
 
-__all__ = ["Rng", "MASK64"]
+__all__ = ["Rng", "MASK64", "check_seed"]
 
 MASK64: Final = (1 << 64) - 1
 _GOLDEN: Final = 0x9E3779B97F4A7C15
 _T = TypeVar("_T")
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """``seed`` as an ``int``: any int, numpy ints too (every seed the library takes
+    goes through here); TypeError naming ``name`` for anything else, ``bool`` included.
+
+    >>> import numpy as np
+    >>> check_seed(np.int64(7)), check_seed(-1)
+    (7, -1)
+    >>> check_seed(1.5)
+    Traceback (most recent call last):
+    TypeError: seed must be an int, not float
+    """
+    if type(seed) is int:
+        return seed
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+        raise TypeError(f"{name} must be an int, not {type(seed).__name__}")
+    return int(seed)
 
 
 class Rng:
@@ -36,9 +54,7 @@ class Rng:
     __slots__ = ("state",)
 
     def __init__(self, seed: int) -> None:
-        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        self.state: int = int(seed) & MASK64
+        self.state: int = check_seed(seed) & MASK64
 
     def next_u64(self) -> int:
         """The next 64-bit output."""

@@ -21,7 +21,6 @@ how many workers play them or in what order.
 from __future__ import annotations
 
 import math
-import numbers
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
@@ -31,6 +30,7 @@ from typing import Any
 from .engine import Bot, Game, derive_seed
 from .errors import FourCardsError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
+from .rng import check_seed
 from .stats import Interval, t_interval, wilson_interval
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
@@ -197,9 +197,7 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     for entrant in entrants:
         if not isinstance(entrant, Entrant):
             raise TypeError(f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    seed = int(seed)
+    seed = check_seed(seed)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
     for name in {entrant.name for entrant in entrants}:

@@ -57,7 +57,7 @@ class Rules(GameRules):
     """Four Color rules.
 
     - ``players``: 2 to 4 (default 4);
-    - ``threshold``: the points a hu needs, or it is a false win (default 10);
+    - ``threshold``: the points a hu needs, or it is a false win (default 10; at most 1,000);
     - ``rounds``: rounds a game (default 3);
     - ``lucky_rank_only``: the lucky card counts every card the winner owns of
       its rank, the seed's "tipo" (default); False: only of its rank and colour;
@@ -70,7 +70,7 @@ class Rules(GameRules):
     """
 
     players: int = option(4, low=2, high=4)
-    threshold: int = option(10, low=0)
+    threshold: int = option(10, low=0, high=1000)
     rounds: int = option(3, low=1, high=1000)
     lucky_rank_only: bool = True
     same_colour_soldiers: bool = True

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
 from ..errors import FourCardsError, InvalidRulesError
+from ..rng import check_seed
 from . import _kernels
 from .bots import GreedyBot, LookaheadBot, RandomBot
 from .game import FourColor, Rules
@@ -59,8 +60,9 @@ def game_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
 
 
 def _seeds(games: int | Sequence[int] | npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
-    if isinstance(games, bool) or not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError("games is a count or a sequence of seeds, and seed an int")
+    seed = check_seed(seed)
+    if isinstance(games, bool):
+        raise TypeError("games is a count or a sequence of seeds, not a bool")
     if isinstance(games, (int, np.integer)):
         if games < 0:
             raise FourCardsError(f"games must be >= 0, got {games}")

@@ -125,9 +125,7 @@ class SearchBot:
             return self._choose(observation, legal_actions)
 
     def _choose(self, observation: Observation, legal_actions: Sequence[int]) -> int:
-        if not isinstance(observation, Observation):
-            raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
-        legal_actions = legal_for(observation, legal_actions)
+        legal_actions = legal_for(observation, legal_actions)  # checks the observation's type too
         if len(legal_actions) == 1 or observation.phase == PHASE_NAMES[GIVE_BACK]:
             return self._greedy.choose(observation, legal_actions)
         rules = observation.rules

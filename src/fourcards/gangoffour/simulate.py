@@ -22,7 +22,7 @@ from ..engine import check_count, derive_seed, derive_seeds, policy_codes, win_s
 from ..errors import FourCardsError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
-from ..rng import Rng
+from ..rng import MASK64, Rng, check_seed
 from .match import GangOfFour, MatchState, Rules
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_seeds", "random_playouts",
@@ -219,9 +219,7 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
         raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
     if not 1 <= playouts <= 2**31 - 1:
         raise ValueError(f"playouts={playouts} must be 1..2**31-1")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    seed = int(seed) & ((1 << 64) - 1)
+    seed = check_seed(seed) & MASK64
     n = state.game.num_players
     if state.is_terminal:
         return PlayoutResult(np.asarray(state.returns(), dtype=np.float64),

@@ -6,7 +6,6 @@ whole web service on it.
 
 from __future__ import annotations
 
-import numbers
 import base64
 import hashlib
 import hmac
@@ -23,6 +22,7 @@ from ..errors import (
     StaleActionError, UnknownMatchError,
 )
 from ..games import GameEntry, get_game
+from ..rng import check_seed
 from ..saves import load
 from ..views import plain
 from .bots import bot_for_turn, bot_kind, bot_seed_of, checked_bot, remember
@@ -197,10 +197,8 @@ class MatchService:
             raise InvalidRulesError(f"{entry.name}: {error}") from None
         if seed is None:
             seed = secrets.randbits(63)
-        elif not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
         else:
-            seed = int(seed)
+            seed = check_seed(seed)
         if match_id is None:
             match_id = secrets.token_urlsafe(12)
         elif not isinstance(match_id, str) or not _MATCH_ID.fullmatch(match_id):
