@@ -239,6 +239,9 @@ def test_new_bot_option_refusals_are_four_cards_errors(name: str) -> None:
         return
     with pytest.raises(FourCardsError, match="has no option 'bogus'"):
         entry.new_bot("search", game, seed=1, bogus=1)
+    with pytest.raises(TypeError, match="time_per_move must be a number") as refused:
+        entry.new_bot("search", game, seed=1, time_per_move="fast")  # the bot's own TypeError stays one
+    assert not isinstance(refused.value, FourCardsError)
     with pytest.raises(FourCardsError, match="at most 3600"):
         entry.new_bot("search", game, seed=1, time_per_move=1e9)
     assert entry.new_bot("search", game, seed=1, iterations=np.int64(5)) is not None

@@ -28,6 +28,7 @@ never breaks ``import fourcards``.
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -75,6 +76,21 @@ class _NoOptions(TypeError):
     """A rule bot given options (:meth:`GameEntry.new_bot` names its kind in a FourCardsError)."""
 
 
+class _UnknownOption(TypeError):
+    """A bot given an option its constructor lacks (:meth:`GameEntry.new_bot` names it)."""
+
+
+def _with_options(cls: Callable[..., Bot], options: dict[str, Any], *args: Any, **known: Any) -> Bot:
+    """``cls(*args, **known, **options)``, each option first checked against ``cls``'s
+    parameters (no text of a TypeError to read: a TypeError from inside the bot stays one)."""
+    parameters = inspect.signature(cls).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        for name in options:
+            if name not in parameters or name in known or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY:
+                raise _UnknownOption(name)
+    return cls(*args, **known, **options)
+
+
 def _random(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     from .bots import RandomBot
 
@@ -97,7 +113,7 @@ def _plain(path: str) -> BotFactory:
 def _search(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
     from .gangoffour.bots import SearchBot
 
-    return SearchBot(seed=seed, **options)
+    return _with_options(SearchBot, options, seed=seed)
 
 
 def _game_search(path: str) -> BotFactory:
@@ -105,8 +121,7 @@ def _game_search(path: str) -> BotFactory:
     (``iterations=``, ``time_per_move=``, ...)."""
 
     def make(game: Game[Any], seed: int, options: dict[str, Any]) -> Bot:
-        bot: Bot = load_object(path)(game, seed=seed, **options)
-        return bot
+        return _with_options(load_object(path), options, game, seed=seed)
 
     return make
 
@@ -245,11 +260,8 @@ class GameEntry:
         except _NoOptions:
             raise FourCardsError(f"the {kind} bot of {self.name} takes no options (a budget such as "
                                  f"time_per_move is a search bot's), got {', '.join(sorted(options))}") from None
-        except TypeError as error:  # an option the bot does not have: named, as a FourCardsError
-            if "unexpected keyword argument" not in str(error):
-                raise
-            unknown = str(error).rsplit("argument ", 1)[-1]
-            raise FourCardsError(f"the {kind} bot of {self.name} has no option {unknown}") from None
+        except _UnknownOption as error:
+            raise FourCardsError(f"the {kind} bot of {self.name} has no option {error.args[0]!r}") from None
 
     def __reduce__(self) -> str | tuple[Any, ...]:
         """A registered entry pickles as its name (its bot factories are closures)."""
