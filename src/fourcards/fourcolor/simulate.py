@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
-from ..errors import FourCardsError, InvalidRulesError
+from ..errors import FourCardsError
 from ..rng import check_seed
 from . import _kernels
 from .bots import GreedyBot, LookaheadBot, RandomBot
@@ -31,10 +31,6 @@ __all__ = ["POLICIES", "SimulationResult", "simulate", "game_seeds", "tournament
 
 POLICIES = {"random": 0, "greedy": 1, "lookahead": 2}
 _RULE_BOTS = {1: GreedyBot, 2: LookaheadBot}
-
-#: The compiled simulator's bounds on the rules (C integers).
-MAX_THRESHOLD = 1_000_000
-MAX_ROUNDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -108,10 +104,7 @@ def simulate(
     if use_core:
         if _kernels.sim is None:
             raise RuntimeError("the compiled Four Color core is not available")
-        if rules.threshold > MAX_THRESHOLD or rules.rounds > MAX_ROUNDS:
-            raise InvalidRulesError(f"the compiled simulator takes threshold <= {MAX_THRESHOLD:,} and rounds <= "
-                                    f"{MAX_ROUNDS:,}, got {rules.threshold} and {rules.rounds}; "
-                                    "use compiled=False")
+        # Rules bounds threshold and rounds by 1,000: C ints, as the simulator checks again.
         scores, winners, steps, logs = _kernels.simulate_games(
             seeds, codes, rules.players, rules.threshold, rules.rounds, rules.lucky_rank_only, bool(record),
             bot_seeds, rules.same_colour_soldiers, rules.only_generals == "hu")
@@ -151,8 +144,6 @@ def tournament_rows(entrants: Sequence[Any], deal_numbers: Sequence[int], seed: 
     if _kernels.sim is None or any(e.kind not in POLICIES or e.options for e in entrants):
         return None
     game_rules = Rules(**rules)
-    if game_rules.threshold > MAX_THRESHOLD or game_rules.rounds > MAX_ROUNDS:
-        return None
     n = game_rules.players
     plan = [(deal, rotation, tuple((seat + rotation) % n for seat in range(n)))
             for deal in deal_numbers for rotation in range(n)]
