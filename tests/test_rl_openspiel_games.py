@@ -4,9 +4,11 @@ included), with ``resample_from_infostate`` keeping what the player knows."""
 
 from __future__ import annotations
 
+import functools
 import pickle
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fourcards.games import GAMES
@@ -162,3 +164,50 @@ def test_load_game_refuses_bad_rules_by_name_before_openspiel_converts_them() ->
     with pytest.raises(InvalidRulesError, match="solitaire is for one player"):
         openspiel_games.load_game("zangle", mode="solitaire", players=3)
     assert openspiel_games.load_game("zangle", mode="solitaire").num_players() == 1
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_observations_refuse_what_is_not_a_seat_and_never_show_another_seat(name: str) -> None:
+    """``observation_string(-1)`` returned seat n-1's hand: -1, OpenSpiel's chance player (what
+    ``current_player()`` gives at the deal), was read as a Python index."""
+    from open_spiel.python.observation import make_observation
+
+    from fourcards.errors import UnknownSeatError
+
+    game = openspiel_games.load_game(name, **SHORT.get(name, {}))
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    at_deal = game.new_initial_state()
+    for state in (at_deal, _midgame(name, SHORT.get(name, {}), 6)):
+        n = state.num_players()
+        for seat in (-1, -4, -n, n, 10**30):
+            for call in (state.observation_string, state.information_state_string, state.observation_tensor,
+                         functools.partial(observer.string_from, state), functools.partial(recall.string_from, state),
+                         functools.partial(observer.set_from, state)):
+                with pytest.raises(UnknownSeatError, match=f"player {seat} is not a seat"):
+                    call(seat)
+        for seat in (True, 1.0, "0"):
+            with pytest.raises(TypeError, match="player must be an int"):
+                state.observation_string(seat)
+        for seat in range(n):
+            assert state.observation_string(seat) == state.observation_string(np.int64(seat))
+    with pytest.raises(UnknownSeatError):
+        at_deal.observation_string()  # the chance player's turn
+
+
+def test_gang_of_four_observations_refuse_what_is_not_a_seat() -> None:
+    from fourcards.errors import UnknownSeatError
+    from fourcards.rl import openspiel
+
+    game = pyspiel.load_game(openspiel.GAME_NAME, {"players": 2, "target_score": 10})
+    state = game.new_initial_state()
+    with pytest.raises(UnknownSeatError):
+        state.observation_string()  # the chance player's turn
+    state.apply_action(5)
+    hands = [state.observation_string(seat) for seat in range(2)]
+    for seat in (-1, -2, 2):
+        for call in (state.observation_string, state.information_state_string, state.observation_tensor,
+                     state.information_state_tensor):
+            with pytest.raises(UnknownSeatError, match=f"player {seat} is not a seat"):
+                call(seat)
+    assert hands == [state.observation_string(seat) for seat in range(2)]

@@ -1349,7 +1349,7 @@ class SimultaneousDecision(Generic[A]):
 
     def __init__(self, players: Sequence[int]) -> None:
         if len(set(players)) != len(players):
-            raise ValueError(f"players must be distinct, got {tuple(players)}")
+            raise FourCardsError(f"players must be distinct, got {tuple(players)}")
         self.players = tuple(players)
         self._answers: dict[int, A] = {}
 

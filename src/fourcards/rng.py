@@ -23,6 +23,8 @@ import numbers
 from collections.abc import MutableSequence
 from typing import Any, Final, TypeVar
 
+from .errors import FourCardsError
+
 __all__ = ["Rng", "MASK64", "check_seed"]
 
 MASK64: Final = (1 << 64) - 1
@@ -66,7 +68,7 @@ class Rng:
     def below(self, n: int) -> int:
         """A uniform integer in ``0..n-1`` (``n >= 1``)."""
         if n < 1:
-            raise ValueError(f"below() needs n >= 1, got {n}")
+            raise FourCardsError(f"below() needs n >= 1, got {n}")
         threshold = ((1 << 64) - n) % n
         while True:
             r = self.next_u64()

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import FourCardsError
+
 __all__ = ["Interval", "wilson_interval", "t_interval", "t_quantile", "interval", "Z95"]
 
 Z95 = 1.959963984540054
@@ -44,7 +46,7 @@ def wilson_interval(mean: float, count: int) -> Interval:
     """The Wilson score 95% interval of a proportion ``mean`` over ``count``
     samples: inside [0, 1], and honest for small samples and for 0 or 1."""
     if count < 1:
-        raise ValueError("a proportion needs at least one sample")
+        raise FourCardsError("a proportion needs at least one sample")
     z2 = Z95 * Z95 / count
     centre = (mean + z2 / 2) / (1 + z2)
     half = Z95 / (1 + z2) * math.sqrt(max(mean * (1 - mean), 0.0) / count + z2 / (4 * count))
@@ -64,7 +66,7 @@ def t_interval(values: Sequence[float]) -> Interval:
     """Student's t 95% interval of the mean of ``values`` (``-inf``/``inf`` ends for one value)."""
     count = len(values)
     if count < 1:
-        raise ValueError("a mean needs at least one value")
+        raise FourCardsError("a mean needs at least one value")
     mean = sum(values) / count
     if count < 2:
         return Interval(mean, -math.inf, math.inf)

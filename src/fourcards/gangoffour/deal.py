@@ -24,9 +24,9 @@ def deal(seed: int, players: int = 4, cards_each: int = 16) -> list[tuple[Card, 
     ([16, 16, 16, 16], 64)
     """
     if not isinstance(players, int) or not 1 <= players <= 4:
-        raise ValueError(f"players must be 1..4, got {players!r}")
+        raise FourCardsError(f"players must be 1..4, got {players!r}")
     if not isinstance(cards_each, int) or not 0 <= cards_each * players <= len(DECK):
-        raise ValueError(f"cannot deal {cards_each!r} cards to {players} players from 64")
+        raise FourCardsError(f"cannot deal {cards_each!r} cards to {players} players from 64")
     cards = list(DECK)
     Rng(seed).shuffle(cards)
     return [tuple(sorted(cards[p:players * cards_each:players])) for p in range(players)]

@@ -81,7 +81,7 @@ def simulate(
     _check_policies(policies)
     rules = rules or Rules(players=len(policies))
     if len(policies) != rules.players:
-        raise ValueError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
+        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
     codes = policy_codes(policies, POLICIES)
     if isinstance(matches, int):
         seeds = match_seeds(seed, matches)
@@ -218,7 +218,7 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
     if not isinstance(playouts, int) or isinstance(playouts, bool):
         raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
     if not 1 <= playouts <= 2**31 - 1:
-        raise ValueError(f"playouts={playouts} must be 1..2**31-1")
+        raise FourCardsError(f"playouts={playouts} must be 1..2**31-1")
     seed = check_seed(seed) & MASK64
     n = state.game.num_players
     if state.is_terminal:
@@ -230,7 +230,7 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
         if _kernels.playouts is None:
             raise RuntimeError("the compiled core is not available")
         if len(state._deals) > state.round:
-            raise ValueError("the compiled playouts cannot follow stacked deals of later rounds; "
+            raise FourCardsError("the compiled playouts cannot follow stacked deals of later rounds; "
                              "use compiled=False")
         exchange = state._exchange
         means, logs = _kernels.playouts.gof_random_playouts(

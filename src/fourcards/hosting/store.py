@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from ..errors import FourCardsError
+
 __all__ = ["LoggedAction", "StoredMatch", "MatchStore", "MemoryMatchStore", "SQLiteMatchStore"]
 
 
@@ -126,7 +128,7 @@ class SQLiteMatchStore:
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
-            raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+            raise FourCardsError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)

@@ -8,10 +8,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Game, State
-from ..errors import FourCardsError
+from ..errors import FourCardsError, UnknownSeatError
 from ..games import GameEntry, get_game
 
-__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed"]
+__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat"]
 
 
 def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
@@ -43,6 +43,19 @@ def observation_with_mask(state: State[Any], seat: int, size: int,
         mask[state.legal_actions()] = 1
     tensor = state.observation_tensor(seat, out=np.empty(size, dtype=np.float32))
     return {"observation": tensor, "action_mask": mask}
+
+
+def spiel_seat(player: Any, players: int) -> int:
+    """``player`` as a seat of ``players`` for OpenSpiel's observation and information-state
+    calls: an int (numpy ints too) 0..players-1. A negative id (the chance player -1 or the
+    terminal -4, what ``current_player()`` gives there) is an :class:`UnknownSeatError`:
+    read as a Python index it would show another seat's cards."""
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise TypeError(f"player must be an int, not {type(player).__name__}")
+    if not 0 <= player < players:
+        raise UnknownSeatError(f"player {int(player)} is not a seat (0..{players - 1}): the chance player and "
+                               "a terminal state have no observation")
+    return int(player)
 
 
 def check_seed(seed: object) -> int | None:

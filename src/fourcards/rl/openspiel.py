@@ -58,9 +58,9 @@ from ..gangoffour.match import (
     OBSERVATION_SIZE, GangOfFour, MatchState, Played, RoundStart, Rules,
 )
 from ..gangoffour.simulate import random_playouts
-from ..errors import UnknownSeatError
+from ..errors import FourCardsError, UnknownSeatError
 from ..rng import Rng
-from ._common import sampler_seed
+from ._common import sampler_seed, spiel_seat
 
 __all__ = ["GAME_NAME", "DEALS", "GangOfFourSpielGame", "GangOfFourSpielState", "GangOfFourObserver",
            "CompiledRolloutEvaluator", "register", "resample", "known_cards"]
@@ -129,7 +129,7 @@ class GangOfFourSpielGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> GangOfFourObserver:
         if params:
-            raise ValueError(f"observation parameters are not supported, got {params}")
+            raise FourCardsError(f"observation parameters are not supported, got {params}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return GangOfFourObserver(self.engine, perfect_recall)
 
@@ -241,21 +241,21 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
 
     # -- what a player knows -----------------------------------------------------------
     def information_state_string(self, player: int | None = None) -> str:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         return _information_state_string(self, seat)
 
     def observation_string(self, player: int | None = None) -> str:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         return _observation_string(self, seat)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         out = np.zeros(INFORMATION_STATE_SIZE, np.float32)
         _information_state_tensor(self, seat, out)
         return [float(x) for x in out]
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         out = np.zeros(OBSERVATION_SIZE, np.float32)
         if self.match is not None:
             self.match.observation_tensor(seat, out=out)
@@ -352,6 +352,7 @@ class GangOfFourObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GangOfFourSpielState, player: int) -> None:
+        player = spiel_seat(player, state._p.engine.num_players)
         self.tensor.fill(0.0)
         if self.perfect_recall:
             _information_state_tensor(state, player, self.tensor)
@@ -359,6 +360,7 @@ class GangOfFourObserver:
             state.match.observation_tensor(player, out=self.tensor)
 
     def string_from(self, state: GangOfFourSpielState, player: int) -> str:
+        player = spiel_seat(player, state._p.engine.num_players)
         if self.perfect_recall:
             return _information_state_string(state, player)
         return _observation_string(state, player)
@@ -543,7 +545,7 @@ class CompiledRolloutEvaluator:
         if not isinstance(n_rollouts, int) or isinstance(n_rollouts, bool):
             raise TypeError(f"n_rollouts must be an int, not {type(n_rollouts).__name__}")
         if not 1 <= n_rollouts <= 2**31 - 1:
-            raise ValueError(f"n_rollouts={n_rollouts} must be 1..2**31-1")
+            raise FourCardsError(f"n_rollouts={n_rollouts} must be 1..2**31-1")
         self.n_rollouts = n_rollouts
         self._rng = Rng(seed)
 

@@ -44,10 +44,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from ..errors import FourCardsError
 from ..engine import Game, State
 from ..games import GAMES, GameEntry, get_game
 from ..rng import Rng
-from ._common import sampler_seed
+from ._common import sampler_seed, spiel_seat
 
 __all__ = ["PREFIX", "DEALS", "spiel_name", "register", "register_all", "load_game", "FourcardsSpielGame",
            "FourcardsSpielState", "FourcardsObserver", "parameters_of"]
@@ -108,7 +109,7 @@ class FourcardsSpielGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> FourcardsObserver:
         if params:
-            raise ValueError(f"observation parameters are not supported, got {params}")
+            raise FourCardsError(f"observation parameters are not supported, got {params}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return FourcardsObserver(self.engine, perfect_recall)
 
@@ -202,15 +203,15 @@ class FourcardsSpielState(pyspiel.State):  # type: ignore[misc]
         return list(match.returns())
 
     def information_state_string(self, player: int | None = None) -> str:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         return _information_state_string(self, seat)
 
     def observation_string(self, player: int | None = None) -> str:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         return _observation_string(self, seat)
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
-        seat = self.current_player() if player is None else player
+        seat = spiel_seat(self.current_player() if player is None else player, self._p.engine.num_players)
         out = np.zeros(self._p.engine.observation_size, np.float32)
         if self._p.match is not None:
             self._p.match.observation_tensor(seat, out=out)
@@ -278,11 +279,13 @@ class FourcardsObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: FourcardsSpielState, player: int) -> None:
+        player = spiel_seat(player, state._p.engine.num_players)
         self.tensor.fill(0.0)
         if state.match is not None:
             state.match.observation_tensor(player, out=self.tensor)
 
     def string_from(self, state: FourcardsSpielState, player: int) -> str:
+        player = spiel_seat(player, state._p.engine.num_players)
         if self.perfect_recall:
             return _information_state_string(state, player)
         return _observation_string(state, player)

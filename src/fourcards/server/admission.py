@@ -250,7 +250,7 @@ class TrustedProxies:
                 try:
                     self.networks.append(ipaddress.ip_network(text, strict=False))
                 except ValueError:
-                    raise ValueError(f"{text!r} is not an IP address or network (like 127.0.0.1 or "
+                    raise FourCardsError(f"{text!r} is not an IP address or network (like 127.0.0.1 or "
                                      "10.0.0.0/8), nor *") from None
 
     def __bool__(self) -> bool:
@@ -319,7 +319,7 @@ class OriginPolicy:
         for origin in allow_origins:
             key = _origin_key(origin)
             if key is None:
-                raise ValueError(f"{origin!r} is not an origin (http[s]://host[:port])")
+                raise FourCardsError(f"{origin!r} is not an origin (http[s]://host[:port])")
             self.allowed.add((urlsplit(origin.strip()).scheme, *key))
 
     def allows(self, origin: str | None, host: str | None) -> bool:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import FourCardsError
 from ..hosting.store import StoredMatch
 from .store import (
     DELETE_SQL, INSERT_LOG_SQL, LogEntry, Outcome, SeatRecord, StoredTable, TableRecord, WriteJob, hosted_game,
@@ -129,7 +130,7 @@ class PostgresStore:
     def __init__(self, url: str, *, lease_seconds: float = 5.0, address: str | None = None,
                  instance: str | None = None) -> None:
         if not lease_seconds > 0:
-            raise ValueError("lease_seconds must be above 0")
+            raise FourCardsError("lease_seconds must be above 0")
         self._pg = _psycopg()
         self.url = url
         self.lease_seconds = float(lease_seconds)

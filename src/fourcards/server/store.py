@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Union
 
+from ..errors import FourCardsError
 from ..hosting.store import MatchStore, StoredMatch
 
 __all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore",
@@ -470,7 +471,7 @@ def read_key_file(path: str | os.PathLike[str]) -> bytes:
     :data:`MIN_KEY_BYTES` long (``ValueError`` otherwise; ``OSError`` when it cannot be read)."""
     key = Path(path).read_bytes().strip()
     if len(key) < MIN_KEY_BYTES:
-        raise ValueError(f"the key file {os.fspath(path)} holds {len(key)} bytes: a key needs at least "
+        raise FourCardsError(f"the key file {os.fspath(path)} holds {len(key)} bytes: a key needs at least "
                          f"{MIN_KEY_BYTES}")
     return key
 

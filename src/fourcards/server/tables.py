@@ -808,9 +808,9 @@ class TurnTable(Table):
         if isinstance(step, bool) or not isinstance(step, int):
             raise TypeError(f"step must be an int, not {type(step).__name__}")
         if not self.terminal:
-            raise ValueError("the match is not over")
+            raise FourCardsError("the match is not over")
         if not 0 <= step <= self.state.step:
-            raise ValueError(f"step {step} is not one of 0 to {self.state.step}")
+            raise FourCardsError(f"step {step} is not one of 0 to {self.state.step}")
         cached = self._boards.pop(step, None)
         if cached is None:
             state = self._replay_index().state_at(step)
