@@ -11,7 +11,7 @@ import pytest
 
 from fourcards import FourCardsError
 from fourcards.decks import DeckError, load_deck
-from fourcards.errors import InvalidCardError
+from fourcards.errors import InvalidCardError, UnknownSeatError
 from fourcards.zangle import _kernels as zangle_kernels
 from fourcards.zangle.bots import GreedyBot
 from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _find_packed_reference, deck_cards, find_zangles,
@@ -138,6 +138,7 @@ def test_a_call_that_loses_a_race_is_not_a_false_call() -> None:
     table.centre = [one, z, z, z]
     table.centre_pile = [kind_code("5d")] * 10  # refills that cannot make the same Zangle again
     table.cards = [[one, kind_code("5a"), kind_code("5b")], [one, kind_code("5c"), kind_code("5d")]]
+    table._new_version()  # the table shows the centre set above
     version = table.snapshot().version
     same = Zangle(one, CENTRE, ((z, CENTRE), (one, OWN)))
     table.submit_call(0, same, 1.0, version)
@@ -152,6 +153,26 @@ def test_a_call_that_loses_a_race_is_not_a_false_call() -> None:
     assert table.resolve(3.0)[-1].kind == "false call"
     with pytest.raises(FourCardsError, match="version"):
         table.submit_call(1, same, 4.0, table.snapshot().version + 1)
+    for stale in (0, -1):  # version 0 was before the first deal: it named no centre
+        with pytest.raises(FourCardsError, match="version"):
+            table.submit_call(1, same, 4.0, stale)
+    for wrong in (True, 1.0):
+        with pytest.raises(TypeError, match="version must be an int"):
+            table.submit_call(1, same, 4.0, wrong)  # type: ignore[arg-type]
+
+
+def test_an_old_version_does_not_excuse_a_zangle_that_never_fitted() -> None:
+    """A client naming an old version was never penalised: any Zangle that did not fit the
+    current centre was a ``late call``. The rules: "only a Zangle that does not fit the centre
+    it was made on is penalised"; the table judges a call by its version's centre."""
+    table = SpeedsterTable(players=3, seed=1)
+    first = table.snapshot().version
+    bogus = Zangle(target=0, target_place=CENTRE, pieces=((1, OWN), (1, OWN)))  # a Z target: never a Zangle
+    table._new_version()  # the centre moved on (as after another seat's Zangle)
+    piles = [len(p) for p in table.piles]
+    table.submit_call(0, bogus, 0.1, first)
+    assert [o.kind for o in table.resolve(0.2)] == ["false call"]
+    assert len(table.piles[0]) == piles[0] + 1
 
 
 @pytest.mark.parametrize("zangle", [
@@ -184,8 +205,10 @@ def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exc
             table.resolve(timestamp)
     table.submit_hit(0, 1.0)  # later events still resolve
     assert [o.kind for o in table.resolve(1.0)] == ["hit"]
-    with pytest.raises(FourCardsError):
-        table.submit_hit(True, 2.0)
+    with pytest.raises(TypeError, match="player must be an int"):
+        table.submit_hit(True, 2.0)  # a wrong type stays a TypeError, as in the engine
+    with pytest.raises(UnknownSeatError, match="player 3 is not a seat"):
+        table.submit_hit(3, 2.0)
 
 
 def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:

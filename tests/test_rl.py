@@ -165,7 +165,7 @@ class TestPettingZoo:
         with pytest.raises(FourCardsError, match="unknown game"):
             env("poker")
         with pytest.raises(FourCardsError, match="render_mode"):
-            env("duelo", render_mode="human")
+            env("duelo", render_mode="rgb_array")
         with pytest.raises(FourCardsError, match="max_cycles"):
             env("duelo", max_cycles=0)
         with pytest.raises(FourCardsError, match="players"):

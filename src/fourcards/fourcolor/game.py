@@ -49,6 +49,15 @@ CLAIM_BASE: Final = 30
 NUM_ACTIONS: Final = CLAIM_BASE + len(MELDS)
 DISCARD, CLAIM, OVER = 0, 1, 2
 PHASES: Final = ("discard", "claim", "over")
+#: The most points a hu can score: 21 cards at 2 points a card at most (a quad: 8 for 4),
+#: and a lucky point for each of them.
+MAX_WIN_POINTS: Final = 21 * 2 + 21
+
+
+def max_round_payment(rules: Rules) -> int:
+    """The most one seat's total can move in a round: a win of ``MAX_WIN_POINTS``, or a
+    false win's ``threshold + 1``, from or to each other seat."""
+    return max(MAX_WIN_POINTS - rules.threshold + 1, rules.threshold + 1) * (rules.players - 1)
 MELD_INDEX: Final[dict[tuple[int, ...], int]] = {m: i for i, m in enumerate(MELDS)}
 
 
@@ -277,6 +286,12 @@ class FourColor(Game["FourColorState"]):
     #: Only the hand: melds, discards and the offer are face up, ``answered`` counts
     #: answers (never what), the rest is counts.
     private_view_fields = ("hand",)
+
+    def observation_bounds(self) -> tuple[float, float]:
+        """Card counts are 0..4; the totals / 100 stay within what ``rounds`` rounds can pay
+        (:func:`max_round_payment`), the one entry below 0."""
+        bound = self.rules.rounds * max_round_payment(self.rules) / 100
+        return -bound, max(4.0, bound)
 
     def observation_view(self, observation: Any) -> dict[str, Any]:
         obs = observation
@@ -964,8 +979,9 @@ def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
     current = check.seat(data.get("current", 0), "current", n)
     round_ = check.number(data.get("round", 1), "round", 1, rules.rounds)
     totals_given = data.get("totals")
+    most = rules.rounds * max_round_payment(rules)  # what the rules' rounds can pay at most
     totals = [0] * n if totals_given is None else [
-        check.number(t, f"totals[{seat}]", -(10**9), 10**9)
+        check.number(t, f"totals[{seat}]", -most, most)
         for seat, t in enumerate(check.per_seat(totals_given, "totals", n))]
     hands = [[0] * _deck.NUM_KINDS for _ in range(n)]
     for seat, codes in enumerate(hand_codes):

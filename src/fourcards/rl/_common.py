@@ -11,7 +11,11 @@ from ..engine import Game, State
 from ..errors import FourCardsError, UnknownSeatError
 from ..games import GameEntry, get_game
 
-__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat"]
+__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat", "action_int",
+           "MAX_SEED"]
+
+#: The largest seed a ``reset`` takes (a seed is 64 bits: a larger one would deal the match of its remainder).
+MAX_SEED = 2**64 - 1
 
 
 def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
@@ -28,6 +32,8 @@ def agent_name(seat: int) -> str:
 
 def seat_of(agent: str) -> int:
     """The seat of an agent name made by :func:`agent_name`."""
+    if not isinstance(agent, str):
+        raise TypeError(f"an agent is a name such as 'player_0', not {type(agent).__name__} {agent!r:.40}")
     prefix, _, number = agent.partition("_")
     if prefix != "player" or not number.isdigit():
         raise FourCardsError(f"{agent!r} is not an agent name (player_0, player_1, ...)")
@@ -62,11 +68,22 @@ def check_seed(seed: object) -> int | None:
     """``seed`` as given to ``reset``: None or a non-negative int."""
     if seed is None:
         return None
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
-    if seed < 0:
-        raise FourCardsError(f"seed={seed} must be non-negative")
+    if not 0 <= seed <= MAX_SEED:
+        raise FourCardsError(f"seed={seed} must be in 0..2**64-1")
     return int(seed)
+
+
+def action_int(action: Any) -> int:
+    """An agent's action as an int: an int, a numpy int, or a 0-d integer array (what a
+    policy's ``predict`` gives for one observation); TypeError for anything else
+    (a bool, a float, a longer array)."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r:.60}")
+    return int(action)
 
 
 def sampler_seed(sampler: Any) -> int:

@@ -42,7 +42,10 @@ from ..engine import Game, State, check_count, spread_pick
 from ..games import GAMES, load_object
 
 __all__ = ["candidates", "feature_size", "feature_bounds", "pick_rows", "GENERIC_SIZE", "GENERIC_BUCKETS",
-           "generic_rows"]
+           "generic_rows", "MAX_CANDIDATES"]
+
+#: The most candidate rows an observation holds (``max_candidates``, ``candidates=K``).
+MAX_CANDIDATES = 4096
 
 #: Hash buckets of the generic rows' ``field=value`` counts.
 GENERIC_BUCKETS = 63

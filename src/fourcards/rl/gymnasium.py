@@ -9,10 +9,20 @@
 The agent plays ``seat`` (default 0); ``opponents`` names the bots of the
 other seats (a kind of :mod:`fourcards.games` such as ``"random"``,
 ``"greedy"``, ``"search"``, or ``"best"``: the game's best bot that can play
-here; one name for all or one per other seat), seeded
-from the reset's seed. ``action_masks()`` returns the legal actions as bools
-(the convention of maskable policy libraries). The reward is 0 until the match
+here; with options as ``fourcards tournament`` takes them,
+``"search:iterations=200"``; one for all or one per other seat), seeded
+from the reset's seed. A search on its clock (``time_per_move``, the default)
+does not repeat itself: give it ``iterations`` for episodes a seed repeats.
+``action_masks()`` returns the legal actions as bools
+(the convention of maskable policy libraries; ``.astype(np.int8)`` for
+Gymnasium's ``action_space.sample(mask=...)``). The reward is 0 until the match
 ends, then the seat's ``returns()``.
+
+A match that ends before the agent's first turn (a table of many seats
+can) is not an episode: ``reset`` deals the next one of the seed's sequence,
+and its ``info["skipped_returns"]`` lists the agent's returns of the matches it
+passed over. A policy's mean return counts them too (nothing it does changes
+them; leaving them out scores it too high).
 
 ``observation`` chooses what the agent sees:
 
@@ -45,12 +55,15 @@ from typing import Any, SupportsFloat
 import numpy as np
 import numpy.typing as npt
 
+import math
+
 from ..engine import Bot, State, derive_seed
 from ..errors import FourCardsError, MissingExtraError, IllegalMoveError
 from ..rng import Rng
-from ._common import check_seed, make_game, observation_with_mask
-from .candidates import candidates, feature_bounds, feature_size
-from .render import render_text
+from ..tournament import Entrant, parse_entrant
+from ._common import action_int, check_seed, make_game, observation_with_mask
+from .candidates import MAX_CANDIDATES, candidates, feature_bounds, feature_size
+from .render import render_text, show
 from .spaces import observation_bounds
 
 try:
@@ -69,33 +82,54 @@ OBSERVATIONS = ("dict", "compact", "candidates")
 class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused-ignore]
     """One seat of ``game_name`` (rules as keywords) against bots."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, game_name: str, *, seat: int = 0, opponents: str | Sequence[str] = "random",
                  render_mode: str | None = None, illegal_action: str = "end", illegal_reward: float = -1.0,
                  observation: str = "dict", max_candidates: int = 128, **rules: Any) -> None:
         if observation not in OBSERVATIONS:
             raise FourCardsError(f"observation={observation!r}: one of {', '.join(map(repr, OBSERVATIONS))}")
-        if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 2:
-            raise FourCardsError(f"max_candidates={max_candidates!r} must be an int of at least 2")
+        if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or not (
+                2 <= max_candidates <= MAX_CANDIDATES):
+            raise FourCardsError(f"max_candidates={max_candidates!r:.40} must be an int from 2 to {MAX_CANDIDATES}")
         if illegal_action not in ("end", "raise"):
-            raise FourCardsError(f"illegal_action={illegal_action!r}: 'end' (the episode, with illegal_reward) "
+            raise FourCardsError(f"illegal_action={illegal_action!r:.40}: 'end' (the episode, with illegal_reward) "
                                  "or 'raise'")
-        if render_mode not in (None, "ansi"):
-            raise FourCardsError(f"render_mode={render_mode!r}: fourcards environments render as 'ansi' or None")
+        if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(illegal_reward, (int, float, np.number)):
+            raise TypeError(f"illegal_reward must be a number, not {type(illegal_reward).__name__}")
+        if not math.isfinite(illegal_reward):
+            raise FourCardsError(f"illegal_reward={illegal_reward!r} must be a finite number")
+        if render_mode not in (None, "ansi", "human"):
+            raise FourCardsError(f"render_mode={render_mode!r:.40}: fourcards environments render as 'ansi', "
+                                 "'human' or None")
         self.entry, self.game = make_game(game_name, rules)
         n = self.game.num_players
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+            raise TypeError(f"seat must be an int, not {type(seat).__name__}")
+        if not 0 <= seat < n:
             raise FourCardsError(f"seat={seat!r} is not a seat of {n} players")
-        kinds = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
-        if len(kinds) != n - 1 or not all(isinstance(k, str) for k in kinds):
-            raise FourCardsError(f"opponents={opponents!r}: one bot name, or {n - 1} names (one per other seat)")
-        kinds = [self.entry.kind_of(kind) for kind in kinds]  # "best": the game's best bot that can play here
-        self.seat = seat
+        if isinstance(opponents, str):
+            specs = [opponents] * (n - 1)
+        elif isinstance(opponents, Sequence) and all(isinstance(k, str) for k in opponents):
+            specs = list(opponents)
+        else:
+            raise TypeError(f"opponents is a bot kind (such as 'greedy' or 'search:iterations=200') or a list "
+                            f"of them, not {type(opponents).__name__} {opponents!r:.60}")
+        if len(specs) != n - 1:
+            raise FourCardsError(f"opponents={opponents!r:.60}: one bot, or {n - 1} (one per other seat)")
+        self.seat = int(seat)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self._ended = False
-        self.opponent_kinds = dict(zip([p for p in range(n) if p != seat], kinds))
+        others = [p for p in range(n) if p != self.seat]
+        self.opponents: dict[int, Entrant] = {}
+        for other, spec in zip(others, specs):
+            entrant = parse_entrant(spec)
+            kind = self.entry.kind_of(entrant.kind)  # "best": the game's best bot that can play here
+            self.entry.new_bot(kind, self.game, 0, **dict(entrant.options))  # refuses a bad option now, not at reset
+            self.opponents[other] = Entrant.of(kind, **dict(entrant.options))
+        #: Each other seat's bot kind.
+        self.opponent_kinds = {other: entrant.kind for other, entrant in self.opponents.items()}
         self.render_mode = render_mode
         low, high = observation_bounds(self.game)
         size, actions = self.game.observation_size, self.game.num_distinct_actions
@@ -139,26 +173,30 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         """Deal a new match (from ``seed`` when given) and let the bots play up
         to the agent's first turn; a match that ends before it (the bots
         playing it to the end) is skipped for the next one of the seed's
-        sequence. ``options`` is not used."""
-        super().reset(seed=seed)
-        checked = check_seed(seed)
+        sequence, and ``info["skipped_returns"]`` lists the agent's returns of the
+        matches passed over (see the module docstring). ``options`` is not used."""
+        checked = check_seed(seed)  # before Gymnasium's own seeding, which raises its own error
+        super().reset(seed=checked)
         if checked is not None:
             self._seeds = Rng(checked)
         elif self._seeds is None:
             self._seeds = Rng(secrets.randbits(64))
+        skipped: list[float] = []
         for _ in range(_DEALS_TRIED):
             match_seed = self._seeds.next_u64()
             self._state = self.game.new_match(match_seed)
-            self._bots = {seat: self.entry.new_bot(kind, self.game, derive_seed(match_seed, seat + 1))
-                          for seat, kind in self.opponent_kinds.items()}
+            self._bots = {seat: self.entry.new_bot(entrant.kind, self.game, derive_seed(match_seed, seat + 1),
+                                                   **dict(entrant.options))
+                          for seat, entrant in self.opponents.items()}
             self._shown = 0
             self._ended = False
             self._play_bots()
             if not self._state.is_terminal:
                 break
+            skipped.append(float(self._state.returns()[self.seat]))
         else:
             raise FourCardsError(f"{_DEALS_TRIED} matches in a row ended before seat {self.seat} had a turn")
-        return self._observe(), self._info()
+        return self._observe(), {**self._info(), "skipped_returns": skipped}
 
     def step(self, action: Any) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play ``action`` for the agent, then the bots until the agent's next
@@ -166,18 +204,17 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         state = self.match
         if state.is_terminal or self._ended:
             raise FourCardsError("the episode is over; call reset()")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r}")
-        chosen = int(action)
+        chosen = action_int(action)
         if self.observation_kind == "candidates":  # a row index: its action, or an illegal one
             chosen = int(self._actions[chosen]) if 0 <= chosen < self.max_candidates else -1
             if chosen < 0:
                 if self.illegal_action == "raise":
-                    raise IllegalMoveError(f"row {int(action)} is not one of the {self._count} candidates")
+                    raise IllegalMoveError(f"row {action_int(action)} is not one of the {self._count} candidates")
                 chosen = self.game.num_distinct_actions  # out of range: refused below
         if self.illegal_action == "end" and not state.can_apply(chosen, self.seat):
             self._ended = True
-            return self._observe(), self.illegal_reward, True, False, {**self._info(), "illegal_action": int(action)}
+            info = {**self._info(), "illegal_action": action_int(action)}
+            return self._observe(), self.illegal_reward, True, False, info
         state.apply(chosen, self.seat)
         self._play_bots()
         reward = float(state.returns()[self.seat]) if state.is_terminal else 0.0
@@ -200,7 +237,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         text, self._shown = render_text(self.match, self._shown)
-        return text
+        return show(text, self.render_mode)
 
     def _play_bots(self) -> None:
         state = self.match

@@ -53,7 +53,7 @@ from ..errors import FourCardsError, MissingExtraError, IllegalMoveError, Invali
 from ..gangoffour.match import Rules
 from ._common import check_seed
 from .spaces import observation_bounds
-from .vector import VectorGangOfFour
+from .vector import VectorGangOfFour, int_actions
 
 try:
     import gymnasium
@@ -151,8 +151,8 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
             raise FourCardsError("call reset() before step()")
         vector = self.vector
         if self.max_candidates:
-            rows = np.asarray(actions)
-            if rows.dtype.kind not in "iu" or rows.shape != (self.num_envs,):
+            rows = int_actions(actions)
+            if rows.shape != (self.num_envs,):
                 raise FourCardsError(f"actions must be {self.num_envs} row indices (ints)")
             bad = np.flatnonzero((rows < 0) | (rows >= vector.candidate_counts))
             if bad.size:

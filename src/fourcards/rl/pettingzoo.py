@@ -28,7 +28,8 @@ import numpy.typing as npt
 from ..engine import State
 from ..errors import FourCardsError, MissingExtraError
 from ..rng import Rng
-from ._common import agent_name, check_seed, make_game, observation_with_mask, seat_of
+from ._common import action_int, agent_name, check_seed, make_game, observation_with_mask, seat_of
+from .render import show
 from .render import render_text
 from .spaces import observation_bounds
 
@@ -50,22 +51,27 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
     game's rule options (``players=3``, ``target_score=20``, ``mode="solitaire"``,
     ...). ``max_cycles``: truncate every agent once ``max_cycles`` times the
     number of seats moves have been made (None: play to the end).
-    ``render_mode``: None or ``"ansi"`` (``render()`` returns the text).
+    ``render_mode``: None, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+    (``render()`` prints it).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1, "name": "fourcards_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1, "name": "fourcards_v0",
+                "is_parallelizable": False}
 
     def __init__(self, game_name: str, *, render_mode: str | None = None, max_cycles: int | None = None,
                  **rules: Any) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise FourCardsError(f"render_mode={render_mode!r}: fourcards environments render as 'ansi' or None")
-        if max_cycles is not None and (not isinstance(max_cycles, int) or isinstance(max_cycles, bool)
-                                       or max_cycles < 1):
+        if render_mode not in (None, "ansi", "human"):
+            raise FourCardsError(f"render_mode={render_mode!r:.40}: fourcards environments render as 'ansi', "
+                                 "'human' or None")
+        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
+                                       or isinstance(max_cycles, (bool, np.bool_))):
+            raise TypeError(f"max_cycles must be a positive int or None, not {type(max_cycles).__name__}")
+        if max_cycles is not None and max_cycles < 1:
             raise FourCardsError(f"max_cycles={max_cycles!r} must be a positive int or None")
         self.entry, self.game = make_game(game_name, rules)
         self.render_mode = render_mode
-        self.max_cycles = max_cycles
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.metadata = {**self.metadata, "name": f"{self.entry.name.replace('-', '_')}_v0"}
         self.possible_agents = [agent_name(seat) for seat in range(self.game.num_players)]
         low, high = observation_bounds(self.game)
@@ -83,10 +89,17 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
         self._shown = 0
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: Any) -> str:
+        """``agent`` checked: one of ``possible_agents`` (a FourCardsError names it otherwise)."""
+        seat_of(agent)  # a TypeError for what is no name
+        if agent not in self.possible_agents:
+            raise FourCardsError(f"{agent!r:.40} is not an agent of this table ({', '.join(self.possible_agents)})")
+        return str(agent)
 
     def __str__(self) -> str:
         return str(self.metadata["name"])
@@ -118,21 +131,30 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
         self.agent_selection = agent_name(self._match.current_player)
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        return observation_with_mask(self.match, seat_of(agent), self.game.observation_size,
+        return observation_with_mask(self.match, seat_of(self._known(agent)), self.game.observation_size,
                                      self.game.num_distinct_actions)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """What the agent to act sees (PettingZoo's ``last``); once every agent is done,
+        a FourCardsError says to reset (not a KeyError)."""
+        self.match  # noqa: B018  (refuses before reset)
+        if not self.agents:
+            raise FourCardsError("the episode is over and every agent is done; call reset()")
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return result
 
     def step(self, action: Any) -> None:
         """Apply ``action`` (an int of the action space) for ``agent_selection``;
         None for an agent that is terminated or truncated. An illegal action
         raises :class:`~fourcards.errors.IllegalMoveError` and changes nothing."""
+        state = self.match  # refuses before reset
+        if not self.agents:
+            raise FourCardsError("the episode is over and every agent is done; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.match
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r}")
-        state.apply(int(action), seat_of(agent))
+        state.apply(action_int(action), seat_of(agent))
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if state.is_terminal:
@@ -151,7 +173,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         text, self._shown = render_text(self.match, self._shown)
-        return text
+        return show(text, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

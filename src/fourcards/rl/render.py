@@ -17,7 +17,7 @@ from typing import Any
 
 from ..engine import State
 
-__all__ = ["render_text", "record_lines"]
+__all__ = ["render_text", "record_lines", "show"]
 
 
 def record_lines(state: State[Any], record: object) -> list[str]:
@@ -34,3 +34,12 @@ def render_text(state: State[Any], seen: int) -> tuple[str, int]:
         lines.extend(record_lines(state, record))
     lines.append(f"[{state.describe()}]")
     return "\n".join(lines), len(history)
+
+
+def show(text: str, render_mode: str | None) -> str | None:
+    """What ``render()`` does with ``text``: returns it (``"ansi"``), or prints it and
+    returns None (``"human"``)."""
+    if render_mode == "human":
+        print(text, flush=True)
+        return None
+    return text

@@ -38,6 +38,7 @@ from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
 from ..games import BEST
+from .candidates import MAX_CANDIDATES
 
 #: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
 _vector = load("fourcards.gangoffour._vector")
@@ -48,8 +49,6 @@ __all__ = ["VectorGangOfFour", "MAX_ENVS", "MAX_THREADS", "MAX_CANDIDATES"]
 
 #: The most matches one instance steps (about 13 KB each with bool masks).
 MAX_ENVS = 1 << 16
-#: The most candidate rows an env (``candidates=K``).
-MAX_CANDIDATES = 4096
 #: The most threads one step may use.
 MAX_THREADS = 64
 #: The most envs a thread takes at a time when threads share a step.
@@ -63,6 +62,17 @@ def _whole(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     return int(value)
+
+
+def int_actions(actions: object) -> npt.NDArray[Any]:
+    """``actions`` as an integer array: TypeError for floats, and for a bool anywhere
+    (``[True, 5]`` would otherwise be taken as ``[1, 5]``)."""
+    if isinstance(actions, (list, tuple)) and any(isinstance(a, (bool, np.bool_)) for a in actions):
+        raise TypeError("actions must be integers, not bools")
+    array = np.asarray(actions)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"actions must be integers, not {array.dtype}")
+    return array
 
 
 class VectorGangOfFour:
@@ -242,9 +252,7 @@ class VectorGangOfFour:
         return tuple(None if name is None else str(name) for name in names)
 
     def _checked_actions(self, actions: object) -> npt.NDArray[np.int64]:
-        array = np.asarray(actions)
-        if array.dtype.kind not in "iu":
-            raise TypeError(f"actions must be integers, not {array.dtype}")
+        array = int_actions(actions)
         if array.shape != (self.num_envs,):
             raise FourCardsError(f"actions must have shape ({self.num_envs},), not {array.shape}")
         if array.dtype != np.int64:  # check the range before a cast could wrap a value into it
@@ -331,7 +339,12 @@ class VectorGangOfFour:
     def match_seed(self, env: int, number: int) -> int:
         """The seed of env ``env``'s match number ``number``:
         ``derive_seed(derive_seed(seed, env), number)``."""
-        return derive_seed(derive_seed(self.seed, _whole(env, "env")), _whole(number, "number"))
+        env, number = _whole(env, "env"), _whole(number, "number")
+        if not 0 <= env < self.num_envs:
+            raise FourCardsError(f"env {env} is not one of 0..{self.num_envs - 1}")
+        if not 0 <= number < 1 << 64:
+            raise FourCardsError(f"match number {number} must be in 0..2**64-1")
+        return derive_seed(derive_seed(self.seed, env), number)
 
     def close(self) -> None:
         """Stop the helper threads (if ``threads > 1`` was used); the next call with

@@ -244,6 +244,13 @@ class ZangleObservation:
     made: tuple[str, ...] = field(default=())
 
 
+def max_total(rules: Rules) -> int:
+    """The most points a seat can total: a round scores at most the cards it holds and its
+    pile (the deck) and, in solitaire, its hits (the deck again)."""
+    rounds = 1 if rules.mode == "solitaire" else rules.rounds
+    return rounds * 2 * len(rules.deck_cards())
+
+
 class ZangleGame(Game["ZangleState"]):
     """Zangle in turn style or solitaire.
 
@@ -264,7 +271,11 @@ class ZangleGame(Game["ZangleState"]):
         return 1, 8
 
     def observation_bounds(self) -> tuple[float, float]:
-        return 0.0, float("inf")  # totals / 50 grow each round
+        """Counts of a kind are at most its copies, pile sizes / 10 and the centre pile / 120
+        at most the deck's over those, the totals / 50 at most ``max_total`` / 50."""
+        deck = self.rules.deck_cards()
+        copies = max(deck.count(kind) for kind in set(deck))
+        return 0.0, float(max(copies, len(deck) / 10, max_total(self.rules) / 50, 1.0))
 
     def rules_view(self) -> dict[str, Any]:
         data = super().rules_view()
@@ -767,7 +778,8 @@ def _read_position(rules: Rules, data: Mapping[str, Any]) -> dict[str, Any]:
         value = data.get(key)
         if value is None:
             return [0] * n
-        return [check.number(v, f"{key}[{seat}]", 0, 10**9) for seat, v in enumerate(check.per_seat(value, key, n))]
+        most = max_total(rules) if key == "totals" else rounds * len(deck)  # hits: a card of the pile each
+        return [check.number(v, f"{key}[{seat}]", 0, most) for seat, v in enumerate(check.per_seat(value, key, n))]
 
     totals, hits = numbers("totals"), numbers("hits")
 

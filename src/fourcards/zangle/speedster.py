@@ -9,10 +9,13 @@ table is safe to drive from many threads; the outcome depends only on the
 events and their timestamps, not on which thread delivered them first.
 
 A call names the centre :attr:`~Snapshot.version` it was made on (by default
-the version when it is submitted).  A call that loses a race (the centre
-changed since its version and its Zangle no longer fits) is a ``late call``:
-refused, without penalty.  Only a Zangle that does not fit the centre it was
-made on is a ``false call``.
+the version when it is submitted).  A call that loses a race (its Zangle fitted
+the centre of its version, and the centre changed since so that it no longer
+fits) is a ``late call``: refused, without penalty.  A Zangle that does not fit
+the centre it was made on (nor the caller's face-up cards then) is a ``false
+call``, whatever version it names: the table keeps every version's centre.  A
+Zangle that fits the table as it is when the call is resolved is made, whatever
+version it names.
 
 >>> from fourcards.zangle.cards import best_zangle
 >>> table = SpeedsterTable(players=2, seed=3)
@@ -39,11 +42,11 @@ from __future__ import annotations
 
 import heapq
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..errors import FourCardsError, InvalidRulesError
+from ..errors import FourCardsError, InvalidRulesError, UnknownSeatError
 from ..rng import Rng
 import math
 
@@ -118,6 +121,9 @@ class SpeedsterTable:
         self._lock = threading.Lock()
         self._queue: list[tuple[Any, ...]] = []
         self.version = 0
+        #: Each version's centre and each seat's face-up cards (the most they held in it:
+        #: within a version they only grow, by hits), to judge a call by its version.
+        self._versions: dict[int, tuple[tuple[int, ...], list[tuple[int, ...]]]] = {}
         self._sequence = 0
         self._clock = float("-inf")
         self.levels = [0] * players
@@ -159,9 +165,14 @@ class SpeedsterTable:
                     self.piles[seat] += [cards.pop() for _ in range(5)]
         self.centre = [cards.pop() for _ in range(4)]
         self.centre_pile = cards
-        self.version += 1
         for seat in seats:
             self._refill_own(seat)
+        self._new_version()
+
+    def _new_version(self) -> None:
+        """The centre changed: a new version, remembered with the face-up cards."""
+        self.version += 1
+        self._versions[self.version] = (tuple(self.centre), [tuple(cards) for cards in self.cards])
 
     def _refill_own(self, seat: int) -> None:
         while len(self.cards[seat]) < self._limit(seat) and self.piles[seat]:
@@ -224,8 +235,10 @@ class SpeedsterTable:
         """Queue a call (with its Zangle and the centre ``version`` it was made
         on, by default the current one) or a hit; applied by :meth:`resolve`.
         Everything is checked here, before the event is queued."""
-        if type(player) is not int or not 0 <= player < self.players:
-            raise FourCardsError(f"player {player!r} is not a seat (0..{self.players - 1})")
+        if isinstance(player, bool) or not isinstance(player, int):
+            raise TypeError(f"player must be an int, not {type(player).__name__}")
+        if not 0 <= player < self.players:
+            raise UnknownSeatError(f"player {player!r} is not a seat (0..{self.players - 1})")
         if kind not in ("call", "hit"):
             raise FourCardsError(f"{kind!r} is not an event: call or hit")
         _check_time(timestamp, "timestamp")
@@ -238,8 +251,10 @@ class SpeedsterTable:
         with self._lock:
             if version is None:
                 version = self.version
-            if type(version) is not int or not 0 <= version <= self.version:
-                raise FourCardsError(f"version {version!r} is not a centre version seen yet (0..{self.version})")
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise TypeError(f"version must be an int, not {type(version).__name__}")
+            if not 1 <= version <= self.version:
+                raise FourCardsError(f"version {version!r} is not a centre version seen yet (1..{self.version})")
             if timestamp < self._clock:
                 raise FourCardsError(f"event at {timestamp} arrives after the table resolved {self._clock}")
             self._sequence += 1
@@ -293,20 +308,28 @@ class SpeedsterTable:
                 return
             card = self.centre_pile.pop()
             self.cards[seat].append(card)
+            self._versions[self.version][1][seat] = tuple(self.cards[seat])
             self.outcomes.append(Outcome(t, seat, "hit", KINDS[card]))
             self._check_round_end(t)
             return
         zangle = event.zangle
         assert zangle is not None
         centre_use, own_use = zangle.uses(CENTRE), zangle.uses(OWN)
-        present = all(self.centre.count(k) >= n for k, n in centre_use.items()) and \
-            all(self.cards[seat].count(k) >= n for k, n in own_use.items())
+
+        def fits(centre: Sequence[int], own: Sequence[int]) -> bool:
+            return all(centre.count(k) >= n for k, n in centre_use.items()) and \
+                all(own.count(k) >= n for k, n in own_use.items())
+
         valid = _valid(zangle)
+        judged = self.check == "each"
+        present = fits(self.centre, self.cards[seat])
         if not present and event.version < self.version:
-            self.outcomes.append(Outcome(t, seat, "late call",
-                                         f"{zangle}: the centre changed since version {event.version}"))
-            return
-        if not present or (self.check == "each" and not valid):
+            centre_then, cards_then = self._versions[event.version]
+            if fits(centre_then, cards_then[seat]) and (valid or not judged):
+                self.outcomes.append(Outcome(t, seat, "late call",
+                                             f"{zangle}: the centre changed since version {event.version}"))
+                return
+        if not present or (judged and not valid):
             if self.centre_pile:
                 self.piles[seat].insert(0, self.centre_pile.pop())  # face down, at the bottom
             self.outcomes.append(Outcome(t, seat, "false call", str(zangle)))
@@ -321,8 +344,8 @@ class SpeedsterTable:
         self.taken[seat] += zangle.cards
         self.zangles[seat].append((zangle, valid))
         self._refill_centre()
-        self.version += 1
         self._refill_own(seat)
+        self._new_version()
         self.outcomes.append(Outcome(t, seat, "zangle", str(zangle)))
         self._check_round_end(t)
 
