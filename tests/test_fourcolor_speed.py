@@ -408,7 +408,7 @@ def test_simulator_refuses_bad_arguments() -> None:
         simulate(1, policies=(["greedy"], "random"), rules=Rules(players=2))  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="2 players need 2 policies"):
         simulate(1, policies=("random",), rules=Rules(players=2))
-    with pytest.raises(FourCardsError, match=">= 0"):
+    with pytest.raises(FourCardsError, match="-1 games: a simulation plays 0 to 10,000,000"):
         simulate(-1)
     for games in (1.5, None, True):
         with pytest.raises(TypeError):

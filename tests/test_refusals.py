@@ -356,3 +356,37 @@ def test_four_color_search_refuses_settle_with_deals() -> None:
     with pytest.raises(FourCardsError, match="give one of them"):
         entry.new_bot("search", game, seed=1, deals=10, settle=4)
     assert "deals=10" in repr(entry.new_bot("search", game, seed=1, deals=10))
+
+
+# -- the simulators' counts and seeds (a first user of the batch calls, 2026-12-04) ------------------------
+
+@pytest.mark.parametrize("game", ["gang-of-four", "four-color"])
+def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str) -> None:
+    """``simulate(2**64)`` built a list until the kernel killed the process; Gang of Four's
+    ``simulate(np.int64(3))`` played one match of seed 3 (and ``"3"``, ``2.9``, ``True`` alike);
+    seeds -1 and 2**64 aliased 2**64-1 and 0; a list of seeds above 2**63 was refused."""
+    from fourcards.engine import MAX_GAMES, derive_seeds
+    from fourcards.fourcolor.simulate import simulate as four_color
+    from fourcards.gangoffour.simulate import simulate as gang_of_four
+
+    run: Any = gang_of_four if game == "gang-of-four" else four_color
+    three = run(np.int64(3), seed=5)
+    assert len(three.seeds) == 3 and three.seeds.tolist() == derive_seeds(5, 3).tolist()
+    assert run(3, seed=np.uint64(5)).scores.tolist() == three.scores.tolist()
+    big = [2**64 - 1, 2**63, 7]
+    assert run(big).seeds.tolist() == big == run(np.array(big, dtype=np.uint64)).seeds.tolist()
+    for bad in ("3", 2.9, True, None, np.array([1.5]), np.array([True]), ["1"], [True], np.ma.array([1, 2])):
+        with pytest.raises(TypeError):
+            run(bad)
+    for bad in (-1, MAX_GAMES + 1, 2**64, [-1], [2**64], np.array([-1, 2])):
+        with pytest.raises(FourCardsError):
+            run(bad)
+    for seed in (-1, 2**64):
+        with pytest.raises(FourCardsError, match=f"seed={seed} must be in 0..2\\*\\*64-1"):
+            run(1, seed=seed)
+    with pytest.raises(TypeError, match="policies are one name a seat"):
+        run(1, policies="greedy")
+    with pytest.raises(TypeError, match="rules must be"):
+        run(1, rules="x")
+    with pytest.raises(FourCardsError, match="at most 10,000,000"):
+        derive_seeds(1, 10**12)

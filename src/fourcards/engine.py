@@ -74,6 +74,7 @@ from .rng import MASK64, Rng, check_seed
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
+    "simulation_seeds", "MAX_GAMES",
     "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
     "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature", "checked_legal",
     "check_to_act",
@@ -185,10 +186,65 @@ def derive_seed(seed: int, stream: int) -> int:
     return Rng((seed + stream * 0xD1B54A32D192ED03) & MASK64).next_u64()
 
 
+#: The most games one simulation plays, or derives seeds for (each keeps a row of results).
+MAX_GAMES = 10_000_000
+
+
+def _seed_value(seed: Any, name: str = "seed") -> int:
+    """A seed of a simulation: an int 0..2**64-1 (a larger or negative one would alias another)."""
+    value = check_seed(seed, name)
+    if not 0 <= value <= MASK64:
+        raise FourCardsError(f"{name}={value} must be in 0..2**64-1")
+    return value
+
+
 def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
     """The seeds of matches ``start .. start + count - 1`` of a simulation:
-    ``derive_seed(seed, i)`` each, as a ``uint64`` array."""
+    ``derive_seed(seed, i)`` each, as a ``uint64`` array (``count`` at most
+    :data:`MAX_GAMES`)."""
+    seed, count, start = _seed_value(seed), check_count(count, "count"), check_count(start, "start")
+    if count > MAX_GAMES:
+        raise FourCardsError(f"count={count} seeds: at most {MAX_GAMES:,} at a time")
     return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+
+
+def simulation_seeds(games: Any, seed: Any = 0) -> npt.NDArray[np.uint64]:
+    """The seeds a simulator plays: ``games`` a count (an int 0..:data:`MAX_GAMES`, numpy
+    ints too) of games seeded from ``seed`` (:func:`derive_seeds`), or the seeds themselves
+    (a 1-D sequence or integer array, each 0..2**64-1). TypeError for another type (a bool,
+    a float, a string, a masked array), :class:`FourCardsError` out of range.
+
+    >>> simulation_seeds(2, 7).tolist() == derive_seeds(7, 2).tolist()
+    True
+    >>> simulation_seeds([2**64 - 1, 5]).tolist()
+    [18446744073709551615, 5]
+    """
+    seed = _seed_value(seed)
+    if isinstance(games, (bool, np.bool_)):
+        raise TypeError("games is a count or a sequence of seeds, not a bool")
+    if isinstance(games, (int, np.integer)):
+        count = int(games)
+        if not 0 <= count <= MAX_GAMES:
+            raise FourCardsError(f"{count} games: a simulation plays 0 to {MAX_GAMES:,}")
+        return derive_seeds(seed, count)
+    if isinstance(games, np.ma.MaskedArray):
+        raise TypeError("game seeds must be a plain array: a masked array's mask would be ignored")
+    if isinstance(games, np.ndarray):
+        if games.ndim != 1 or (games.size and games.dtype.kind not in "iu"):
+            raise TypeError(f"game seeds must be a 1-D array of ints, not a {games.ndim}-D array of {games.dtype}")
+        if games.size > MAX_GAMES:
+            raise FourCardsError(f"{games.size} game seeds: a simulation plays at most {MAX_GAMES:,}")
+        if games.size and games.dtype.kind == "i" and int(games.min()) < 0:
+            raise FourCardsError(f"game seed {int(games.min())} must be in 0..2**64-1")
+        return np.array(games, dtype=np.uint64)
+    if isinstance(games, (str, bytes)) or not isinstance(games, Iterable):
+        raise TypeError(f"games is a count or a sequence of seeds, not {type(games).__name__}")
+    values: list[int] = []
+    for value in games:
+        if len(values) >= MAX_GAMES:
+            raise FourCardsError(f"more than {MAX_GAMES:,} game seeds: a simulation plays at most that many")
+        values.append(_seed_value(value, "a game seed"))
+    return np.array(values, dtype=np.uint64)
 
 
 def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]:
@@ -198,6 +254,9 @@ def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]
     >>> policy_codes(["random", "greedy"], {"random": 0, "greedy": 1})
     [0, 1]
     """
+    if isinstance(policies, str):  # one name, not a sequence of seats: never seat one bot a letter
+        raise TypeError(f"policies are one name a seat, e.g. {policies.split(',')!r:.80}; "
+                        f"got the string {policies[:60]!r}")
     codes = []
     for seat, policy in enumerate(policies):
         code = known.get(policy) if isinstance(policy, str) else None

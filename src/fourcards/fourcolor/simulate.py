@@ -20,9 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import derive_seed, derive_seeds, policy_codes, win_shares
+from ..engine import derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares
 from ..errors import FourCardsError
-from ..rng import check_seed
 from . import _kernels
 from .bots import GreedyBot, LookaheadBot, RandomBot
 from .game import FourColor, Rules
@@ -55,23 +54,6 @@ def game_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
     return derive_seeds(seed, count, start)
 
 
-def _seeds(games: int | Sequence[int] | npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
-    seed = check_seed(seed)
-    if isinstance(games, bool):
-        raise TypeError("games is a count or a sequence of seeds, not a bool")
-    if isinstance(games, (int, np.integer)):
-        if games < 0:
-            raise FourCardsError(f"games must be >= 0, got {games}")
-        return game_seeds(seed, int(games))
-    values = np.asarray(games)
-    if values.ndim != 1 or (values.size and values.dtype.kind not in "iuO"):
-        raise TypeError(f"game seeds must be a 1-D sequence of ints, got dtype {values.dtype}")
-    items = values.tolist()
-    if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2 ** 64 for v in items):
-        raise FourCardsError("game seeds must be ints in 0..2**64-1")
-    return np.array(items, dtype=np.uint64)
-
-
 def simulate(
     games: int | Sequence[int] | npt.NDArray[np.uint64],
     seed: int = 0,
@@ -89,13 +71,13 @@ def simulate(
     ``compiled=False`` plays them with the Python engine (the reference).
     ``bot_seeds`` (games x players) gives the random players' seeds instead.
     """
-    rules = rules if rules is not None else Rules(players=len(policies))
+    codes = policy_codes(policies, POLICIES)
+    rules = rules if rules is not None else Rules(players=len(codes))
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
-    if len(policies) != rules.players:
-        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
-    codes = policy_codes(policies, POLICIES)
-    seeds = _seeds(games, seed)
+    if len(codes) != rules.players:
+        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(codes)}")
+    seeds = simulation_seeds(games, seed)
     if bot_seeds is not None:
         bot_seeds = np.asarray(bot_seeds)
         if bot_seeds.dtype != np.uint64 or bot_seeds.shape != (len(seeds), rules.players):

@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import check_count, derive_seed, derive_seeds, policy_codes, win_shares
+from ..engine import (
+    MAX_GAMES, check_count, derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares,
+)
 from ..errors import FourCardsError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
@@ -29,13 +32,6 @@ __all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_s
            "PlayoutResult"]
 
 POLICIES = {"random": 0, "greedy": 1}
-
-
-def _check_policies(policies: object) -> None:
-    """A string is one name, not a sequence of seats: refuse it rather than seat one bot a letter."""
-    if isinstance(policies, str):
-        raise TypeError(f"policies are one name a seat, e.g. {policies.split(',')!r}; "
-                        f"got the string {policies[:60]!r}")
 
 
 @dataclass(frozen=True)
@@ -52,6 +48,16 @@ class SimulationResult:
     def win_share(self) -> npt.NDArray[np.float64]:
         """Each seat's match wins, a shared win counting 1/k."""
         return win_shares(self.winners)
+
+
+def _checked_rules(rules: Any, players: int) -> Rules:
+    """The rules of a simulation: ``Rules`` for as many players as policies (None: the default's)."""
+    rules = Rules(players=players) if rules is None else rules
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a fourcards.gangoffour.Rules, not {type(rules).__name__}")
+    if players != rules.players:
+        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {players}")
+    return rules
 
 
 def match_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
@@ -78,15 +84,9 @@ def simulate(
     match seeds themselves.  ``record`` keeps every match's actions.
     ``compiled=False`` forces the Python engine (the reference).
     """
-    _check_policies(policies)
-    rules = rules or Rules(players=len(policies))
-    if len(policies) != rules.players:
-        raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(policies)}")
     codes = policy_codes(policies, POLICIES)
-    if isinstance(matches, int):
-        seeds = match_seeds(seed, matches)
-    else:
-        seeds = np.asarray(matches, dtype=np.uint64)
+    rules = _checked_rules(rules, len(codes))
+    seeds = simulation_seeds(matches, seed)
     use_core = _kernels.sim is not None if compiled is None else compiled
     if use_core:
         if _kernels.sim is None:
@@ -124,9 +124,9 @@ def _simulate_batch(seeds: list[int], policies: tuple[str, ...], rules: dict[str
                     compiled=compiled)
 
 
-#: The most matches one :func:`simulate_many` (``fourcards simulate``) plays: each keeps a
-#: row of results, about 40 bytes (400 MB at most).
-MAX_MATCHES = 10_000_000
+#: The most matches one :func:`simulate` or :func:`simulate_many` (``fourcards simulate``)
+#: plays: each keeps a row of results, about 40 bytes (400 MB at most).
+MAX_MATCHES = MAX_GAMES
 
 
 def simulate_many(
@@ -145,8 +145,7 @@ def simulate_many(
     ``i`` always has seed ``match_seeds(seed, ...)[i]``.  ``progress(done, total)``
     is called as batches finish.
     """
-    _check_policies(policies)
-    rules = rules or Rules(players=len(policies))
+    rules = _checked_rules(rules, len(policy_codes(policies, POLICIES)))
     matches = check_count(matches, "matches")
     if matches > MAX_MATCHES:
         raise FourCardsError(f"matches={matches} is more than one run keeps results of ({MAX_MATCHES:,}): "
