@@ -375,10 +375,13 @@ def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str)
     assert run(3, seed=np.uint64(5)).scores.tolist() == three.scores.tolist()
     big = [2**64 - 1, 2**63, 7]
     assert run(big).seeds.tolist() == big == run(np.array(big, dtype=np.uint64)).seeds.tolist()
-    for bad in ("3", 2.9, True, None, np.array([1.5]), np.array([True]), ["1"], [True], np.ma.array([1, 2])):
+    wrong_types: list[Any] = ["3", 2.9, True, None, np.array([1.5]), np.array([True]), ["1"], [True],
+                              np.ma.array([1, 2])]
+    for bad in wrong_types:
         with pytest.raises(TypeError):
             run(bad)
-    for bad in (-1, MAX_GAMES + 1, 2**64, [-1], [2**64], np.array([-1, 2])):
+    out_of_range: list[Any] = [-1, MAX_GAMES + 1, 2**64, [-1], [2**64], np.array([-1, 2])]
+    for bad in out_of_range:
         with pytest.raises(FourCardsError):
             run(bad)
     for seed in (-1, 2**64):
