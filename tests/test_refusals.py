@@ -369,12 +369,15 @@ def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str)
     from fourcards.fourcolor.simulate import simulate as four_color
     from fourcards.gangoffour.simulate import simulate as gang_of_four
 
+    from fourcards.gangoffour import Rules as GangOfFourRules
+
     run: Any = gang_of_four if game == "gang-of-four" else four_color
-    three = run(np.int64(3), seed=5)
+    short: dict[str, Any] = {"rules": GangOfFourRules(target_score=5)} if game == "gang-of-four" else {}
+    three = run(np.int64(3), seed=5, **short)
     assert len(three.seeds) == 3 and three.seeds.tolist() == derive_seeds(5, 3).tolist()
-    assert run(3, seed=np.uint64(5)).scores.tolist() == three.scores.tolist()
+    assert run(3, seed=np.uint64(5), **short).scores.tolist() == three.scores.tolist()
     big = [2**64 - 1, 2**63, 7]
-    assert run(big).seeds.tolist() == big == run(np.array(big, dtype=np.uint64)).seeds.tolist()
+    assert run(big, **short).seeds.tolist() == big == run(np.array(big, dtype=np.uint64), **short).seeds.tolist()
     wrong_types: list[Any] = ["3", 2.9, True, None, np.array([1.5]), np.array([True]), ["1"], [True],
                               np.ma.array([1, 2])]
     for bad in wrong_types:
@@ -393,3 +396,152 @@ def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str)
         run(1, rules="x")
     with pytest.raises(FourCardsError, match="at most 10,000,000"):
         derive_seeds(1, 10**12)
+
+
+# -- the fast calls' arguments (a first user of the batch calls, 2026-12-04) ---------------------------------
+
+def test_readable_actions_with_fields_of_the_wrong_type_are_refused_and_change_nothing() -> None:
+    """``Play("M1")``, ``GiveBack(99)``, ``Discard("rc")``, ``Claim("RC RH RN")`` raised an
+    AttributeError in ``apply``; ``Zangle(99, 0, ())`` an IndexError, and ``str(Zangle(-1, ...))``
+    printed the last card."""
+    from fourcards.fourcolor.game import Claim, Discard
+    from fourcards.gangoffour.match import GiveBack, Play
+    from fourcards.zangle.cards import Zangle
+
+    cases: dict[str, list[Any]] = {
+        "gang-of-four": [Play("M1"), GiveBack(99), Play(None), Play(Combo.parse("G1"), announce="yes")],  # type: ignore[arg-type]
+        "four-color": [Discard("rc"), Claim("RC RH RN"), Discard(None)],  # type: ignore[arg-type]
+        "zangle": [Zangle(99, 0, ()), Zangle(-1, 0, ()), Zangle(1, 0, [(1, 0)])],  # type: ignore[arg-type]
+    }
+    for name, actions in cases.items():
+        state = get_game(name).new_game().new_match(1)
+        before = state.to_json()
+        for action in actions:
+            assert state.can_apply(action) is False
+            with pytest.raises((TypeError, InvalidActionError)):
+                state.apply(action)
+            assert state.to_json() == before
+    assert str(Zangle(-1, 0, ())) == "Zangle(target=-1, target_place=0, pieces=())"
+
+
+def test_a_read_only_out_buffer_is_refused_by_name() -> None:
+    for name in GAME_NAMES:
+        state = get_game(name).new_game().new_match(1)
+        out = np.zeros(state.game.observation_size, np.float32)
+        out.flags.writeable = False
+        with pytest.raises(FourCardsError, match="out is read-only"):
+            state.observation_tensor(0, out=out)
+
+
+def test_four_color_values_are_checked_as_made() -> None:
+    """``Meld(QUAD, (RG,))`` printed as an 8-point quad and scored so in ``best_split``;
+    ``Card.from_code(True)`` was RA and ``from_code(np.int64(3))`` refused; ``exposed_code=1.9``
+    was read as 1; ``same_colour_soldiers="no"`` as True."""
+    from fourcards.fourcolor import Card as FcCard
+    from fourcards.fourcolor import Meld, MeldKind, best_points, best_points_packed, best_split, pack, waits
+
+    red_general = FcCard.parse("RG")
+    with pytest.raises(InvalidComboError, match="'RG' is not a meld of kind quad"):
+        Meld(MeldKind.QUAD, (red_general,))
+    with pytest.raises(TypeError, match="a Meld's cards"):
+        Meld(MeldKind.LONE_GENERAL, (5,))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="exposed"):
+        Meld(MeldKind.LONE_GENERAL, (red_general,), "no")  # type: ignore[arg-type]
+    with pytest.raises(InvalidComboError):
+        best_split("RC RH RN", exposed=[Meld(MeldKind.QUAD, (FcCard.parse("RA"), FcCard.parse("RE")), True)])
+    assert Meld(1 + 4, tuple(FcCard.parse(c) for c in ("RG", "RA", "RE"))).kind is MeldKind.COMMAND  # type: ignore[arg-type]
+    assert FcCard.from_code(np.int64(3)) == FcCard.from_code(3)  # type: ignore[arg-type]
+    for bad in (True, 1.0, None):
+        with pytest.raises(TypeError, match="a card code is an int"):
+            FcCard.from_code(bad)  # type: ignore[arg-type]
+    packed = pack("RA RA RA")
+    assert best_points_packed(packed, np.int64(-1)) == best_points_packed(packed) == 3  # type: ignore[arg-type]
+    for bad in (1.9, True, None):
+        with pytest.raises(TypeError, match="exposed_code must be an int"):
+            best_points_packed(packed, bad)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="exposed_code"):
+        best_points_packed(packed, 2**63)
+    yes: Any = "no"
+    for call in (lambda: waits("RA RA", from_discard=yes), lambda: best_points("RA RA RA", same_colour_soldiers=yes),
+                 lambda: best_split("RA RA", incoming="RA", incoming_from_discard=yes)):
+        with pytest.raises(TypeError, match="must be a bool"):
+            call()
+    numpy_true: Any = np.bool_(True)
+    assert waits("RA RA", from_discard=numpy_true) == waits("RA RA", from_discard=True)
+
+
+def test_four_color_rule_bots_name_an_action_the_hand_cannot_play() -> None:
+    entry = get_game("four-color")
+    game = entry.new_game()
+    state = game.new_match(2)
+    observation = state.observation(state.current_player)
+    missing = [code for code in range(28) if observation.hand[code] == 0][:1]
+    for kind in ("greedy", "lookahead"):
+        if kind not in entry.available_bots:
+            continue
+        with pytest.raises(IllegalMoveError, match="do not fit the observation"):
+            entry.new_bot(kind, game, seed=1).choose(observation, missing)
+
+
+def test_text_in_any_case_where_every_game_takes_it() -> None:
+    """Duelo refused ``CALL DENSITY``; Zangle's ``tiles("4B", ...)`` and ``check_zangle``'s
+    ``"CENTRE"`` were refused."""
+    from fourcards.duelo.game import Choose
+    from fourcards.zangle import tiles
+    from fourcards.zangle.cards import check_zangle
+
+    state = get_game("duelo").new_game().new_match(1)
+    first = state.legal_actions()[0]
+    text = state.action_to_string(first)
+    assert state.action_to_int(text.upper()) == state.action_to_int(Choose(text.split()[1].upper())) == first
+    assert tiles("4B", "3 1") is True and tiles(" 4b", ["3", "1"]) is True
+    assert check_zangle("4B", ["3", "1"], ["CENTRE", " own "]) == check_zangle("4b", ["3", "1"], ["centre", "own"])
+    with pytest.raises(TypeError):
+        tiles("4b", None)  # type: ignore[arg-type]
+
+
+def test_messages_print_anywhere_and_name_the_step() -> None:
+    """A lone surrogate in a message made ``print(error)`` raise UnicodeEncodeError; an
+    ``expected_step`` ahead of the match was reported as chosen at that step; a numpy step was
+    refused."""
+    from fourcards.decks import DeckError, load_deck
+
+    with pytest.raises(DeckError) as refused:
+        load_deck("deck-\udc80.json")
+    str(refused.value).encode("utf-8")
+    state = get_game("gang-of-four").new_game().new_match(1)
+    action = state.legal_actions()[0]
+    with pytest.raises(FourCardsError, match="expected_step 5 is ahead of the match, at step 0"):
+        state.apply(action, expected_step=5)
+    state.apply(action, expected_step=np.int64(0))
+    with pytest.raises(TypeError):
+        state.apply(state.legal_actions()[0], expected_step=True)
+
+
+def test_format_cards_takes_cards_only() -> None:
+    from fourcards.fourcolor import Card as FcCard
+    from fourcards.gangoffour import format_cards, parse_cards
+
+    assert format_cards(parse_cards("g1 rd")) == "G1 RD"
+    for bad in ("G1 Y1", [1, 2], [FcCard.parse("RG")], None):
+        with pytest.raises(TypeError, match="format_cards takes"):
+            format_cards(bad)  # type: ignore[arg-type]
+
+
+def test_batch_calls_refuse_what_numpy_would_misread() -> None:
+    """A bool in a list was a count of 1; a masked array's mask was ignored; None and text
+    were said to be floats."""
+    from fourcards.fourcolor import best_points_batch, best_split_batch, waits_batch
+    from fourcards.gangoffour import classify_batch
+
+    row = [0] * 28
+    for call in (best_points_batch, best_split_batch, waits_batch):
+        for bad in ([[True] + row[1:]], np.ma.array([row]), None, "RG"):
+            with pytest.raises(TypeError):
+                call(bad)
+        with pytest.raises(FourCardsError, match="rows of the same length"):
+            call([row, row[1:]])
+    with pytest.raises(TypeError, match="bools"):
+        best_points_batch([row], exposed=[True])
+    with pytest.raises(TypeError, match="masked"):
+        classify_batch(np.ma.array(np.zeros((1, 2), np.uint8)))

@@ -97,6 +97,8 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
         raise TypeError(f"out must be a numpy float32 array of shape ({size},), not {type(out).__name__}")
     if out.shape != (size,) or out.dtype != np.float32:
         raise FourCardsError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
+    if not out.flags.writeable:
+        raise FourCardsError("out is read-only: the tensor is written into it")
     out[:] = 0.0
     return out
 
@@ -890,10 +892,15 @@ class State(ABC, Generic[A]):
         """The integer of ``action`` if ``apply`` would take it; else the error ``apply`` raises."""
         if expected_step is not None:
             if type(expected_step) is not int:
-                raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
+                if isinstance(expected_step, (bool, np.bool_)) or not isinstance(expected_step, (int, np.integer)):
+                    raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
+                expected_step = int(expected_step)
+            if expected_step > self._step:
+                raise StaleActionError(f"expected_step {expected_step} is ahead of the match, at step {self._step}: "
+                                       "no action was chosen there yet")
             if expected_step != self._step:
                 raise StaleActionError(
-                    f"action {action!r} was chosen at step {expected_step}, but the match is at step "
+                    f"action {_short(action)} was chosen at step {expected_step}, but the match is at step "
                     f"{self._step} ({self.describe()})"
                 )
         code = action if type(action) is int else self.action_to_int(action)
@@ -901,9 +908,9 @@ class State(ABC, Generic[A]):
             raise InvalidActionError(f"{code} is not an action of this game (0..{self._n_actions - 1})")
         seat = None if player is None else self._seat(player)
         if self.is_terminal:
-            tried = repr(self.action_to_string(code)) if seat is None else (
-                f"player {seat} tried {self.action_to_string(code)!r}")
-            raise GameOverError(f"{tried} is refused: the game is over ({self.describe()})")
+            by = "" if seat is None else f" by player {seat}"
+            raise GameOverError(f"{self.action_to_string(code)!r}{by} is refused: the game is over "
+                                f"({self.describe()})")
         if seat is not None and seat != self.current_player:
             raise NotYourTurnError(
                 f"player {player} tried {self.action_to_string(code)!r} but it is "

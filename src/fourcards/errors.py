@@ -48,18 +48,25 @@ class FourCardsError(ValueError):
     """Base class of every fourcards input error; ``code`` says which kind (:data:`ERROR_CODES`).
 
     A message longer than 1,000 characters (one that quotes a huge input) keeps its
-    start and its end:
+    start and its end, and a lone surrogate it quotes (from a path or text that is not
+    valid Unicode) is escaped, so that the message prints and encodes anywhere:
 
     >>> len(str(FourCardsError("x" * 10**6))) < 1000
+    True
+    >>> str(FourCardsError("bad " + chr(0xD800) + " name")) == "bad " + chr(92) + "ud800 name"
     True
     """
 
     code: str = "bad_request"
 
     def __init__(self, *args: object) -> None:
-        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > _LONGEST_MESSAGE:
+        if len(args) == 1 and isinstance(args[0], str):
             text = args[0]
-            args = (f"{text[:600]} ...({len(text) - 800:,} characters left out)... {text[-200:]}",)
+            if len(text) > _LONGEST_MESSAGE:
+                text = f"{text[:600]} ...({len(text) - 800:,} characters left out)... {text[-200:]}"
+            if not text.isascii():
+                text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            args = (text,)
         super().__init__(*args)
 
 

@@ -135,9 +135,15 @@ class Deck:
         }
 
     def category_index(self, category: str) -> int:
+        """The index of the category ``category`` names: its id, in any case (the id itself
+        first, should a deck have ids that differ only in case)."""
         for i, c in enumerate(self.categories):
             if c.id == category:
                 return i
+        folded = category.strip().casefold()
+        matches = [i for i, c in enumerate(self.categories) if c.id.casefold() == folded]
+        if len(matches) == 1:
+            return matches[0]
         raise FourCardsError(f"{category!r} is not a category of {self.name}: "
                              f"{', '.join(c.id for c in self.categories)}")
 

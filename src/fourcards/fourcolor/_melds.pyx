@@ -208,13 +208,26 @@ cdef inline void _fc_check(int exposed_code) except *:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
 
 
-def fc_best_points_packed(object packed, int exposed_code=-1):
+cdef int _fc_exposed_code(object exposed_code) except -2:
+    """A card code 0..27 or -1 (no meld exposed) as a C int: TypeError for a bool, a float or
+    another type (Cython would truncate a float), before any C conversion."""
+    if type(exposed_code) is not int:
+        if isinstance(exposed_code, (bool, np.bool_)) or not isinstance(exposed_code, (int, np.integer)):
+            raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
+        exposed_code = int(exposed_code)
+    if not -1 <= exposed_code < FC_KINDS:
+        raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+    return exposed_code
+
+
+def fc_best_points_packed(object packed, object exposed_code=-1):
     """Best points of a complete split of a packed hand (3 bits a kind, kind
     ``k`` at bit ``3k``); -1: none; -2: a count above 4."""
     cdef uint8_t counts[FC_KINDS]
     cdef uint64_t low, high
     cdef int k
-    _fc_check(exposed_code)
+    cdef int code = _fc_exposed_code(exposed_code)
+    _fc_check(code)
     if type(packed) is not int:
         if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
             raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
@@ -228,7 +241,7 @@ def fc_best_points_packed(object packed, int exposed_code=-1):
     counts[21] = ((low >> 63) | (high << 1)) & 7
     for k in range(22, FC_KINDS):
         counts[k] = (high >> (3 * k - 64)) & 7
-    return _fc_best(&_tables, counts, exposed_code)
+    return _fc_best(&_tables, counts, code)
 
 
 def fc_best_points(counts, int exposed_code=-1):

@@ -97,8 +97,11 @@ def best_points_packed(packed: int, exposed_code: int = -1) -> int:
     if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
         raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
     packed = int(packed)
+    if isinstance(exposed_code, (bool, np.bool_)) or not isinstance(exposed_code, (int, np.integer)):
+        raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
     if not -1 <= exposed_code < d.NUM_KINDS:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
+    exposed_code = int(exposed_code)
     if packed < 0 or packed >> (3 * d.NUM_KINDS):
         raise ImpossibleCardsError(f"packed hand {packed:#x} does not fit in 84 bits (3 a kind)")
     counts = unpack(packed)
@@ -119,10 +122,28 @@ def block_best(block: int, index: int) -> int:
     return _search(tuple(counts), -1)
 
 
+def _plain_array(values: Any, what: str) -> npt.NDArray[Any]:
+    """``values`` as an array, refusing a masked array, None, text, and a bool in a list
+    (numpy reads ``[True, 2]`` as ``[1, 2]``)."""
+    if isinstance(values, np.ma.MaskedArray):
+        raise TypeError(f"{what} must be a plain array: a masked array's mask would be ignored")
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{what} must be an array or a list of integers, not {type(values).__name__}")
+    try:
+        if isinstance(values, (list, tuple)):
+            flat = np.asarray(values, dtype=object).ravel()
+            if any(isinstance(v, (bool, np.bool_)) for v in flat.tolist()):
+                raise TypeError(f"{what} must be integers, not bools")
+        return np.asarray(values)
+    except ValueError as ragged:  # rows of different lengths, or a value numpy cannot hold
+        raise FourCardsError(f"{what} must be rows of the same length of integers ({ragged})") from None
+
+
 def check_rows(counts: Any, what: str = "counts") -> npt.NDArray[np.uint8]:
     """Rows of 28 counts as ``uint8``, refusing what a cast would corrupt: floats
-    (never truncated), bools, values outside 0..255 (never wrapped), other shapes."""
-    rows = np.asarray(counts)
+    (never truncated), bools (in a list too), values outside 0..255 (never wrapped), other
+    shapes, a masked array (its mask would be ignored)."""
+    rows = _plain_array(counts, what)
     kind = rows.dtype.kind
     if kind == "O":
         flat = rows.ravel().tolist()
@@ -137,7 +158,8 @@ def check_rows(counts: Any, what: str = "counts") -> npt.NDArray[np.uint8]:
     if kind == "b":
         raise TypeError(f"{what} must be integer counts, not bools")
     if kind not in "iu":
-        raise TypeError(f"{what} must be integer counts, got dtype {rows.dtype} (floats are not truncated)")
+        raise TypeError(f"{what} must be integer counts, got dtype {rows.dtype}"
+                        + (" (floats are not truncated)" if kind in "fc" else ""))
     if rows.ndim != 2 or rows.shape[1] != d.NUM_KINDS:
         raise FourCardsError(f"{what} must be rows of 28 counts, got shape {rows.shape}")
     if rows.dtype != np.uint8 and rows.size and (int(rows.min()) < 0 or int(rows.max()) > 255):
@@ -149,7 +171,7 @@ def check_rows(counts: Any, what: str = "counts") -> npt.NDArray[np.uint8]:
 
 def check_exposed(exposed: Any, rows: int) -> npt.NDArray[np.int8]:
     """One exposed code (-1..27) a row, as ``int8``."""
-    codes = np.asarray(exposed)
+    codes = _plain_array(exposed, "exposed")
     if codes.dtype.kind not in "iu":
         raise TypeError(f"exposed must be integer card codes, got dtype {codes.dtype}")
     if codes.shape != (rows,):

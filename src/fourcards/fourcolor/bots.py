@@ -8,10 +8,12 @@ choose alike.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 
 from ..bots import RandomBot
 from ..engine import check_to_act, checked_legal
+from ..errors import FourCardsError, IllegalMoveError
 from . import _deck, _kernels, _variants
 from .game import HU, NUM_ACTIONS, PASS, FourColorObservation
 
@@ -35,6 +37,18 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     legal = checked_legal(legal_actions, NUM_ACTIONS)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
     return legal, exposed_points, min(observation.rules.threshold, 1 << 30)
+
+
+@contextlib.contextmanager
+def _legal_for_the_hand() -> Iterator[None]:
+    """A kernel's refusal of a legal action the observation's hand cannot play (a discard of a
+    card it lacks, a claim without its cards) as an :class:`IllegalMoveError` naming it."""
+    try:
+        yield
+    except FourCardsError:
+        raise
+    except ValueError as refused:
+        raise IllegalMoveError(f"the legal actions do not fit the observation: {refused}") from None
 
 
 class GreedyBot:
@@ -63,7 +77,9 @@ class GreedyBot:
             if points >= threshold or PASS not in legal:
                 return HU
             legal = [a for a in legal if a != HU]
-        return int(_kernels.greedy_choose(list(observation.hand), exposed_points, threshold, card, from_discard, legal))
+        with _legal_for_the_hand():
+            return int(_kernels.greedy_choose(list(observation.hand), exposed_points, threshold, card, from_discard,
+                                              legal))
 
     def __repr__(self) -> str:
         return "GreedyBot()"
@@ -104,8 +120,9 @@ class LookaheadBot(GreedyBot):
         if observation.phase != "discard" or observation.offer is not None:
             return GreedyBot.choose(self, observation, legal_actions)
         legal, exposed_points, threshold = _legal_and_points(observation, legal_actions)
-        return int(_kernels.lookahead_choose(list(observation.hand), exposed_points, threshold,
-                                             unseen_counts(observation), legal))
+        with _legal_for_the_hand():
+            return int(_kernels.lookahead_choose(list(observation.hand), exposed_points, threshold,
+                                                 unseen_counts(observation), legal))
 
     def __repr__(self) -> str:
         return "LookaheadBot()"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Final, Union, final
 
+import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidCardError, InvalidComboError
@@ -49,9 +50,16 @@ class Card:
 
     @staticmethod
     def from_code(code: int) -> Card:
-        if not isinstance(code, int) or not 0 <= code < _deck.NUM_KINDS:
+        """The card of ``code`` (0..27; numpy ints too): TypeError for a bool or another type.
+
+        >>> str(Card.from_code(0)), str(Card.from_code(27))
+        ('RG', 'WS')
+        """
+        if isinstance(code, (bool, np.bool_)) or not isinstance(code, (int, np.integer)):
+            raise TypeError(f"a card code is an int, not {type(code).__name__}")
+        if not 0 <= code < _deck.NUM_KINDS:
             raise InvalidCardError(f"{code!r} is not a card code (0..27)")
-        return KINDS[code]
+        return KINDS[int(code)]
 
     @property
     def colour(self) -> str:
@@ -113,6 +121,21 @@ class Meld:
     cards: tuple[Card, ...]
     exposed: bool = False
 
+    def __post_init__(self) -> None:
+        """A Meld is checked as made: its cards form a meld of its kind (``Meld.parse`` finds the kind)."""
+        if not isinstance(self.cards, tuple) or not all(isinstance(card, Card) for card in self.cards):
+            raise TypeError(f"a Meld's cards are a tuple of Four Color Cards (Meld.parse('RG RA RE') makes one), "
+                            f"not {self.cards!r:.60}")
+        if not isinstance(self.exposed, bool):
+            raise TypeError(f"a Meld's exposed is a bool, not {type(self.exposed).__name__}")
+        kind = _deck.meld_kind(tuple(sorted(card.code for card in self.cards)))
+        if isinstance(self.kind, bool) or not isinstance(self.kind, int) or self.kind != kind:
+            shown = self.kind.name.lower() if isinstance(self.kind, MeldKind) else repr(self.kind)[:40]
+            raise InvalidComboError(f"{_text(self.cards)!r} is not a meld of kind {shown}"
+                                    + (f" (they form a {MeldKind(kind).name.lower()})" if kind >= 0 else ""))
+        if type(self.kind) is not MeldKind:
+            object.__setattr__(self, "kind", MeldKind(kind))
+
     @property
     def points(self) -> int:
         exposed, concealed = _deck.POINTS[self.kind]
@@ -121,6 +144,8 @@ class Meld:
     @staticmethod
     def parse(text: str | Iterable[Card | str], exposed: bool = False) -> Meld:
         """The meld these cards form; raises if they form none."""
+        if not isinstance(exposed, bool):
+            raise TypeError(f"exposed must be a bool, not {type(exposed).__name__}")
         cards = _cards(text)
         kind = _deck.meld_kind(tuple(sorted(c.code for c in cards)))
         if kind < 0:

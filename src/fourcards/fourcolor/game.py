@@ -723,12 +723,16 @@ class FourColorState(State[Action]):
 
     def _action_code(self, action: Any) -> int:
         if isinstance(action, Discard):
+            if not isinstance(action.card, Card):
+                raise TypeError(f"Discard takes a Card (Card.parse('RC')), not {type(action.card).__name__}")
             return action.card.code
         if isinstance(action, Pass):
             return PASS
         if isinstance(action, Hu):
             return HU
         if isinstance(action, Claim):
+            if not isinstance(action.meld, Meld):
+                raise TypeError(f"Claim takes a Meld (Meld.parse('RC RH RN')), not {type(action.meld).__name__}")
             index = MELD_INDEX.get(tuple(card.code for card in action.meld.cards))
             if index is None:
                 raise IllegalMoveError(f"{action.meld} is no meld a claim can make")

@@ -240,5 +240,17 @@ def mask_cards(mask: int) -> tuple[Card, ...]:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    """Cards as canonical text, in the order given."""
-    return " ".join(str(card) for card in cards)
+    """Cards as canonical text, in the order given: Gang of Four :class:`Card` objects
+    (``parse_cards`` reads text into them; a string here is a TypeError, not its letters).
+
+    >>> format_cards(parse_cards("g1 RD m1"))
+    'G1 RD M1'
+    """
+    if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
+        raise TypeError(f"format_cards takes Cards (parse_cards(text) makes them), not {type(cards).__name__}")
+    shown = []
+    for card in cards:
+        if not isinstance(card, Card):
+            raise TypeError(f"format_cards takes Gang of Four Cards, not {type(card).__name__} {card!r:.30}")
+        shown.append(str(card))
+    return " ".join(shown)

@@ -296,6 +296,8 @@ def classify_batch(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int8], 
     ...
     fourcards.errors.ImpossibleCardsError: 2 x RD in row 1: the deck holds one copy of RD
     """
+    if isinstance(codes, np.ma.MaskedArray):
+        raise TypeError("codes must be a plain array: a masked array's mask would be ignored")
     return _kernels.classify_batch(codes)
 
 

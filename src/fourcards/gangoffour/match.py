@@ -776,8 +776,14 @@ class MatchState(State[Action]):
         if isinstance(action, Pass):
             return PASS
         if isinstance(action, GiveBack):
+            if not isinstance(action.card, Card):
+                raise TypeError(f"GiveBack takes a Card (Card.parse('G5')), not {type(action.card).__name__}")
             return GIVE_BACK_BASE + action.card.code
         if isinstance(action, Play):
+            if not isinstance(action.combo, Combo):
+                raise TypeError(f"Play takes a Combo (Combo.parse('G5 Y5')), not {type(action.combo).__name__}")
+            if not isinstance(action.announce, bool):
+                raise TypeError(f"Play's announce is a bool, not {type(action.announce).__name__}")
             if action.announce:
                 if not self._rules.manual_last_card:
                     raise IllegalMoveError("announcing plays exist only with manual_last_card")

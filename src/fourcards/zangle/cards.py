@@ -118,6 +118,11 @@ class Zangle:
         return counts
 
     def __str__(self) -> str:
+        try:
+            check_zangle_value(self)
+        except (FourCardsError, TypeError):  # fields out of range: shown as they are, never misread
+            return f"Zangle(target={self.target!r:.20}, target_place={self.target_place!r:.20}, " \
+                   f"pieces={self.pieces!r:.60})"
         pieces = " + ".join(f"{KINDS[k]}({PLACES[p]})" for k, p in self.pieces)
         return f"{KINDS[self.target]}({PLACES[self.target_place]}) = {pieces}"
 
@@ -166,12 +171,15 @@ def check_zangle(target: str, pieces: str | Sequence[str], places: str | Sequenc
 
     ``places`` gives ``"centre"`` or ``"own"`` for each piece (text: split on blanks)."""
     pieces = [str(p) for p in split_cards(pieces)]
-    places = [str(p) for p in split_cards(places)]
+    places = [str(p).strip().lower() for p in split_cards(places)]
     if len(places) != len(pieces):
         raise FourCardsError(f"{len(pieces)} pieces but {len(places)} places")
+    if not isinstance(target_place, str):
+        raise TypeError(f"target_place is 'centre' or 'own', not {type(target_place).__name__}")
+    target_place = target_place.strip().lower()
     for place in list(places) + [target_place]:
         if place not in PLACES:
-            raise FourCardsError(f"{place!r} is not a place: centre or own")
+            raise FourCardsError(f"{place!r:.40} is not a place: centre or own")
     target_code = kind_code(target)
     codes = [kind_code(p) for p in pieces]
     if target_code == 0:

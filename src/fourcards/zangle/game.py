@@ -398,6 +398,14 @@ class ZangleGame(Game["ZangleState"]):
                                               "hits": hits, "round": round})
 
 
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:  # a Zangle built with a list among its fields
+        return False
+    return True
+
+
 class ZangleState(State[Zangle]):
     """A Zangle game (turn style or solitaire) in progress."""
 
@@ -635,9 +643,10 @@ class ZangleState(State[Zangle]):
 
     def _action_code(self, action: Any) -> int:
         if isinstance(action, Zangle):
-            if action not in self.game.index:
+            code = self.game.index.get(action) if _hashable(action) else None
+            if code is None:
                 raise IllegalMoveError(f"{action} is not a Zangle of this game")
-            return self.game.index[action]
+            return code
         raise TypeError(f"an action must be an int, a Zangle or its text, not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Zangle:

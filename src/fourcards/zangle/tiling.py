@@ -55,12 +55,33 @@ def _cover(target: str, uncovered: frozenset[Cell], pieces: tuple[str, ...]) -> 
     return False
 
 
-def tiles(target: str, pieces: Sequence[str]) -> bool:
-    """Whether the pieces (shape notations), each rotated and/or mirrored,
-    cover the target shape exactly."""
+_CANONICAL: Final = {name.lower(): name for name in SHAPES}
+
+
+def _shape_name(notation: object) -> str:
+    """A shape's notation as the library prints it (``"4B"`` and ``" 4b "`` are ``"4b"``)."""
+    if not isinstance(notation, str):
+        raise TypeError(f"a shape is given by its notation (a str), not {type(notation).__name__}")
+    name = _CANONICAL.get(notation.strip().lower())
+    if name is None:
+        raise FourCardsError(f"{notation!r:.40} is not a shape: {', '.join(SHAPES)}")
+    return name
+
+
+def tiles(target: str, pieces: str | Sequence[str]) -> bool:
+    """Whether the pieces (shape notations, in any case; text is split on blanks and
+    commas), each rotated and/or mirrored, cover the target shape exactly.
+
+    >>> tiles("4B", "3 1"), tiles(" 4b", ["2", "2"])
+    (True, False)
+    """
+    target = _shape_name(target)
+    if isinstance(pieces, str):
+        pieces = pieces.replace(",", " ").split()
+    elif isinstance(pieces, (bytes, bytearray)) or not isinstance(pieces, Sequence):
+        raise TypeError(f"the pieces are shape notations (a list or text), not {type(pieces).__name__}")
+    pieces = [_shape_name(piece) for piece in pieces]
     cells = _shape(target)
-    for piece in pieces:
-        _shape(piece)
     if sum(SHAPES[p].size for p in pieces) != len(cells):
         return False
     return _cover(target, frozenset(cells), tuple(sorted(pieces)))
