@@ -545,3 +545,18 @@ def test_batch_calls_refuse_what_numpy_would_misread() -> None:
         best_points_batch([row], exposed=[True])
     with pytest.raises(TypeError, match="masked"):
         classify_batch(np.ma.array(np.zeros((1, 2), np.uint8)))
+
+
+def test_deals_are_bounded_and_a_table_of_the_wrong_type_is_named() -> None:
+    """``deal_codes(2**64)`` raised numpy's "Maximum allowed dimension exceeded";
+    ``legal_mask(hand, 1.0)`` blamed the cards for a table of the wrong type."""
+    from fourcards.fourcolor.deal import deal_counts
+    from fourcards.gangoffour import deal_codes, legal_mask
+
+    for deal_many in (deal_codes, deal_counts):
+        with pytest.raises(FourCardsError, match="at most 10,000,000"):
+            deal_many(2**64)
+    wrong: Any = 1.0
+    for call in (lambda: legal_mask(hand_mask("G1 Y1"), wrong), lambda: beats("G1", wrong)):
+        with pytest.raises(TypeError, match="table must be a Combo, cards, an action index or None, not float"):
+            call()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..engine import MAX_GAMES
 from ..errors import FourCardsError
 from . import _deck
 
@@ -28,7 +29,9 @@ def deal_counts(hands: int, seed: int = 0, cards: int = 21) -> npt.NDArray[np.ui
     True
     """
     if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
-        raise FourCardsError(f"hands must be an int >= 0, not {hands!r}")
+        raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
+    if hands > MAX_GAMES:
+        raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise FourCardsError(f"seed must be an int >= 0, not {seed!r}")
     deck_size = _deck.NUM_KINDS * _deck.COPIES

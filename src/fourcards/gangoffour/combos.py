@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Final, Union, final
 
@@ -230,6 +231,8 @@ def _table_action(table: ComboLike | int | None) -> int:
         if isinstance(table, bool):
             raise TypeError("table must be a Combo, cards, an action index or None, not bool")
         return int(table)
+    if not isinstance(table, (Combo, str)) and not (isinstance(table, Iterable) and not isinstance(table, bytes)):
+        raise TypeError(f"table must be a Combo, cards, an action index or None, not {type(table).__name__}")
     return _as_combo(table).action
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..engine import MAX_GAMES
 from ..errors import FourCardsError
 from ..rng import Rng
 from ._deck import PAD
@@ -52,7 +53,9 @@ def deal_codes(hands: int, seed: int = 0, cards: int | tuple[int, int] = 16) -> 
     (True, True)
     """
     if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
-        raise FourCardsError(f"hands must be an int >= 0, not {hands!r}")
+        raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
+    if hands > MAX_GAMES:
+        raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise FourCardsError(f"seed must be an int >= 0, not {seed!r}")
     low, high = (cards, cards) if isinstance(cards, (int, np.integer)) and not isinstance(cards, bool) else (
