@@ -204,3 +204,17 @@ def test_vector_refuses_a_bool_in_a_list_and_checks_match_seed() -> None:
     for env_index, number in ((2, 0), (-1, 0), (0, -1), (0, 2**64)):
         with pytest.raises(FourCardsError):
             vector.match_seed(env_index, number)
+
+
+def test_make_vec_names_the_seat_env_keywords_it_does_not_take() -> None:
+    """``render_mode`` and ``illegal_action`` were called unknown rules of gang-of-four."""
+    from fourcards._backend import COMPILED
+
+    if not COMPILED:
+        pytest.skip("make_vec is Gymnasium's SyncVectorEnv over SeatEnv without the compiled kernels")
+    for keywords, words in (({"render_mode": "ansi"}, "renders nothing"),
+                            ({"illegal_action": "end"}, "always raises"),
+                            ({"illegal_reward": -2.0}, "illegal_reward")):
+        with pytest.raises(FourCardsError, match=words):
+            gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=2, **keywords)
+    gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=2, render_mode=None, illegal_action="raise").close()

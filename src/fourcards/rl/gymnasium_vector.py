@@ -70,6 +70,9 @@ Observations = dict[str, npt.NDArray[Any]]
 class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unused-ignore]
     """``num_envs`` Gang of Four matches for one learning seat against bots, stepped in C.
 
+    It takes ``SeatEnv``'s keywords but ``illegal_reward``: ``render_mode`` only None,
+    ``illegal_action`` only ``"raise"`` (an illegal action raises and no env moves).
+
     ``opponents`` is ``"random"``, ``"greedy"`` or ``"best"`` (``"greedy"`` here:
     the best bot that moves in C; one name, or one per other seat); ``seat``
     the learning seat; ``threads`` splits each step over that many threads;
@@ -80,7 +83,16 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
 
     def __init__(self, num_envs: int = 1, *, game_name: str = "gang-of-four", seat: int = 0,
                  opponents: str | Sequence[str | None] = "random", threads: int = 1, copy: bool = True,
-                 observation: str = "dict", max_candidates: int = 128, **rules: Any) -> None:
+                 observation: str = "dict", max_candidates: int = 128, render_mode: str | None = None,
+                 illegal_action: str = "raise", **rules: Any) -> None:
+        if render_mode is not None:
+            raise FourCardsError(f"render_mode={render_mode!r:.40}: the vector environment renders nothing "
+                                 "(render one SeatEnv to watch a match)")
+        if illegal_action != "raise":
+            raise FourCardsError(f"illegal_action={illegal_action!r:.40}: in the vector environment an illegal "
+                                 "action always raises IllegalMoveError naming the env, and no env moves")
+        if "illegal_reward" in rules:
+            raise FourCardsError("illegal_reward: in the vector environment an illegal action raises (no reward)")
         if game_name != "gang-of-four":
             raise FourCardsError(f"game_name={game_name!r}: the vectorized environment plays gang-of-four only")
         if observation not in ("dict", "compact", "candidates"):
