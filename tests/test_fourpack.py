@@ -212,3 +212,43 @@ def test_as_many_players_as_the_deck_can_deal(players: int) -> None:
     assert MAX_PLAYERS == 32 and observation_size(8) == OBSERVATION_SIZE
     with pytest.raises(InvalidRulesError, match="from 3 to 32"):
         FourPack(players=33)
+
+
+def test_the_search_gives_way_to_the_rule_bot_when_its_clock_is_up() -> None:
+    """On a table of 32 seats one deal took seconds to draw and a question's playouts many
+    more: a single hint ran a server at full CPU, past any budget (a hostile-server trial,
+    2026-12-04). Out of time, the search asks the memory bot's question."""
+    from fourcards.fourpack.bots import MemoryBot
+    from fourcards.fourpack.search import SearchBot
+
+    game = FourPack(players=32)
+    state = game.new_match(7)
+    for _ in range(6):
+        seat = state.current_player
+        observation, legal = state.observation(seat), state.legal_actions()
+        bot = SearchBot(game, seed=1, time_per_move=1e-9)  # the clock is up at once
+        choice = bot.choose(observation, legal)
+        assert choice == MemoryBot().choose(observation, legal)
+        state.apply(choice, seat)
+
+
+def test_sampling_stops_at_its_deadline_and_at_its_memo_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from fourcards import sampling
+    from fourcards.rng import Rng
+
+    state = FourPack(players=16).new_match(3)
+    information = state.information_set(state.current_player)
+    with pytest.raises(sampling.SamplingCostError, match="deadline"):
+        information.sample(Rng(1), deadline=time.perf_counter() - 1.0)
+    assert information.sample(Rng(1)).current_player == state.current_player  # no deadline: drawn
+    from fourcards.fourpack.bots import MemoryBot
+
+    played = FourPack(players=32).new_match(7)
+    for _ in range(6):  # asks answered: the deals are counted, not drawn freely
+        seat = played.current_player
+        played.apply(MemoryBot().choose(played.observation(seat), played.legal_actions()), seat)
+    monkeypatch.setattr(sampling, "MAX_MEMO", 10)
+    with pytest.raises(sampling.SamplingCostError, match="too large to sample exactly"):
+        played.information_set(played.current_player).sample(Rng(1))

@@ -1486,8 +1486,10 @@ class InformationSet(Generic[S]):
                  write: Callable[[S, list[list[int]], Rng], None]) -> None:
         self.state, self.player, self.deal, self._write = state, player, deal, write
 
-    def sample(self, rng: Rng | int) -> S:
-        """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed)."""
+    def sample(self, rng: Rng | int, deadline: float | None = None) -> S:
+        """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
+        with ``deadline`` (a ``time.perf_counter()`` value), a
+        :class:`~fourcards.sampling.SamplingCostError` once it passes."""
         if not isinstance(rng, Rng):
             if isinstance(rng, np.integer) and not isinstance(rng, np.bool_):
                 rng = int(rng)  # a numpy seed, as a numpy seat is taken
@@ -1495,7 +1497,7 @@ class InformationSet(Generic[S]):
                 raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
             rng = Rng(rng)
         other = self.state.clone()
-        self._write(other, [] if self.deal is None else self.deal.sample(rng), rng)
+        self._write(other, [] if self.deal is None else self.deal.sample(rng, deadline), rng)
         other.setup = {**self.state.setup, RESAMPLED: self.player}
         return other
 

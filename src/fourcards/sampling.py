@@ -38,6 +38,7 @@ still holds the other as an even spread of the unseen cards would say.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -47,10 +48,19 @@ import numpy.typing as npt
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["Group", "DealSampler", "below_big", "MAX_TRIES"]
+__all__ = ["Group", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
+#: The most counts of partial deals a sampler keeps (a table of many seats has more
+#: ways to split a group than memory holds): past it, sampling is refused.
+MAX_MEMO = 200_000
+
+
+class SamplingCostError(FourCardsError):
+    """A deal that cannot be drawn within its budget: past a deadline, or too many
+    partial deals to count (a table of very many seats). A search falls back to its
+    rule bot."""
 #: The largest table of counts (cells) and work (cells x splits) counted in floats
 #: over the whole grid; beyond, the counts are exact integers over the states reached.
 GRID_CELLS = 400_000
@@ -132,6 +142,8 @@ class DealSampler:
         if pool != sum(self.sizes):
             raise ValueError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
         self._memo: dict[tuple[bool, int, tuple[int, ...]], int] | None = None
+        #: A ``time.perf_counter()`` value the counting of a draw stops at (:meth:`sample`'s).
+        self.deadline: float | None = None
         self._splits: dict[bool, list[list[tuple[tuple[int, ...], int]]]] = {}
         self._grid: list[npt.NDArray[np.float64]] | None = None
         self._axes: list[int] = []
@@ -243,6 +255,11 @@ class DealSampler:
                 after = tuple(u + v for u, v in zip(used, y))
                 if all(a <= s for a, s in zip(after, self.sizes)):
                     total += weight * self._ways(i + 1, after, weighted)
+        if len(memo) >= MAX_MEMO:
+            raise SamplingCostError(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
+                                    "too large to sample exactly")
+        if self.deadline is not None and len(memo) % 512 == 0 and time.perf_counter() > self.deadline:
+            raise SamplingCostError("no deal drawn before the deadline (counting the ways to deal)")
         memo[key] = total
         return total
 
@@ -315,11 +332,18 @@ class DealSampler:
             rng.shuffle(deal[d])  # the bounded cards' slots: uniform within the place
         return deal
 
-    def sample(self, rng: Rng) -> list[list[int]]:
+    def sample(self, rng: Rng, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels in slot order (uniform among the
-        deals within the bounds that ``accept`` takes)."""
-        for _ in range(MAX_TRIES):
-            deal = self._draw(rng)
-            if self.accept is None or self.accept(deal):
-                return deal
+        deals within the bounds that ``accept`` takes); with ``deadline`` (a
+        ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes."""
+        self.deadline = deadline
+        try:
+            for tries in range(MAX_TRIES):
+                if deadline is not None and tries % 8 == 0 and time.perf_counter() > deadline:
+                    raise SamplingCostError("no deal drawn before the deadline")
+                deal = self._draw(rng)
+                if self.accept is None or self.accept(deal):
+                    return deal
+        finally:
+            self.deadline = None
         raise FourCardsError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")

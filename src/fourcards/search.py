@@ -194,14 +194,20 @@ class RootSearch:
         self.iterations += 1
 
     def run(self, iterations: int | None = None, time_per_move: float = 0.05) -> int:
-        """Iterate until the budget is spent (at least once per action when timed,
-        so that every action has a value); returns the iterations done so far."""
+        """Iterate until the budget is spent (at least once; when timed, the clock
+        wins over trying every action: :attr:`complete` says whether each was tried);
+        returns the iterations done so far."""
         budget = Budget(iterations, time_per_move)
         done = 0
-        while not budget.spent(done) or (iterations is None and self._untried):
+        while not done or not budget.spent(done):
             self.iterate()
             done += 1
         return self.iterations
+
+    @property
+    def complete(self) -> bool:
+        """Whether every action has been tried at least once."""
+        return not self._untried
 
     def statistics(self) -> list[tuple[int, int, float]]:
         """``[(action, visits, mean score)]``, most visited first."""

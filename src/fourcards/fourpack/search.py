@@ -23,6 +23,7 @@ beside the best other seat's as a tie-break.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,8 +31,9 @@ from ..decks import FAMILIES
 from ..engine import InformationSet, State, check_to_act, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
+from ..sampling import SamplingCostError
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
-from .bots import memory_choice
+from .bots import MemoryBot, memory_choice
 from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
 
 __all__ = ["SearchBot", "state_of"]
@@ -180,6 +182,11 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
+        """The question to ask. On its clock (``time_per_move``) the search never runs past
+        it by more than one playout: when the clock is up before every question had a
+        playout (a table of many seats), or a deal cannot be drawn in time, it asks the
+        rule bot's question (:func:`~fourcards.fourpack.bots.memory_choice`), as it does
+        when the deals are too many to count (:data:`~fourcards.sampling.MAX_MEMO`)."""
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
@@ -188,24 +195,45 @@ class SearchBot(SearchPlayer):
             legal = [int(a) for a in legal_actions]
             if len(legal) == 1:
                 return legal[0]
-            me = observation.player
-            hand = observation.hand_mask
-            information = self._information(state_of(self.game, observation), me)
-            # Asks worth a playout: cards of families it holds, from a seat that may hold
-            # them in some deal of the information set (an ask that fails everywhere only
-            # passes the turn: kept when nothing else is left).
-            legal = [a for a in legal if hand & FAMILY_MASK[a % 32 // 4]] or legal
-            probes = [information.sample(self.rng)._hands for _ in range(self.probes)]
-            hopeful = [a for a in legal if any(hands[a >> 5] >> (a & 31) & 1 for hands in probes)]
-            legal = hopeful or legal
-            search = (PairedSearch if self.paired else RootSearch)(
-                information.sample, legal, lambda world, rng: playout(world, me, self.limit), self.rng,
-                self.exploration)
-            search.run(self.iterations, self.time_per_move)
-            self.last_statistics = search.statistics()
-            return search.best()
+            deadline = None if self.iterations is not None else time.perf_counter() + self.time_per_move
+            try:
+                return self._search(observation, legal, deadline)
+            except SamplingCostError:  # out of time, or a deal too large to count (the same every time)
+                self.last_statistics = []
+                return self._rule_choice(observation, legal)
 
-    def _information(self, surrogate: FourPackState, me: int) -> InformationSet[FourPackState]:
+    def _search(self, observation: FourPackObservation, legal: list[int], deadline: float | None) -> int:
+        me = observation.player
+        hand = observation.hand_mask
+        every = legal
+        information = self._information(state_of(self.game, observation), me, deadline)
+        # Asks worth a playout: cards of families it holds, from a seat that may hold
+        # them in some deal of the information set (an ask that fails everywhere only
+        # passes the turn: kept when nothing else is left).
+        legal = [a for a in legal if hand & FAMILY_MASK[a % 32 // 4]] or legal
+        probes = []
+        for _ in range(self.probes):
+            probes.append(information.sample(self.rng, deadline)._hands)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        hopeful = [a for a in legal if any(hands[a >> 5] >> (a & 31) & 1 for hands in probes)]
+        legal = hopeful or legal
+        search = (PairedSearch if self.paired else RootSearch)(
+            lambda rng: information.sample(rng, deadline), legal,
+            lambda world, rng: playout(world, me, self.limit), self.rng, self.exploration)
+        remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        search.run(self.iterations, self.time_per_move if remaining is None else remaining)
+        self.last_statistics = search.statistics()
+        if isinstance(search, RootSearch) and not search.complete:
+            return self._rule_choice(observation, every)
+        return search.best()
+
+    def _rule_choice(self, observation: FourPackObservation, legal: list[int]) -> int:
+        """The memory bot's question (the search's fallback)."""
+        return int(MemoryBot().choose(observation, legal))  # it keeps nothing between choices
+
+    def _information(self, surrogate: FourPackState, me: int,
+                     deadline: float | None = None) -> InformationSet[FourPackState]:
         """The seat's information set; with ``askers_hold``, narrowed to the deals where
         every asker held a card of the family it asked for, unless no such deal turns up
         in a few draws (a seat that asks for families it does not hold, as the rules may
@@ -214,9 +242,19 @@ class SearchBot(SearchPlayer):
             try:
                 narrowed = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=True))
                 deal = narrowed.deal
-                if deal is None or any(deal.accept is None or deal.accept(deal._draw(self.rng))
-                                       for _ in range(_NARROW_TRIES)):
-                    return narrowed
+                if deal is not None:
+                    deal.deadline = deadline
+                try:
+                    for _ in range(_NARROW_TRIES):
+                        if deal is None or deal.accept is None or deal.accept(deal._draw(self.rng)):
+                            return narrowed
+                        if deadline is not None and time.perf_counter() > deadline:
+                            break
+                finally:
+                    if deal is not None:
+                        deal.deadline = None
+            except SamplingCostError:  # out of time: the search gives way to the rule bot
+                raise
             except FourCardsError:  # bounds no deal meets
                 pass
         return surrogate.information_set(me)

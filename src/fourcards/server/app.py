@@ -984,7 +984,10 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     holder: dict[str, GameServer] = {}
 
     def server() -> GameServer:
-        return holder["server"]
+        found = holder.get("server")
+        if found is None:
+            raise _NotStarted()
+        return found
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -1110,10 +1113,21 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
             return _refused(Refusal(405, "bad_request", f"{request.method} is not a method of {shown(request.url.path)}"))
         return _refused(Refusal(404, "not_found", f"nothing is at {shown(request.url.path)}"))
 
+    async def not_started(request: Request, error: Exception) -> Response:
+        return _refused(Refusal(503, "server_error", _NotStarted.reason))
+
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(AdmissionMiddleware, admission=gate)],
-                    exception_handlers={404: no_route, 405: no_route})
+                    exception_handlers={404: no_route, 405: no_route, _NotStarted: not_started})
     app.state.admission = gate
     return app
+
+
+class _NotStarted(Exception):
+    """A request before the app's lifespan started it: a mounted app whose host did not
+    run the mounted app's lifespan (Starlette runs only the outer app's)."""
+
+    reason = ("the fourcards server has not started: an app that mounts it must run its lifespan "
+              "(Starlette(routes=[Mount('/cards', app=cards)], lifespan=cards.router.lifespan_context))")
 
 
 def _query_int(request: Request, name: str, default: int, high: int) -> int:

@@ -1,0 +1,55 @@
+"""The server mounted in another Starlette app, as docs/server.md shows it: with the
+mounted app's lifespan run by the outer app, its tables answer; without it (the first
+example of the docs did that) every table request was a 500 and a traceback, and is now
+a 503 that says what to do (a hostile-server trial, 2026-12-04)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from starlette.applications import Starlette  # noqa: E402
+from starlette.routing import Mount  # noqa: E402
+
+from fourcards.server import create_app  # noqa: E402
+
+
+async def _get(app: Any, path: str) -> tuple[int, Any]:
+    """One GET through the ASGI interface (no network, no client library)."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+             "headers": [(b"host", b"127.0.0.1:8000")], "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 8000)}
+    await app(scope, receive, send)
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], json.loads(body)
+
+
+def test_a_mounted_server_answers_with_its_lifespan_and_says_why_without(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        cards = create_app(db=str(tmp_path / "tables.db"))
+        bare = Starlette(routes=[Mount("/cards", app=cards)])
+        status, body = await _get(bare, "/cards/api/tables")
+        assert status == 503 and "lifespan" in body["error"]["reason"], body
+        cards = create_app(db=str(tmp_path / "tables.db"))
+        host = Starlette(routes=[Mount("/cards", app=cards)], lifespan=cards.router.lifespan_context)
+        async with host.router.lifespan_context(host):
+            status, body = await _get(host, "/cards/api/tables")
+            assert status == 200, body
+
+    asyncio.run(scenario())
