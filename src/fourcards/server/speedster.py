@@ -59,6 +59,10 @@ def parse_zangle_text(text: str) -> tuple[tuple[str, str], list[tuple[str, str]]
     return (target[1], target[2]), [(p[1], p[2]) for p in pieces if p is not None]
 
 
+#: The slowest a Speedster bot may be made to react, in seconds.
+MAX_BOT_REACTION = 60.0
+
+
 def check_rules(rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """The seats and the full rules of a new table (``FourCardsError`` for bad ones)."""
     known = {o["name"] for o in RULES}
@@ -70,6 +74,8 @@ def check_rules(rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         full["bot_reaction"] = float(full["bot_reaction"])
     if not isinstance(full["bot_reaction"], float):
         raise FourCardsError("bot_reaction must be a number of seconds")
+    if not 0.0 <= full["bot_reaction"] <= MAX_BOT_REACTION:  # NaN fails too; an int is checked as a float
+        raise FourCardsError(f"bot_reaction={full['bot_reaction']!r} must be 0 to {MAX_BOT_REACTION:g} seconds")
     try:
         SpeedsterTable(players=full["players"], seed=0, rounds=full["rounds"], check=full["check"],
                        deck=dict(full["deck"]) if full["deck"] else None)
