@@ -65,3 +65,17 @@ def test_speedster_bot_reaction_is_bounded_whether_an_int_or_a_float() -> None:
     for bad in (-1, 100000, -0.5, 61.0, float("nan")):
         with pytest.raises(FourCardsError, match="bot_reaction"):
             check_rules({"bot_reaction": bad})
+
+
+def test_a_seat_name_cannot_reorder_or_hide_text() -> None:
+    """A name with U+202E (right-to-left override), a zero-width space or U+FFFF was taken:
+    it could read as another seat's in the lobby."""
+    from fourcards.server.admission import Refusal
+    from fourcards.server.app import _checked_name
+
+    assert _checked_name("Zoë 🂡", "'name'", "bad_request") == "Zoë 🂡"
+    assert _checked_name("👨\u200d👩\u200d👧", "'name'", "bad_request")  # a joined emoji keeps its joiner
+    for bad in ("abc\u202edcba", "ann\u200b", "x\uffff", "y\ufdd0", "tab\there"):
+        with pytest.raises(Refusal) as refused:
+            _checked_name(bad, "'name'", "bad_request")
+        assert refused.value.status == 400

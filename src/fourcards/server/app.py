@@ -20,7 +20,7 @@ import unicodedata
 import importlib.resources
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -927,13 +927,23 @@ _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a table id may be (they are ``secrets.token_urlsafe``): anything else names no table."""
 
 
+#: Characters that turn or hide text around them (bidirectional controls, a zero-width
+#: space): in a name they make it read as another seat's.
+_SPOOFING: Final = frozenset("\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def _checked_name(value: Any, what: str, code: str) -> str:
-    """A seat's name: a string of at most 40 characters, none of them a control character."""
+    """A seat's name: a string of at most 40 characters, none of them a control character,
+    a character that turns or hides the text around it, or a noncharacter."""
     if not isinstance(value, str) or len(value) > 40:
         raise Refusal(400, code, f"{what} must be a string of at most 40 characters")
     problem = text_problem(value)
     if problem is None and any(unicodedata.category(char) == "Cc" for char in value):
         problem = "a control character"
+    if problem is None and any(char in _SPOOFING for char in value):
+        problem = "a character that reorders or hides text (a bidirectional control or a zero-width space)"
+    if problem is None and any(0xFDD0 <= ord(char) <= 0xFDEF or ord(char) & 0xFFFE == 0xFFFE for char in value):
+        problem = "a noncharacter"
     if problem is not None:
         raise Refusal(400, code, f"{what} holds {problem}")
     return value
