@@ -1039,7 +1039,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
 
     async def tables(request: Request) -> Response:
         try:
-            if request.method == "GET":
+            if request.method in ("GET", "HEAD"):  # Starlette routes HEAD with GET: never a create
                 server()._take(gate.listings, address(request))
                 limit = _query_int(request, "limit", limits.list_page, limits.list_page_max)
                 after = request.query_params.get("after")
