@@ -44,7 +44,8 @@ def test_every_limit_is_a_flag_with_its_default_documented() -> None:
     for spec in dataclasses.fields(Limits):
         flag = LIMIT_FLAGS[spec.name]
         assert Limits.help(spec.name)
-        default = f"{getattr(defaults, spec.name):g}"
+        value = getattr(defaults, spec.name)
+        default = str(value) if isinstance(value, int) else f"{value:g}"
         row = re.search(rf"^\| `{re.escape(flag)}` \| `{spec.name}` \| {re.escape(default)} \|", text, re.M)
         assert row, f"docs/server.md has no row '| `{flag}` | `{spec.name}` | {default} |'"
 

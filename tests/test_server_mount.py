@@ -85,3 +85,34 @@ def test_a_seat_name_cannot_reorder_or_hide_text() -> None:
         with pytest.raises(Refusal) as refused:
             _checked_name(bad, "'name'", "bad_request")
         assert refused.value.status == 400
+
+
+def test_a_reader_that_falls_behind_by_more_bytes_than_the_limit_is_closed() -> None:
+    """The queue to a slow reader was bounded in messages only: three seats that never read
+    held 160 MB in half a minute. It is bounded in bytes too (``max_queued_bytes``)."""
+    from fourcards.server.app import WebSocketClient
+
+    class NeverReads:
+        def __init__(self) -> None:
+            self.closed = False
+
+        async def send_text(self, text: str) -> None:
+            await asyncio.Event().wait()  # the peer never reads: the first write never ends
+
+        async def close(self) -> None:
+            self.closed = True
+
+    async def scenario() -> None:
+        socket = NeverReads()
+        client = WebSocketClient(socket, max_queued=1000, max_queued_bytes=10_000)  # type: ignore[arg-type]
+        big = {"type": "state", "pad": "x" * 3000}
+        for _ in range(3):
+            client.send(big)
+        await asyncio.sleep(0)
+        assert not client.closed
+        client.send(big)
+        client.send(big)  # past 10,000 bytes waiting
+        assert client.closed
+        client.writer.cancel()
+
+    asyncio.run(scenario())

@@ -117,8 +117,9 @@ def add_commands(sub: Any) -> None:
             kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 2**62)
         else:
             kind = _limit_number(spec.metadata["low"] == 0, spec.metadata["high"])
+        shown = default if isinstance(default, int) else format(default, "g")
         limits.add_argument(LIMIT_FLAGS[spec.name], dest=f"limit_{spec.name}", type=kind, default=None,
-                            metavar="N", help=f"{Limits.help(spec.name)} (default {default:g})")
+                            metavar="N", help=f"{Limits.help(spec.name)} (default {shown})")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                         help="the log level, uvicorn's and the server's own (refusals, deadlines; default warning)")
 

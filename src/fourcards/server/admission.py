@@ -109,6 +109,8 @@ class Limits:
     rate: float = _limit(20.0, "messages a second a WebSocket may send on average...")
     burst: float = _limit(40.0, "... and at once")
     max_queued: int = _limit(1000, "messages waiting for a slow reader before it is disconnected")
+    max_queued_bytes: int = _limit(4_000_000, "bytes of messages waiting for a slow reader before it is "
+                                   "disconnected", low=4096)
     # -- hints -----------------------------------------------------------------------------------------
     hint_seconds: float = _limit(0.05, "seconds of search for one hint at most (the time budget given to the "
                                  "game's best bot, or the bot's own default when shorter)")

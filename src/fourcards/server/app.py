@@ -651,12 +651,15 @@ def page_script(name: str) -> bytes | None:
 class WebSocketClient:
     """One connection: messages queued and written by its own task, in order."""
 
-    def __init__(self, websocket: WebSocket, max_queued: int) -> None:
+    def __init__(self, websocket: WebSocket, max_queued: int, max_queued_bytes: int = 4_000_000) -> None:
         self.websocket = websocket
         #: The protocol version the connection's join (or watch) named.
         self.protocol = 1
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.max_queued = max_queued
+        #: Bytes queued and not yet written: a reader that falls behind by more is disconnected
+        #: (a count of messages alone let a few large ones hold megabytes each).
+        self.max_queued_bytes, self.queued_bytes = max_queued_bytes, 0
         self.closed = False
         self.later: asyncio.TimerHandle | None = None
         self.writer = asyncio.get_running_loop().create_task(self._write())
@@ -664,10 +667,12 @@ class WebSocketClient:
     def send(self, message: dict[str, Any] | str) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= self.max_queued:
+        text = message if isinstance(message, str) else dumps(message)
+        if self.queue.qsize() >= self.max_queued or self.queued_bytes + len(text) > self.max_queued_bytes:
             self.close()
             return
-        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
+        self.queued_bytes += len(text)
+        self.queue.put_nowait(text)
 
     def send_later(self, message: dict[str, Any], delay: float) -> None:
         """``send`` after ``delay`` seconds (a refusal over a rate: a client looping on it waits
@@ -703,6 +708,7 @@ class WebSocketClient:
                     with contextlib.suppress(Exception):
                         await self.websocket.close()
                     return
+                self.queued_bytes -= len(text)
                 await self.websocket.send_text(text)
         except Exception:  # the peer went away
             self.closed = True
@@ -751,7 +757,7 @@ class ConnectionLog:
 async def _serve_socket(server: GameServer, websocket: WebSocket) -> None:
     await websocket.accept()
     limits = server.limits
-    client = WebSocketClient(websocket, limits.max_queued)
+    client = WebSocketClient(websocket, limits.max_queued, limits.max_queued_bytes)
     bucket = TokenBucket(limits.rate, limits.burst)
     joined: tuple[Table, int | None] | None = None  # (table, seat); seat None: a spectator
     deadline = time.monotonic() + limits.join_timeout
