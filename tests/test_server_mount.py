@@ -116,3 +116,26 @@ def test_a_reader_that_falls_behind_by_more_bytes_than_the_limit_is_closed() -> 
         client.writer.cancel()
 
     asyncio.run(scenario())
+
+
+def test_an_all_bot_table_nobody_attends_expires(tmp_path: Path) -> None:
+    """All-bot tables never expired (their bots' moves counted as activity): a few
+    addresses could fill ``max_tables`` with them, and they ran on for good."""
+    import time
+
+    from .server_helpers import GENEROUS, ServerProcess, create_table, request
+
+    server = ServerProcess(tmp_path / "tables.db", options=(*GENEROUS, "--idle-seconds", "2"),
+                           bot_delay=0.3).start()  # a match far longer than the test: the bots play on
+    try:
+        bots = [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+        created = create_table(server, "gang-of-four", {"players": 2, "target_score": 100000}, bots)
+        table = created.get("table") or created["id"]
+        deadline = time.monotonic() + 20
+        status = 200
+        while time.monotonic() < deadline and status == 200:
+            time.sleep(0.5)
+            status, _ = request("GET", f"{server.http}/api/tables/{table}")
+        assert status == 404, "the all-bot table was still open after 20 s with --idle-seconds 2"
+    finally:
+        server.stop()

@@ -332,13 +332,20 @@ class Table:
         """Something happened at the table (for idle expiry)."""
         self.last_activity = time.monotonic()
 
+    def attended(self) -> bool:
+        """Whether a person takes part: a seat for a person, or a connection (a seat's or a
+        spectator's). Bots playing a table nobody attends are not activity: such a table
+        expires as an idle one does (it would hold a table slot and a core for good)."""
+        return bool(self.clients or self.spectators) or any(seat.kind == "human" for seat in self.seats)
+
     def changed_since_seen(self) -> bool:
         """Whether the version moved since the last call (an action or event was applied);
-        if so, it counts as activity."""
+        if so, and the table is :meth:`attended`, it counts as activity."""
         version = self.version
         if version != self.seen_version:
             self.seen_version = version
-            self.touch()
+            if self.attended():
+                self.touch()
             return True
         return False
 
