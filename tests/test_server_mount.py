@@ -139,3 +139,14 @@ def test_an_all_bot_table_nobody_attends_expires(tmp_path: Path) -> None:
         assert status == 404, "the all-bot table was still open after 20 s with --idle-seconds 2"
     finally:
         server.stop()
+
+
+def test_the_catalogue_advertises_the_bounds_this_server_takes() -> None:
+    """``GET /api/games`` advertised Four Pack's ``max_asks`` and Duelo's ``hand_limit`` up to
+    1,000,000 (the engine's bound) while the server refuses rule values above 100,000."""
+    from fourcards.server.app import MAX_INT_RULE, games_catalogue
+
+    highs = {(game["name"], option["name"]): option["high"] for game in games_catalogue()
+             for option in game["rules"] if "high" in option}
+    assert highs[("four-pack", "max_asks")] == highs[("duelo", "hand_limit")] == MAX_INT_RULE
+    assert highs[("four-color", "rounds")] == 1000 and all(high <= MAX_INT_RULE for high in highs.values())

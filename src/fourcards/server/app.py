@@ -617,6 +617,9 @@ def games_catalogue() -> list[dict[str, Any]]:
     for name, entry in GAMES.items():
         cls = entry.game_class
         options = rules_options(cls.rules_type)
+        for option in options:  # what this server takes: no int rule above MAX_INT_RULE
+            if option["type"] == "int" and "high" in option:
+                option["high"] = min(option["high"], MAX_INT_RULE)
         low, high = cls.player_range()
         result.append({"name": name, "title": entry.title, "players": [low, high], "rules": options,
                        "bots": list(entry.available_bots), "deck": cls.deck_upload, "real_time": cls.real_time,
