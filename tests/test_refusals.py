@@ -247,6 +247,25 @@ def test_new_bot_option_refusals_are_four_cards_errors(name: str) -> None:
     assert entry.new_bot("search", game, seed=1, iterations=np.int64(5)) is not None
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_an_option_named_as_a_parameter_the_library_passes_is_refused_by_name(name: str) -> None:
+    """``search:game=1`` (a tournament's or a SeatEnv's text) gave Python's raw "got multiple values
+    for argument 'game'"; ``search:label=x`` silently renamed the entrant."""
+    entry = get_game(name)
+    if "search" not in entry.available_bots:
+        pytest.skip(f"{name}: no search bot here (compiled kernels missing)")
+    game = entry.new_game()
+    for option in ("kind", "game", "self"):
+        with pytest.raises(FourCardsError, match=f"the search bot of {entry.name} has no option '{option}'"):
+            entry.new_bot("search", game, 1, **{option: 1})
+        with pytest.raises(FourCardsError, match=f"has no option '{option}'"):
+            run_tournament([parse_entrant(f"search:{option}=1")] + [parse_entrant("random")] * (game.num_players - 1),
+                           deals=1, game=name)
+    assert parse_entrant("search:label=x").label == ""
+    with pytest.raises(FourCardsError, match="has no option 'label'"):
+        entry.new_bot("search", game, 1, **dict(parse_entrant("search:label=x").options))
+
+
 # -- the Four Color kernels and simulate ---------------------------------------------------------------
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "reference"])
@@ -468,6 +487,34 @@ def test_four_color_values_are_checked_as_made() -> None:
             call()
     numpy_true: Any = np.bool_(True)
     assert waits("RA RA", from_discard=numpy_true) == waits("RA RA", from_discard=True)
+
+
+def test_every_yes_no_option_takes_a_bool_or_a_numpy_bool_and_nothing_else() -> None:
+    """One check (``engine.check_flag``) for every yes/no option: a numpy bool was refused by
+    some and taken by others; ``"no"`` or ``0`` is refused by all."""
+    from fourcards.engine import check_flag
+    from fourcards.fourcolor import Meld as FcMeld
+    from fourcards.fourcolor import _kernels as fc_kernels
+
+    fourpack, zangle = get_game("four-pack"), get_game("zangle")
+    calls: list[tuple[str, Any]] = [
+        ("exposed", lambda flag: FcMeld.parse("RA RA RA", exposed=flag).exposed),
+        ("from_discard", lambda flag: fc_kernels.waits_batch(np.zeros((1, 28), np.uint8), flag).shape),
+    ]
+    def search(entry: Any, **options: Any) -> Any:
+        return entry.new_bot("search", entry.new_game(), 1, **options)
+
+    if "search" in fourpack.available_bots:
+        calls.append(("paired", lambda flag: search(fourpack, paired=flag).paired))
+        calls.append(("askers_hold", lambda flag: search(fourpack, askers_hold=flag).askers_hold))
+    if "search" in zangle.available_bots:
+        calls.append(("paired", lambda flag: search(zangle, paired=flag).paired))
+    for name, call in calls:
+        assert call(np.bool_(True)) == call(True), name
+        for bad in ("no", 0, None):
+            with pytest.raises(TypeError, match=f"{name} must be a bool, not {type(bad).__name__}"):
+                call(bad)
+    assert check_flag(np.bool_(False), "x") is False
 
 
 def test_four_color_rule_bots_name_an_action_the_hand_cannot_play() -> None:

@@ -522,3 +522,29 @@ def test_a_compiled_search_runs_its_count_or_doubling_batches_until_its_time_is_
     timed_early = Counted()
     run_compiled(timed_early, None, 10.0, first=4, settled=lambda: len(timed_early.batches) >= 3)
     assert timed_early.batches == [4, 8, 16]  # long before its 10 s
+
+
+@pytest.mark.parametrize("name, options, rule", [
+    ("duelo", {}, "category"),
+    ("zangle", {"paired": False}, "greedy"),
+    ("four-pack", {"paired": False}, "memory"),
+])
+def test_a_search_that_could_not_try_every_action_plays_its_rule_bots_choice(
+        name: str, options: dict[str, Any], rule: str) -> None:
+    """One playout for some actions and none for others is luck, not judgement: a search
+    stopped by its budget before every action was tried plays the rule bot's choice (it
+    used to play the best single playout among those it had tried)."""
+    _needs_kernels(name)
+    entry = get_game(name)
+    points = decision_points(name, 12)
+    searched = 0
+    for state, player in points:
+        legal = state.legal_actions()
+        observation = state.observation(player)
+        bot = search_bot(name, 3, iterations=1, **options)
+        choice = bot.choose(observation, legal)
+        tried = sum(1 for _, visits, _ in bot.last_statistics if visits)
+        if len(bot.last_statistics) > 1 and tried < len(bot.last_statistics):
+            searched += 1
+            assert choice == entry.new_bot(rule, state.game, 3).choose(observation, legal), (name, legal)
+    assert searched, f"{name}: no decision left actions untried"

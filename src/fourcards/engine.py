@@ -70,14 +70,14 @@ from .errors import (
     InvalidStateError,
     NotYourTurnError, StaleActionError, UnknownSeatError,
 )
-from .rng import MASK64, Rng, check_seed
+from .rng import MASK64, Rng, check_seed, seed_in_range
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "simulation_seeds", "MAX_GAMES",
-    "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "option", "ENVELOPE_FORMAT",
-    "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature", "checked_legal",
-    "check_to_act",
+    "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "check_flag", "option",
+    "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
+    "checked_legal", "check_to_act",
 ]
 
 ENVELOPE_FORMAT = "fourcards-match"
@@ -114,6 +114,21 @@ def check_count(value: Any, name: str) -> int:
         raise FourCardsError(f"{name}={value} must be at least 0")
     count: int = value
     return count
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` checked as a yes/no option: a bool (numpy's too); TypeError naming ``name``
+    for anything else (``"no"`` or ``0`` is not False).
+
+    >>> check_flag(np.bool_(True), "paired")
+    True
+    >>> check_flag("no", "paired")
+    Traceback (most recent call last):
+    TypeError: paired must be a bool, not str
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return bool(value)
 
 
 def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[int]:
@@ -192,19 +207,11 @@ def derive_seed(seed: int, stream: int) -> int:
 MAX_GAMES = 10_000_000
 
 
-def _seed_value(seed: Any, name: str = "seed") -> int:
-    """A seed of a simulation: an int 0..2**64-1 (a larger or negative one would alias another)."""
-    value = check_seed(seed, name)
-    if not 0 <= value <= MASK64:
-        raise FourCardsError(f"{name}={value} must be in 0..2**64-1")
-    return value
-
-
 def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64]:
     """The seeds of matches ``start .. start + count - 1`` of a simulation:
     ``derive_seed(seed, i)`` each, as a ``uint64`` array (``count`` at most
     :data:`MAX_GAMES`)."""
-    seed, count, start = _seed_value(seed), check_count(count, "count"), check_count(start, "start")
+    seed, count, start = seed_in_range(seed), check_count(count, "count"), check_count(start, "start")
     if count > MAX_GAMES:
         raise FourCardsError(f"count={count} seeds: at most {MAX_GAMES:,} at a time")
     return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
@@ -221,7 +228,7 @@ def simulation_seeds(games: Any, seed: Any = 0) -> npt.NDArray[np.uint64]:
     >>> simulation_seeds([2**64 - 1, 5]).tolist()
     [18446744073709551615, 5]
     """
-    seed = _seed_value(seed)
+    seed = seed_in_range(seed)
     if isinstance(games, (bool, np.bool_)):
         raise TypeError("games is a count or a sequence of seeds, not a bool")
     if isinstance(games, (int, np.integer)):
@@ -245,7 +252,7 @@ def simulation_seeds(games: Any, seed: Any = 0) -> npt.NDArray[np.uint64]:
     for value in games:
         if len(values) >= MAX_GAMES:
             raise FourCardsError(f"more than {MAX_GAMES:,} game seeds: a simulation plays at most that many")
-        values.append(_seed_value(value, "a game seed"))
+        values.append(seed_in_range(value, "a game seed"))
     return np.array(values, dtype=np.uint64)
 
 

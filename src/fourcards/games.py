@@ -83,11 +83,14 @@ class _UnknownOption(TypeError):
 def _with_options(cls: Callable[..., Bot], options: dict[str, Any], *args: Any, **known: Any) -> Bot:
     """``cls(*args, **known, **options)``, each option first checked against ``cls``'s
     parameters (no text of a TypeError to read: a TypeError from inside the bot stays one)."""
-    parameters = inspect.signature(cls).parameters
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        for name in options:
-            if name not in parameters or name in known or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY:
-                raise _UnknownOption(name)
+    signature = inspect.signature(cls)
+    parameters = signature.parameters
+    given = signature.bind_partial(*args, **known).arguments  # the names the library passes itself
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    for name in options:
+        if name in given or (not open_ended and (
+                name not in parameters or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY)):
+            raise _UnknownOption(name)
     return cls(*args, **known, **options)
 
 
@@ -244,9 +247,10 @@ class GameEntry:
                                  f"{', '.join(self.bots)} or {BEST}")
         return kind
 
-    def new_bot(self, kind: str, game: Game[Any], seed: int = 0, **options: Any) -> Bot:
+    def new_bot(self, kind: str, game: Game[Any], /, seed: int = 0, **options: Any) -> Bot:
         """A seeded bot of ``kind`` (or ``"best"``: see :meth:`kind_of`) for ``game``;
-        ``options`` go to its constructor."""
+        ``options`` go to its constructor (an option named ``kind`` or ``game`` is one
+        the bot does not have)."""
         kind = self.kind_of(kind)
         seed = check_seed(seed, "a bot's seed")
         if not isinstance(game, self.game_class):

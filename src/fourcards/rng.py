@@ -25,7 +25,7 @@ from typing import Any, Final, TypeVar
 
 from .errors import FourCardsError
 
-__all__ = ["Rng", "MASK64", "check_seed"]
+__all__ = ["Rng", "MASK64", "check_seed", "seed_in_range"]
 
 MASK64: Final = (1 << 64) - 1
 _GOLDEN: Final = 0x9E3779B97F4A7C15
@@ -48,6 +48,22 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
         raise TypeError(f"{name} must be an int, not {type(seed).__name__}")
     return int(seed)
+
+
+def seed_in_range(seed: Any, name: str = "seed") -> int:
+    """``seed`` as an ``int`` 0..2**64-1, where a larger or negative one would alias
+    another (:func:`check_seed` for the type; :class:`FourCardsError` out of range).
+
+    >>> seed_in_range(2**64 - 1) == MASK64
+    True
+    >>> seed_in_range(-1, "match seed")
+    Traceback (most recent call last):
+    fourcards.errors.FourCardsError: match seed=-1 must be in 0..2**64-1
+    """
+    value = check_seed(seed, name)
+    if not 0 <= value <= MASK64:
+        raise FourCardsError(f"{name}={value} must be in 0..2**64-1")
+    return value
 
 
 class Rng:

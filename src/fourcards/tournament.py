@@ -279,7 +279,7 @@ def parse_entrant(text: str) -> Entrant:
             options[key.strip()] = _option_value(value.strip())
         except FourCardsError as error:
             raise FourCardsError(f"{key.strip()}={value.strip()} in {text!r}: {error}") from None
-    return Entrant.of(kind, **options)
+    return Entrant(kind, tuple(sorted(options.items())))  # not Entrant.of: an option may be named label
 
 
 def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:

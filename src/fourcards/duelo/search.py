@@ -29,6 +29,7 @@ from ..engine import State, check_to_act, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import RootSearch, SearchPlayer, check_budget
+from .bots import CategoryBot
 from .game import Duelo, DueloObservation, DueloState, TableTaken
 
 __all__ = ["SearchBot", "state_of", "strength_table"]
@@ -133,7 +134,8 @@ class SearchBot(SearchPlayer):
 
     ``iterations`` playouts a call (repeatable), else ``time_per_move`` seconds;
     ``horizon`` hands a playout plays after the call; ``exploration`` UCB1's
-    constant. One bot may be shared by threads (its searches take turns)."""
+    constant. When the clock runs out before every call was tried once, it plays
+    the category bot's call. One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: Duelo, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
                  exploration: float = 0.5, horizon: int = 6) -> None:
@@ -161,6 +163,8 @@ class SearchBot(SearchPlayer):
                                 self.exploration)
             search.run(self.iterations, self.time_per_move)
             self.last_statistics = search.statistics()
+            if not search.complete:  # one playout or none for some calls: the rule bot's judgement, not luck
+                return CategoryBot(self.game.deck).choose(observation, legal)
             return search.best()
 
     def _playout(self, world: DueloState, me: int) -> float:

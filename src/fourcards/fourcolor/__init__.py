@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._lazy import lazy_exports
+from ..engine import check_flag
 from ..errors import ImpossibleCardsError, InvalidCardError
 from . import _deck, _kernels, _variants
 
@@ -62,13 +63,6 @@ def hand_counts(hand: HandLike) -> list[int]:
         if n > _deck.COPIES:
             raise ImpossibleCardsError(f"{n} x {_deck.NAMES[code]}: the deck holds 4 of each card")
     return counts
-
-
-def _flag(value: object, name: str) -> bool:
-    """A yes/no option: a bool (numpy's too); TypeError for anything else (``"no"`` is not False)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
-    return bool(value)
 
 
 def pack(hand: HandLike) -> int:
@@ -109,8 +103,8 @@ def best_split(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Car
     ``same_colour_soldiers=False`` reads the rules as the game's option of that
     name does: Soldiers of one colour form no triple or quad.
     """
-    same_colour_soldiers = _flag(same_colour_soldiers, "same_colour_soldiers")
-    incoming_from_discard = _flag(incoming_from_discard, "incoming_from_discard")
+    same_colour_soldiers = check_flag(same_colour_soldiers, "same_colour_soldiers")
+    incoming_from_discard = check_flag(incoming_from_discard, "incoming_from_discard")
     if incoming is None and type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.best_split_hand(hand)  # a list of Card in C; anything else below
         if fast is not _kernels.FALLBACK:
@@ -126,7 +120,7 @@ def best_split(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Car
 def is_complete(hand: HandLike, exposed: Iterable[Meld | str] = (), incoming: Card | str | None = None, *,
                 same_colour_soldiers: bool = True) -> bool:
     """Whether every card splits into melds (``same_colour_soldiers``: as :func:`best_split`)."""
-    same_colour_soldiers = _flag(same_colour_soldiers, "same_colour_soldiers")
+    same_colour_soldiers = check_flag(same_colour_soldiers, "same_colour_soldiers")
     if incoming is None and type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.is_complete_hand(hand)
         if fast is not _kernels.FALLBACK:
@@ -139,8 +133,8 @@ def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool
           same_colour_soldiers: bool = True) -> dict[Card, int]:
     """Every card kind that would complete the hand, with the points it would give
     (``same_colour_soldiers``: as :func:`best_split`)."""
-    same_colour_soldiers = _flag(same_colour_soldiers, "same_colour_soldiers")
-    from_discard = _flag(from_discard, "from_discard")
+    same_colour_soldiers = check_flag(same_colour_soldiers, "same_colour_soldiers")
+    from_discard = check_flag(from_discard, "from_discard")
     if type(exposed) is tuple and not exposed and same_colour_soldiers is True:
         fast = _kernels.waits_hand(hand, from_discard)
         if fast is not _kernels.FALLBACK:
@@ -166,7 +160,7 @@ def waits(hand: HandLike, exposed: Iterable[Meld | str] = (), from_discard: bool
 def best_points(hand: HandLike, exposed_code: int = -1, *, same_colour_soldiers: bool = True) -> int:
     """Best points of a complete split of the cards (-1: none); the meld holding a card of
     ``exposed_code`` is scored exposed (``same_colour_soldiers``: as :func:`best_split`)."""
-    same_colour_soldiers = _flag(same_colour_soldiers, "same_colour_soldiers")
+    same_colour_soldiers = check_flag(same_colour_soldiers, "same_colour_soldiers")
     if same_colour_soldiers is True:
         fast = _kernels.best_points_hand(hand, exposed_code)  # a list of Card or 28 ints in C
         if fast is not _kernels.FALLBACK:

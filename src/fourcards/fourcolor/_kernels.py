@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._backend import load
+from ..engine import check_flag
 from . import _deck, _reference
 from ._reference import FALLBACK, check_rows
 
@@ -136,9 +137,8 @@ def best_split_batch(counts: Any, exposed: Any = None) -> tuple[npt.NDArray[np.i
 def waits_batch(counts: Any, from_discard: bool = False) -> npt.NDArray[np.int16]:
     """Per row of 28 counts and per kind, the points one more card of that kind
     completes the hand with (int16, rows x 28; -1: not a wait), without the GIL."""
-    if not isinstance(from_discard, (bool, np.bool_)):
-        raise TypeError(f"from_discard must be a bool, not {type(from_discard).__name__}")
-    return _waits_batch(check_rows(counts, "counts"), bool(from_discard))
+    from_discard = check_flag(from_discard, "from_discard")
+    return _waits_batch(check_rows(counts, "counts"), from_discard)
 
 
 def simulate_games(seeds: npt.NDArray[np.uint64], policies: list[int], players: int, threshold: int,

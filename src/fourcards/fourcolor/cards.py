@@ -15,6 +15,7 @@ from typing import Any, Final, Union, final
 import numpy as np
 import numpy.typing as npt
 
+from ..engine import check_flag
 from ..errors import InvalidCardError, InvalidComboError
 from . import _deck
 
@@ -144,8 +145,7 @@ class Meld:
     @staticmethod
     def parse(text: str | Iterable[Card | str], exposed: bool = False) -> Meld:
         """The meld these cards form; raises if they form none."""
-        if not isinstance(exposed, bool):
-            raise TypeError(f"exposed must be a bool, not {type(exposed).__name__}")
+        exposed = check_flag(exposed, "exposed")
         cards = _cards(text)
         kind = _deck.meld_kind(tuple(sorted(c.code for c in cards)))
         if kind < 0:

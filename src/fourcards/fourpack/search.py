@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..decks import FAMILIES
-from ..engine import InformationSet, State, check_to_act, checked_legal
+from ..engine import InformationSet, State, check_flag, check_to_act, checked_legal
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..sampling import SamplingCostError
@@ -172,9 +172,7 @@ class SearchBot(SearchPlayer):
             raise FourCardsError(f"limit={limit!r} must be an int 1..100000")
         if type(probes) is not int or not 1 <= probes <= 10_000:
             raise FourCardsError(f"probes={probes!r} must be an int 1..10000")
-        for name, flag in (("paired", paired), ("askers_hold", askers_hold)):
-            if type(flag) is not bool:
-                raise TypeError(f"{name} must be a bool, not {type(flag).__name__}")
+        paired, askers_hold = check_flag(paired, "paired"), check_flag(askers_hold, "askers_hold")
         self.askers_hold = askers_hold
         self.game, self.limit, self.probes, self.paired = game, limit, probes, paired
         self.rng = Rng(seed)

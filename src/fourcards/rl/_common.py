@@ -10,12 +10,9 @@ import numpy.typing as npt
 from ..engine import Game, State
 from ..errors import FourCardsError, UnknownSeatError
 from ..games import GameEntry, get_game
+from ..rng import seed_in_range
 
-__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat", "action_int",
-           "MAX_SEED"]
-
-#: The largest seed a ``reset`` takes (a seed is 64 bits: a larger one would deal the match of its remainder).
-MAX_SEED = 2**64 - 1
+__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat", "action_int"]
 
 
 def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
@@ -65,14 +62,8 @@ def spiel_seat(player: Any, players: int) -> int:
 
 
 def check_seed(seed: object) -> int | None:
-    """``seed`` as given to ``reset``: None or a non-negative int."""
-    if seed is None:
-        return None
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
-        raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
-    if not 0 <= seed <= MAX_SEED:
-        raise FourCardsError(f"seed={seed} must be in 0..2**64-1")
-    return int(seed)
+    """``seed`` as given to ``reset``: None or an int 0..2**64-1 (:func:`fourcards.rng.seed_in_range`)."""
+    return None if seed is None else seed_in_range(seed)
 
 
 def action_int(action: Any) -> int:

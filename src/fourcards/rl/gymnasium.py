@@ -48,14 +48,14 @@ leaving the match as it was; with ``illegal_action="raise"`` it raises
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, SupportsFloat
 
 import numpy as np
 import numpy.typing as npt
-
-import math
 
 from ..engine import Bot, State, derive_seed
 from ..errors import FourCardsError, MissingExtraError, IllegalMoveError
@@ -127,7 +127,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             entrant = parse_entrant(spec)
             kind = self.entry.kind_of(entrant.kind)  # "best": the game's best bot that can play here
             self.entry.new_bot(kind, self.game, 0, **dict(entrant.options))  # refuses a bad option now, not at reset
-            self.opponents[other] = Entrant.of(kind, **dict(entrant.options))
+            self.opponents[other] = replace(entrant, kind=kind)
         #: Each other seat's bot kind.
         self.opponent_kinds = {other: entrant.kind for other, entrant in self.opponents.items()}
         self.render_mode = render_mode

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..engine import check_flag
 from ..errors import FourCardsError, MissingExtraError, IllegalMoveError, InvalidRulesError
 from ..gangoffour.match import Rules
 from ._common import check_seed
@@ -101,8 +102,7 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
             raise FourCardsError(f"max_candidates={max_candidates!r} must be an int of at least 2")
         self.observation_kind = observation
         self.max_candidates = max_candidates if observation == "candidates" else 0
-        if not isinstance(copy, bool):
-            raise TypeError(f"copy must be a bool, not {type(copy).__name__}")
+        copy = check_flag(copy, "copy")
         unknown = sorted(set(rules) - {field.name for field in dataclasses.fields(Rules)})
         if unknown:
             raise InvalidRulesError(f"unknown rule {unknown[0]!r} of gang-of-four; the rules: "

@@ -32,12 +32,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .._backend import load
-from ..engine import derive_seed
+from ..engine import check_flag, derive_seed
 from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
 from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
 from ..games import BEST
+from ..rng import seed_in_range
 from .candidates import MAX_CANDIDATES
 
 #: The compiled environment (``fourcards.gangoffour._vector``), or None with the twins.
@@ -139,9 +140,7 @@ class VectorGangOfFour:
         n = _whole(n, "n")
         if not 1 <= n <= MAX_ENVS:
             raise FourCardsError(f"n={n}: the number of matches must be 1..{MAX_ENVS}")
-        seed = _whole(seed, "seed")
-        if not 0 <= seed < 1 << 64:
-            raise FourCardsError(f"seed={seed} must be in 0..2**64-1")
+        seed = seed_in_range(seed)
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a gangoffour Rules, not {type(rules).__name__}")
@@ -149,8 +148,7 @@ class VectorGangOfFour:
             seat = _whole(seat, "seat")
             if not 0 <= seat < rules.players:
                 raise FourCardsError(f"seat={seat} is not a seat of {rules.players} players")
-        if not isinstance(packed_masks, bool):
-            raise TypeError(f"packed_masks must be a bool, not {type(packed_masks).__name__}")
+        packed_masks = check_flag(packed_masks, "packed_masks")
         self._threads = self._check_threads(threads)
         candidates = _whole(candidates, "candidates")
         if candidates != 0 and not 2 <= candidates <= MAX_CANDIDATES:
@@ -339,11 +337,9 @@ class VectorGangOfFour:
     def match_seed(self, env: int, number: int) -> int:
         """The seed of env ``env``'s match number ``number``:
         ``derive_seed(derive_seed(seed, env), number)``."""
-        env, number = _whole(env, "env"), _whole(number, "number")
+        env, number = _whole(env, "env"), seed_in_range(number, "match number")
         if not 0 <= env < self.num_envs:
             raise FourCardsError(f"env {env} is not one of 0..{self.num_envs - 1}")
-        if not 0 <= number < 1 << 64:
-            raise FourCardsError(f"match number {number} must be in 0..2**64-1")
         return derive_seed(derive_seed(self.seed, env), number)
 
     def close(self) -> None:

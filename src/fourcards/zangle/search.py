@@ -31,7 +31,7 @@ from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
-from ..engine import check_to_act, checked_legal
+from ..engine import check_flag, check_to_act, checked_legal
 
 __all__ = ["SearchBot", "state_of", "playout"]
 
@@ -114,7 +114,8 @@ class SearchBot(SearchPlayer):
     rounds are played and more would hardly change the choice
     (:meth:`fourcards.search.PairedSearch.settled`), so that the close
     decisions get the time the clear ones leave (None: always the whole budget).
-    One bot may be shared by threads."""
+    Unpaired, when the clock runs out before every Zangle was tried once, it
+    plays the rule-based player's. One bot may be shared by threads."""
 
     def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.2,
                  exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000,
@@ -122,8 +123,7 @@ class SearchBot(SearchPlayer):
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
         if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
-        if type(paired) is not bool:
-            raise TypeError(f"paired must be a bool, not {type(paired).__name__}")
+        paired = check_flag(paired, "paired")
         if type(horizon) is not int or not 1 <= horizon <= 100_000:
             raise FourCardsError(f"horizon={horizon!r} must be an int 1..100000")
         if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
@@ -158,6 +158,8 @@ class SearchBot(SearchPlayer):
                 root = RootSearch(information.sample, legal, score, self.rng, self.exploration)
                 root.run(self.iterations, self.time_per_move)
                 self.last_statistics = root.statistics()
+                if not root.complete:  # the clock ran out before every Zangle was tried: the rule bot's
+                    return min(legal, key=rank.__getitem__)
                 return root.best()
             rule = min(legal, key=rank.__getitem__) if self.margin is not None else None
             search = PairedSearch(information.sample, legal, score, self.rng, baseline=rule,
