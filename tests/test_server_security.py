@@ -35,7 +35,7 @@ from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
 from .server_helpers import (  # noqa: E402
-    GENEROUS, Seat, ServerProcess, claim, create_table, play_to_end, request, stored_match,
+    GENEROUS, Seat, ServerProcess, claim, create_table, play_to_end, request, request_from, stored_match,
 )
 from .test_server import GAMES, _hand_tokens, _tokens, humans, seated  # noqa: E402
 
@@ -258,7 +258,11 @@ def test_table_creation_is_limited_per_client_address(tmp_path: Path) -> None:
         assert all(status == 429 for status, _ in answers[3:])
         assert len(listed(server)) == 3
         time.sleep(1.2)  # the allowance refills; the open-table limit still holds
-        assert request("POST", url, {"game": "duelo"})[1]["error"]["code"] == "too_many_tables"
+        status, answer, headers = request_from("127.0.0.1", "POST", url, {"game": "duelo"})
+        assert (status, answer["error"]["code"]) == (429, "too_many_tables")
+        # When a slot could free up at the soonest: the first table's idle hour, then a sweep.
+        wait = int(headers["retry-after"])
+        assert answer["error"]["retry_after"] == wait and 3500 < wait <= 3600 + 60, wait
     finally:
         server.stop()
 

@@ -376,6 +376,16 @@ class GameServer:
     def open_tables(self) -> int:
         return sum(1 for t in self.tables.values() if not t.terminal)
 
+    def _first_expiry(self, creator: str | None) -> int:
+        """Whole seconds until the sweep could first close an open table (of ``creator``, or
+        any): the soonest idle deadline, then the next sweep. A hint for ``Retry-After``; a
+        table that plays on keeps its slot."""
+        now = time.monotonic()
+        deadlines = [t.last_activity + self.limits.idle_seconds - now for t in self.tables.values()
+                     if not t.terminal and (creator is None or t.creator == creator)]
+        soonest = max(0.0, min(deadlines, default=0.0))
+        return max(1, math.ceil(soonest + self.limits.sweep_every))
+
     async def table(self, table_id: str, invite: str | None = None) -> Table:
         """The table ``table_id``'s master here (taken over if need be: :meth:`master`), if
         ``invite`` opens it (a private table answers as if it did not exist)."""
@@ -428,11 +438,13 @@ class GameServer:
             except FourCardsError as error:
                 raise _refusal(error, "unknown_game") from None
         if self.open_tables() >= self.limits.max_tables:
-            raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables")
+            raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables",
+                          {"retry_after": self._first_expiry(None)})
         mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
         if mine >= self.limits.tables_per_client:
             raise Refusal(429, "too_many_tables", f"this address has {mine} open tables (at most "
-                             f"{self.limits.tables_per_client}): finish one or wait for it to expire")
+                             f"{self.limits.tables_per_client}): finish one or wait for it to expire",
+                          {"retry_after": self._first_expiry(address)})
         rules = body.get("rules", {})
         if not isinstance(rules, dict):
             raise Refusal(400, "bad_rules", "'rules' must be an object")
