@@ -108,6 +108,11 @@ BAD_FLAGS = [
     (["demo", "zangle", "--game", "duelo"], "the game is given twice (zangle, and --game duelo)"),
     (["tournament", "zangle", "--game=duelo", "--bots", "greedy,greedy"], "the game is given twice"),
     (["demo", "zangle", "--bots", "search:iterations=5"], "fourcards tournament takes a bot a seat"),
+    # a first user's trial: a top-level option before a command was overwritten by the command's default
+    (["--seed", "5", "demo"], "--seed is given before the command 'demo'"),
+    (["--game", "zangle", "tournament", "--bots", "greedy,random,random", "--deals", "1"],
+     "--game is given before the command 'tournament'"),
+    (["--players", "3", "play", "gang-of-four"], "--players is given before the command 'play'"),
 ]
 
 
@@ -123,6 +128,20 @@ def test_resume_refuses_flags_it_would_ignore(tmp_path: Path, capsys: pytest.Cap
     for flag in (["--players", "3"], ["--seed", "4"], ["--target-score", "50"], ["--manual-last-card"]):
         line = refused(["play", "gang-of-four", "--resume", str(saved), *flag], capsys)
         assert flag[0] in line and "--resume" in line
+    # a first user's trial: a --no-FLAG was dropped without a word
+    saved.write_text(FourColor(players=3).new_match(2).to_json())
+    for flag in ("--no-lucky-rank-only", "--no-same-colour-soldiers"):
+        line = refused(["play", "four-color", "--resume", str(saved), flag], capsys)
+        assert f"drop {flag}" in line
+
+
+def test_resume_and_save_name_a_file_that_can_be_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial: ``--resume ''`` started a new game, and a ``--save`` that could not
+    be written said so only when the person quit, with exit code 0 and the match lost."""
+    assert "--resume needs a file name" in refused(["play", "duelo", "--resume", ""], capsys)
+    assert "--save needs a file name" in refused(["play", "duelo", "--save", " "], capsys)
+    assert "does not exist" in refused(["play", "duelo", "--save", str(tmp_path / "missing" / "x.json")], capsys)
+    assert "is a directory" in refused(["play", "duelo", "--save", str(tmp_path)], capsys)
 
 
 @pytest.mark.parametrize("content,word", [
@@ -131,6 +150,10 @@ def test_resume_refuses_flags_it_would_ignore(tmp_path: Path, capsys: pytest.Cap
     ("[1, 2]", "not a saved fourcards match"),
     ('{"format": "fourcards-match", "game": "chess", "rules": {}}', "unknown game"),
     ('{"format": "something-else"}', "not a saved fourcards match"),
+    # a first user's trial: a RecursionError's traceback
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"format": "fourcards-match", "game": "zangle", "rules": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "nested too deeply"),
 ])
 def test_broken_save_files_are_refused(tmp_path: Path, content: str, word: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:

@@ -207,6 +207,28 @@ def test_save_command_reports_a_bad_path(tmp_path: Path, monkeypatch: pytest.Mon
     assert "! could not save to" in text and "! save where?" in text
 
 
+def test_save_names_its_file_as_a_shell_would_and_a_failed_save_on_the_way_out_is_exit_code_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial: ``save ''`` wrote a file named ``''``, and ``--save`` into a directory
+    that went away lost the match with exit code 0."""
+    monkeypatch.chdir(tmp_path)
+    _, text = play(["duelo", "--seed", "2"], ["save ''", "save 'my match.json'", "quit"], monkeypatch, capsys)
+    assert "! save where?" in text and (tmp_path / "my match.json").is_file()
+    assert "--resume 'my match.json'" in text and not (tmp_path / "''").exists()
+    folder = tmp_path / "gone"
+    folder.mkdir()
+
+    class Vanishing(io.StringIO):  # the directory goes away while the person plays
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+            if folder.exists():
+                folder.rmdir()
+            return "quit\n"
+
+    monkeypatch.setattr(sys, "stdin", Vanishing())
+    code = main(["play", "duelo", "--seed", "2", "--save", str(folder / "x.json")])
+    assert code == 1 and "! could not save to" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("game", list(TABLES))
 def test_every_game_takes_the_choice_number_its_hint_and_list_give(
         game: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

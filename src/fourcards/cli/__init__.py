@@ -125,6 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandLineError as error:
         parser.error(str(error))
     args = parser.parse_args(words)
+    typed = demo.top_level_options(args)
+    if typed and args.command is not None:
+        flag = "--" + next(iter(typed)).replace("_", "-")
+        parser.error(f"{flag} is given before the command {args.command!r}, which has options of its own: "
+                     f"put it after (fourcards {args.command} ... {flag} ...)")
+    vars(args).update(typed)
     try:
         if args.command == "play":
             return play.run(args)

@@ -96,10 +96,41 @@ def _demo_options(parser: argparse.ArgumentParser) -> None:
                         help="seconds between lines (default: 0.01 in a terminal, else 0)")
 
 
+class _BeforeTheCommand:
+    """Adds a top-level option under ``before_<dest>``, given only when typed: argparse lets
+    a command's own defaults overwrite what was typed before it (``fourcards --seed 5 demo``
+    played seed 2026), so :func:`fourcards.cli.main` takes these without a command and
+    refuses them before one."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+    def add_argument(self, *flags: str, **options: Any) -> argparse.Action:
+        dest = options.pop("dest", None) or flags[0].lstrip("-").replace("-", "_")
+        self.parser.set_defaults(**{dest: options.get("default")})
+        options["default"] = argparse.SUPPRESS
+        if options.get("choices") is None:
+            options.setdefault("metavar", dest.upper())
+        return self.parser.add_argument(*flags, dest=BEFORE + dest, **options)
+
+
+#: The prefix of a top-level option's name in the parsed arguments (:class:`_BeforeTheCommand`).
+BEFORE = "before_"
+
+
 def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
     """``fourcards`` with no command runs the demo, so it takes the demo's options."""
-    _common(parser)
-    _demo_options(parser)
+    before: Any = _BeforeTheCommand(parser)
+    _common(before)
+    _demo_options(before)
+
+
+def top_level_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The top-level options typed (``fourcards --seed 5``), by name, taken out of ``args``."""
+    typed = {name[len(BEFORE):]: value for name, value in vars(args).items() if name.startswith(BEFORE)}
+    for name in typed:
+        delattr(args, BEFORE + name)
+    return typed
 
 
 def add_commands(sub: Any) -> None:

@@ -19,7 +19,9 @@ from typing import Any, TextIO
 from ..errors import FourCardsError
 from ..games import GameEntry, get_game
 from ..terminal import CommandLineError, Session, Table, colour_enabled, int_in, plural, quote
-from .session import add_session_arguments, make_adviser, make_bots, open_match, resume_conflicts, table_class
+from .session import (
+    add_session_arguments, check_files, make_adviser, make_bots, open_match, resume_conflicts, table_class,
+)
 
 __all__ = ["RuleOption", "rule_options", "add_arguments", "rules_from", "build_game", "run", "new_table",
            "colour_enabled"]
@@ -184,6 +186,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     entry = get_game(args.play_game)
     options = rule_options(entry)
     flags = [o.flag[2:] for o in options] + [f[2:] for f in _variant_flags(entry, {o.flag for o in options}).values()]
+    check_files(args)
     resume_conflicts(args, flags)
     rules = rules_from(args, entry) if not args.resume else {}
     deck = _load_deck(args.deck) if getattr(args, "deck", None) is not None else None

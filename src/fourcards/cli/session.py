@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,13 +46,32 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
                         help="wait for Enter after each bot's move (default: the bots move at once)")
 
 
+def check_files(args: argparse.Namespace) -> None:
+    """``--resume`` and ``--save`` name a file, and ``--save`` one that can be written: found
+    before the match, not when the person quits and the match is lost."""
+    for flag, path in (("--resume", args.resume), ("--save", args.save)):
+        if path is not None and not path.strip():
+            raise CommandLineError(f"{flag} needs a file name, not {path!r}")
+    if args.save is None:
+        return
+    target = Path(args.save)
+    if target.is_dir():
+        raise CommandLineError(f"--save {args.save}: that is a directory; name a file in it")
+    folder = target.parent
+    if not folder.is_dir():
+        raise CommandLineError(f"--save {args.save}: the directory {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise CommandLineError(f"--save {args.save}: this user may not write there")
+
+
 def resume_conflicts(args: argparse.Namespace, rule_flags: Sequence[str]) -> None:
     """``--resume`` takes the rules and the seed from the file: refuse flags it would ignore."""
-    if not args.resume:
+    if args.resume is None:
         return
-    given = [flag for flag in ("seed", *rule_flags) if getattr(args, flag.replace("-", "_"), None) not in (None, False)]
-    if given:
-        flags = ", ".join("--" + flag for flag in given)
+    values = {flag: getattr(args, flag.replace("-", "_"), None) for flag in ("seed", *rule_flags)}
+    given = [("--no-" if value is False else "--") + flag for flag, value in values.items() if value is not None]
+    if given:  # every rule flag's default is None: False is a typed --no-FLAG
+        flags = ", ".join(given)
         raise CommandLineError(f"--resume takes the rules and seed from the saved match; drop {flags}")
 
 
@@ -73,6 +93,8 @@ def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, A
         raise CommandLineError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise CommandLineError(f"{path} is not a saved match (JSON nested too deeply)") from None
     except ValueError:
         raise CommandLineError(f"{path} is not a saved match (not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != "fourcards-match" or not isinstance(data.get("rules"), dict):
@@ -86,7 +108,7 @@ def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, A
                                f"continue it with: fourcards play {saved.name} --resume {path}")
     try:
         return build(dict(data["rules"])).from_json(text)
-    except (FourCardsError, TypeError, ValueError, KeyError) as error:
+    except (FourCardsError, TypeError, ValueError, KeyError, RecursionError) as error:
         raise CommandLineError(f"{path} does not load as a saved {get_game(game).title} match: {error}") from None
 
 

@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import inspect
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -357,6 +358,8 @@ class Session:
         if adviser_name is None:
             adviser_name = "best"
         self.save_path, self.pause, self.adviser_name = save_path, pause, adviser_name
+        #: Whether the save on the way out (``save_path``) failed.
+        self.save_failed = False
         self.seen = 0
         self.interactive = (self.stdin is sys.stdin and self.stdout is sys.stdout and _isatty(self.stdin))
         if self.interactive:
@@ -389,11 +392,13 @@ class Session:
 
     # -- the loop -------------------------------------------------------------------------------------
     def run(self) -> int:
-        """Play until the match ends (0) or the person stops (0; 130 after Ctrl-C)."""
+        """Play until the match ends (0) or the person stops (0; 130 after Ctrl-C; 1 when the
+        save on the way out failed)."""
         try:
             for line in self.table.intro():
                 self.say(line)
-            return self._loop()
+            code = self._loop()
+            return 1 if code == 0 and self.save_failed else code
         except KeyboardInterrupt:
             self.say()
             self.finish()
@@ -480,7 +485,7 @@ class Session:
                 self.hint()
                 continue
             if word == "save" or word.startswith("save "):
-                path = text[4:].strip()
+                path = _one_path(text[4:])
                 if path:
                     self.write(path)
                 else:
@@ -513,17 +518,29 @@ class Session:
         action = self.adviser.choose(state.observation(self.table.you), state.legal_actions())
         self.say(f"hint: {self.table.typed(action)}")
 
-    def write(self, path: str) -> None:
+    def write(self, path: str) -> bool:
         try:
             Path(path).write_text(self.state.to_json())
-            self.say(f"saved to {path} (continue with --resume {path})")
+            self.say(f"saved to {path} (continue with --resume {shlex.quote(path)})")
+            return True
         except OSError as error:
             self.say(f"! could not save to {path}: {error.strerror or error}")
+            return False
 
     def finish(self) -> None:
         if self.save_path and not self.state.is_terminal:
-            self.write(self.save_path)
+            self.save_failed = not self.write(self.save_path)
         self.say("bye")
+
+
+def _one_path(text: str) -> str:
+    """The file named after ``save``, unquoted as a shell would (``save 'my match.json'``);
+    empty when it names none (``save ''``)."""
+    try:
+        words = shlex.split(text)
+    except ValueError:  # an unclosed quote: the text as typed
+        return text.strip()
+    return words[0] if len(words) == 1 else text.strip()
 
 
 def _isatty(stream: Any) -> bool:
