@@ -130,9 +130,9 @@ def test_resume_refuses_flags_it_would_ignore(tmp_path: Path, capsys: pytest.Cap
         assert flag[0] in line and "--resume" in line
     # a first user's trial: a --no-FLAG was dropped without a word
     saved.write_text(FourColor(players=3).new_match(2).to_json())
-    for flag in ("--no-lucky-rank-only", "--no-same-colour-soldiers"):
-        line = refused(["play", "four-color", "--resume", str(saved), flag], capsys)
-        assert f"drop {flag}" in line
+    for no_flag in ("--no-lucky-rank-only", "--no-same-colour-soldiers"):
+        line = refused(["play", "four-color", "--resume", str(saved), no_flag], capsys)
+        assert f"drop {no_flag}" in line
 
 
 def test_resume_and_save_name_a_file_that_can_be_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
