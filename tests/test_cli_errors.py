@@ -203,3 +203,10 @@ def test_help_has_every_default_and_no_doc_markup(capsys: pytest.CaptureFixture[
             if entry.startswith(("h, --help", "-help", "-version")):
                 continue
             assert "default" in entry or "(required)" in entry, (command, entry)
+
+
+def test_a_dask_scheduler_that_is_not_there_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial: a bad address gave Dask's traceback (after 30 s for a closed port)."""
+    pytest.importorskip("distributed", reason="the dask backend needs the distributed extra")
+    line = refused(["simulate", "--backend", "dask", "--scheduler", "garbage", "--matches", "1"], capsys)
+    assert "--scheduler 'garbage': no Dask scheduler there" in line

@@ -320,6 +320,28 @@ def test_serve_refuses_a_file_that_is_no_database_in_one_line(tmp_path: Any) -> 
     assert bad.read_text().startswith("not a database")
 
 
+def test_serve_refuses_a_database_url_it_cannot_use_in_one_line(tmp_path: Any) -> None:
+    """A first user's trial: ``--db mysql://u@host/db`` made SQLite files in ``./mysql:/u@host/``,
+    and a PostgreSQL URL without the postgres extra printed the banner, then a traceback."""
+    pytest.importorskip("starlette", reason="the server extra is not installed")
+    from fourcards.errors import MissingExtraError
+    from fourcards.server import create_app
+
+    result = subprocess.run([sys.executable, "-m", "fourcards", "serve", "--port", "0", "--db", "mysql://u:pw@h/db"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "--db mysql://h/db: db: 'mysql':// is not a database this server takes" in result.stderr
+    assert "pw" not in result.stderr and list(tmp_path.iterdir()) == []
+    with pytest.raises(FourCardsError, match="'sqlite':// is not a database"):
+        create_app("sqlite://x.db")
+    hide = "import sys; sys.modules['psycopg'] = None; from fourcards.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run([sys.executable, "-c", hide, "serve", "--port", "0", "--db", "postgresql://u@127.0.0.1:1/d"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert 'pip install "fourcards[postgres]"' in result.stderr and "fourcards server on" not in result.stdout
+    assert issubclass(MissingExtraError, ImportError)
+
+
 def test_rule_counts_have_an_upper_bound_and_numpy_ints_are_ints() -> None:
     """``target_score=10**30`` was taken (a tournament then never ended, OpenSpiel failed to cast
     it); ``players=np.int64(3)`` was refused while seats and actions took numpy ints."""

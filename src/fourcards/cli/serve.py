@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, MissingExtraError
 from ..server.admission import LIMIT_FLAGS, Admission, Limits
 from ..terminal.args import positive
 from .args import int_in, quote
@@ -42,6 +42,14 @@ def _sqlite_problem(db: str) -> str | None:
     except sqlite3.Error as error:
         return f"{error} (not a SQLite file this server can write)"
     return None
+
+
+def where_shown(db: str) -> str:
+    """``--db`` as it may be printed: a database URL without its user and password."""
+    if "://" not in db:
+        return db
+    scheme, _, rest = db.partition("://")
+    return f"{scheme}://{rest.rpartition('@')[2]}"
 
 
 def _seconds(text: str) -> float:
@@ -160,13 +168,15 @@ def run(args: argparse.Namespace) -> int:
             advertise = f"http://{host}:{args.port}"
         app = create_app(args.db, bot_delay=args.bot_delay, admission=admission, lease_seconds=args.lease_seconds,
                          advertise=advertise, key=key)
+    except MissingExtraError as error:
+        print(f"fourcards serve: --db: {error}", file=sys.stderr)
+        return 2
+    except FourCardsError as error:
+        print(f"fourcards serve: --db {where_shown(args.db)}: {error}", file=sys.stderr)
+        return 2
     except ValueError as error:
         print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
         return 2
-    where = args.db
-    if "://" in where:  # a database URL: not its password
-        scheme, _, rest = where.partition("://")
-        where = f"{scheme}://{rest.rpartition('@')[2]}"
-    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {where})", flush=True)
+    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {where_shown(args.db)})", flush=True)
     serve(app, admission, args.host, args.port, args.log_level)
     return 0

@@ -32,7 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .._position import shown
 from ..decks import parse_deck
-from ..errors import FourCardsError, InvalidStateError
+from ..errors import FourCardsError, InvalidStateError, MissingExtraError
 from ..games import GAMES, get_game
 from ..hosting import HTTP_STATUS
 from ..hosting.bots import checked_bot
@@ -970,6 +970,27 @@ def _checked_name(value: Any, what: str, code: str) -> str:
     return value
 
 
+def _check_db(db: object) -> None:
+    """``db`` a file path or a PostgreSQL URL whose driver is installed, found when the app is
+    made, not when it starts (``mysql://host/db`` became SQLite files in ``./mysql:/host/``)."""
+    if db is None:
+        return
+    if not isinstance(db, (str, os.PathLike)):
+        raise TypeError(f"db is a file path or a postgresql:// URL, not {type(db).__name__}")
+    text = os.fspath(db)
+    if not isinstance(text, str):
+        raise TypeError("db is a file path or a postgresql:// URL, not bytes")
+    if is_postgres_url(text):
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise MissingExtraError.of("psycopg", "postgres", "a PostgreSQL database") from None
+    elif re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+        scheme = text.partition("://")[0]
+        raise FourCardsError(f"db: {shown(scheme)}:// is not a database this server takes: a postgresql:// "
+                             "URL, or an SQLite file's path")
+
+
 def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None = None,
                static_dir: str | os.PathLike[str] | None = None, bot_delay: float = 0.3,
                max_tables: int = 1000, limits: Limits | None = None,
@@ -1006,6 +1027,7 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     secret = None if key is None else (key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key)
     if secret is not None and len(secret) < MIN_KEY_BYTES:
         raise FourCardsError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")
+    _check_db(db)
     if admission is None:
         admission = Admission(limits if limits is not None else Limits(max_tables=max_tables), allow_origins,
                               forwarded_allow_ips)

@@ -104,6 +104,10 @@ class ProgressBar:
         self.stream.flush()
 
 
+#: Seconds ``--backend dask`` waits for its scheduler to answer.
+CONNECT_SECONDS = 10
+
+
 @contextmanager
 def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
     """A process pool (``local``) or a Dask cluster's executor (``dask``)."""
@@ -114,8 +118,13 @@ def executor_for(backend: str, workers: int, scheduler: str | None) -> Iterator[
             from dask.distributed import Client
         except ImportError:
             raise CommandLineError('the dask backend needs: pip install "fourcards[distributed]"') from None
-        with Client(scheduler) as client:  # type: ignore[no-untyped-call, unused-ignore]
-            yield client.get_executor()
+        try:
+            client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call, unused-ignore]
+        except (OSError, ValueError, TypeError) as error:  # a timeout is an OSError
+            reason = " ".join(str(error).split())[:200] or type(error).__name__
+            raise CommandLineError(f"--scheduler {quote(scheduler)}: no Dask scheduler there ({reason})") from None
+        with client:
+            yield client.get_executor()  # type: ignore[no-untyped-call, unused-ignore]
         return
     if workers <= 1:
         yield None
