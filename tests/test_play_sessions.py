@@ -207,6 +207,15 @@ def test_save_command_reports_a_bad_path(tmp_path: Path, monkeypatch: pytest.Mon
     assert "! could not save to" in text and "! save where?" in text
 
 
+def test_zangle_takes_one_player_with_solitaire_as_its_help_says(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The help says "2 to 8, or 1 with --mode solitaire"; a first user's ``--players 1 --mode
+    solitaire`` was refused."""
+    code, text = play(["zangle", "--players", "1", "--mode", "solitaire", "--seed", "1"], ["quit"], monkeypatch,
+                      capsys)
+    assert code == 0 and "solitaire" in text.splitlines()[0]
+
+
 def test_save_names_its_file_as_a_shell_would_and_a_failed_save_on_the_way_out_is_exit_code_1(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A first user's trial: ``save ''`` wrote a file named ``''``, and ``--save`` into a directory

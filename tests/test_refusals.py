@@ -629,3 +629,26 @@ def test_deals_are_bounded_and_a_table_of_the_wrong_type_is_named() -> None:
     for call in (lambda: legal_mask(hand_mask("G1 Y1"), wrong), lambda: beats("G1", wrong)):
         with pytest.raises(TypeError, match="table must be a Combo, cards, an action index or None, not float"):
             call()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 2**64 + 5])
+def test_a_seed_outside_64_bits_is_refused_not_wrapped(seed: int) -> None:
+    """A first user's trial: ``new_match(2**64)`` dealt seed 0's match and ``-1`` that of
+    2**64-1, while the command line refused both."""
+    from fourcards.bots import RandomBot
+
+    for name in GAME_NAMES:
+        entry = get_game(name)
+        game = entry.new_game()
+        with pytest.raises(FourCardsError, match=r"must be in 0..2\*\*64-1"):
+            game.new_match(seed)
+        with pytest.raises(FourCardsError, match=r"a bot's seed=.* must be in 0..2\*\*64-1"):
+            entry.new_bot("random", game, seed)
+    with pytest.raises(FourCardsError, match=r"must be in 0..2\*\*64-1"):
+        RandomBot(seed)
+    with pytest.raises(FourCardsError, match=r"must be in 0..2\*\*64-1"):
+        Rng(seed)
+    with pytest.raises(FourCardsError, match=r"must be in 0..2\*\*64-1"):
+        run_tournament([parse_entrant("random")] * 4, deals=1, seed=seed)
+    top = get_game("gang-of-four").new_game().new_match(2**64 - 1)
+    assert top.seed == 2**64 - 1 and RandomBot(2**64 - 1) is not None

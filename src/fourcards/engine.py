@@ -70,7 +70,7 @@ from .errors import (
     InvalidStateError,
     NotYourTurnError, StaleActionError, UnknownSeatError,
 )
-from .rng import MASK64, Rng, check_seed, seed_in_range
+from .rng import MASK64, Rng, seed_in_range
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
@@ -760,7 +760,7 @@ class State(ABC, Generic[A]):
     _copied: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, game: Game[Any], seed: int, setup: dict[str, Any] | None = None) -> None:
-        seed = check_seed(seed)
+        seed = seed_in_range(seed)  # 2**64 would deal seed 0's match, -1 that of 2**64-1
         self.game, self.seed, self.setup = game, seed, {} if setup is None else setup
         self._n = game.num_players
         self._n_actions = game.num_distinct_actions

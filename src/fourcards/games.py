@@ -39,7 +39,7 @@ from typing import Any
 from ._backend import COMPILED
 from .engine import Bot, Game
 from .errors import FourCardsError, UnknownGameError
-from .rng import check_seed
+from .rng import seed_in_range
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
            "ENTRY_POINT_GROUP", "DEFAULT_GAME", "BUILTIN", "load_plugins", "unregister", "BEST"]
@@ -252,7 +252,7 @@ class GameEntry:
         ``options`` go to its constructor (an option named ``kind`` or ``game`` is one
         the bot does not have)."""
         kind = self.kind_of(kind)
-        seed = check_seed(seed, "a bot's seed")
+        seed = seed_in_range(seed, "a bot's seed")
         if not isinstance(game, self.game_class):
             raise FourCardsError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
                                  f"(entry.new_game(...)), not {type(game).__name__}")

@@ -72,7 +72,7 @@ class Rng:
     __slots__ = ("state",)
 
     def __init__(self, seed: int) -> None:
-        self.state: int = check_seed(seed) & MASK64
+        self.state: int = seed_in_range(seed)  # 2**64 would repeat seed 0's numbers, -1 those of 2**64-1
 
     def next_u64(self) -> int:
         """The next 64-bit output."""

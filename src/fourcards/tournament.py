@@ -30,7 +30,7 @@ from typing import Any
 from .engine import Bot, Game, derive_seed
 from .errors import FourCardsError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
-from .rng import check_seed
+from .rng import seed_in_range
 from .stats import Interval, t_interval, wilson_interval
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
@@ -197,7 +197,7 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     for entrant in entrants:
         if not isinstance(entrant, Entrant):
             raise TypeError(f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
-    seed = check_seed(seed)
+    seed = seed_in_range(seed)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
     for name in {entrant.name for entrant in entrants}:

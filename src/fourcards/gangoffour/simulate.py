@@ -25,7 +25,7 @@ from ..engine import (
 from ..errors import FourCardsError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
-from ..rng import MASK64, Rng, check_seed
+from ..rng import Rng, seed_in_range
 from .match import GangOfFour, MatchState, Rules
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "simulate_many", "match_seeds", "random_playouts",
@@ -218,7 +218,7 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
         raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
     if not 1 <= playouts <= 2**31 - 1:
         raise FourCardsError(f"playouts={playouts} must be 1..2**31-1")
-    seed = check_seed(seed) & MASK64
+    seed = seed_in_range(seed)
     n = state.game.num_players
     if state.is_terminal:
         return PlayoutResult(np.asarray(state.returns(), dtype=np.float64),

@@ -22,7 +22,7 @@ from ..errors import (
     StaleActionError, UnknownMatchError,
 )
 from ..games import GameEntry, get_game
-from ..rng import check_seed
+from ..rng import seed_in_range
 from ..saves import load
 from ..views import plain
 from .bots import bot_for_turn, bot_kind, bot_seed_of, checked_bot, remember
@@ -198,7 +198,7 @@ class MatchService:
         if seed is None:
             seed = secrets.randbits(63)
         else:
-            seed = check_seed(seed)
+            seed = seed_in_range(seed)
         if match_id is None:
             match_id = secrets.token_urlsafe(12)
         elif not isinstance(match_id, str) or not _MATCH_ID.fullmatch(match_id):

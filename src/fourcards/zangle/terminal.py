@@ -55,8 +55,10 @@ Solitaire: one player and one 10-card pile; the score is cards left plus hits.""
     @classmethod
     def check_rules(cls, args: argparse.Namespace, rules: dict[str, Any]) -> dict[str, Any]:
         if rules.get("mode") == "solitaire" and "players" in rules:
+            if rules["players"] == 1:  # what the help says: 1 with --mode solitaire
+                return {name: value for name, value in rules.items() if name != "players"}
             flag = "--solitaire" if getattr(args, "solitaire", None) else "--mode solitaire"
-            raise CommandLineError(f"{flag} is one player: drop --players")
+            raise CommandLineError(f"{flag} is one player: drop --players {rules['players']}")
         return rules
 
     def __init__(self, state: Any, colour: bool = False) -> None:
