@@ -107,6 +107,7 @@ BAD_FLAGS = [
     # a first user's trial: the game by position and another by --game played the second
     (["demo", "zangle", "--game", "duelo"], "the game is given twice (zangle, and --game duelo)"),
     (["tournament", "zangle", "--game=duelo", "--bots", "greedy,greedy"], "the game is given twice"),
+    (["play", "zangle", "--game", "duelo"], "the game is given twice (zangle, and --game duelo)"),
     (["demo", "zangle", "--bots", "search:iterations=5"], "fourcards tournament takes a bot a seat"),
     # a first user's trial: a top-level option before a command was overwritten by the command's default
     (["--seed", "5", "demo"], "--seed is given before the command 'demo'"),

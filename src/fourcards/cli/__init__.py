@@ -99,9 +99,16 @@ def game_argument(argv: Sequence[str]) -> list[str]:
     if args[0] == "play":
         for i, word in enumerate(args[1:], 1):
             if word == "--game" and i + 1 < len(args):
-                return ["play", args[i + 1], *args[1:i], *args[i + 2:]]
-            if word.startswith("--game="):
-                return ["play", word.partition("=")[2], *args[1:i], *args[i + 1:]]
+                game, rest = args[i + 1], [*args[1:i], *args[i + 2:]]
+            elif word.startswith("--game="):
+                game, rest = word.partition("=")[2], [*args[1:i], *args[i + 1:]]
+            else:
+                continue
+            if rest and not rest[0].startswith("-"):  # fourcards play zangle --game duelo
+                from .args import CommandLineError
+
+                raise CommandLineError(f"the game is given twice ({rest[0]}, and --game {game}): give it once")
+            return ["play", game, *rest]
         return args
     if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-"):
         # their only word: a game, known or not (--game names an unknown one with the choices)
