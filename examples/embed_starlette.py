@@ -91,7 +91,7 @@ def create_app(db: str, key: str) -> Starlette:
         if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 12:
             return int(value)
         if type(value) is not int or not 0 <= value < 2**53:
-            raise FourCardsError(f"{name} must be a whole number, not {value!r:.40}")
+            raise FourCardsError(f"{name} must be a whole number 0..2**53-1, not {value!r:.40}")
         return value
 
     def token_of(request: Request) -> str:
