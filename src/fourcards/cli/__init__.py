@@ -104,7 +104,7 @@ def game_argument(argv: Sequence[str]) -> list[str]:
                 game, rest = word.partition("=")[2], [*args[1:i], *args[i + 1:]]
             else:
                 continue
-            if rest and not rest[0].startswith("-"):  # fourcards play zangle --game duelo
+            if rest and not rest[0].startswith("-"):  # fourcards play GAME --game OTHER
                 from .args import CommandLineError
 
                 raise CommandLineError(f"the game is given twice ({rest[0]}, and --game {game}): give it once")
