@@ -63,3 +63,25 @@ def test_compiled_only_bots_are_not_offered_on_the_twin() -> None:
     if fourcards.COMPILED:
         assert get_game("gang-of-four").available_bots == ("random", "greedy", "learned", "search")
         assert get_game("gang-of-four").hint_bot == "search"
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_winners_have_the_best_score_as_the_game_info_ranks_scores(name: str) -> None:
+    """A first user's trial: Zangle's info said a higher score is better, and its lowest total wins
+    ("Score = cards left + hits taken (lower is better)"): a server ranking by it turned the standings
+    upside down."""
+    from fourcards.rng import Rng
+
+    game = get_game(name).new_game()
+    higher = game.info().score_higher_is_better
+    decided = 0
+    for seed in range(20):
+        state, rng = game.new_match(seed), Rng(seed)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            state.apply(legal[rng.below(len(legal))])
+        scores = state.scores
+        best = max(scores) if higher else min(scores)
+        assert all(scores[w] == best for w in state.winners), (seed, scores, state.winners)
+        decided += bool(state.winners) and len(set(scores)) > 1
+    assert decided, f"{name}: no match of 20 told the scores apart"

@@ -262,6 +262,8 @@ class ZangleGame(Game["ZangleState"]):
 
     name = "zangle"
     score_label = "points"
+    #: Points are cards left (and hits): the lowest total wins.
+    score_higher_is_better = False
     #: Nothing: every card in the view is face up (the piles' order is not in it).
     private_view_fields = ()
 
