@@ -548,3 +548,43 @@ def test_a_search_that_could_not_try_every_action_plays_its_rule_bots_choice(
             searched += 1
             assert choice == entry.new_bot(rule, state.game, 3).choose(observation, legal), (name, legal)
     assert searched, f"{name}: no decision left actions untried"
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_a_refused_choice_leaves_the_search_as_it_was(name: str) -> None:
+    """engine.md: "A refused call changes nothing: the bot's next choice is the one it would have
+    made." A first user's trial: Zangle's search drew deals before it found an action illegal, so
+    its next choice changed."""
+    _needs_kernels(name)
+    refused = 0
+    for state, player in decision_points(name, 4, seed=5):
+        observation, legal = state.observation(player), state.legal_actions()
+        others = [a for a in range(state.game.num_distinct_actions) if a not in set(legal)]
+        if not others:
+            continue
+        illegal = [others[len(others) * k // 3] for k in range(3)]  # spread over the action space
+        bot, twin = search_bot(name, 3, iterations=20), search_bot(name, 3, iterations=20)
+        try:  # a search may also keep to the actions it can check and play one of them
+            bot.choose(observation, illegal)
+        except FourCardsError:
+            refused += 1
+        else:
+            twin.choose(observation, illegal)
+        assert bot.choose(observation, legal) == twin.choose(observation, legal)
+        assert bot.choose(observation, legal) == twin.choose(observation, legal)
+    if name != "zangle":
+        return
+    assert refused == 4  # and the trial's own case: the refused call drew deals first
+    import random
+
+    entry = get_game(name)
+    game = entry.new_game()
+    state, pick = game.new_match(4), random.Random(4)
+    for _ in range(7):
+        state.apply(pick.choice(state.legal_actions()))
+    legal = state.legal_actions()
+    observation = state.observation(state.current_player)
+    bot, twin = search_bot(name, 3, iterations=20), search_bot(name, 3, iterations=20)
+    with pytest.raises(FourCardsError, match="action 0 is not legal"):
+        bot.choose(observation, [a for a in range(game.num_distinct_actions) if a not in legal][:3])
+    assert bot.choose(observation, legal) == twin.choose(observation, legal)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, IllegalMoveError
 from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
 from .cards import KINDS
@@ -152,7 +152,12 @@ class SearchBot(SearchPlayer):
                     observation.piles) + observation.centre_pile):
                 return min(legal, key=rank.__getitem__)
             me = observation.player
-            information = state_of(self.game, observation).information_set(me)
+            surrogate = state_of(self.game, observation)
+            allowed = set(surrogate.legal_actions())
+            for action in legal:  # before the generator moves: a refused call changes nothing
+                if action not in allowed:
+                    raise IllegalMoveError(f"action {action} is not legal for seat {me} in this observation")
+            information = surrogate.information_set(me)
             score = lambda world, rng: playout(world, me, self.scale, self.horizon)  # noqa: E731
             if not self.paired:
                 root = RootSearch(information.sample, legal, score, self.rng, self.exploration)
