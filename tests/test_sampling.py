@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from fourcards import sampling
 from fourcards.errors import FourCardsError
 from fourcards.rng import Rng
-from fourcards.sampling import MAX_TRIES, DealSampler, Group, below_big
+from fourcards.sampling import MAX_TRIES, DealSampler, Group, Placements, below_big
 
 from .stats import chi_square, expected_counts, gamma_q
 
@@ -85,6 +86,34 @@ def test_accept_keeps_the_draws_uniform_over_the_deals_it_takes() -> None:
     rng = Rng(7)
     seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(3000))
     assert chi_square(seen, expected_counts(weights, 3000))[2] > 1e-4
+
+
+@pytest.mark.parametrize("engine", ["grid", "exact"])
+def test_listed_placements_draw_exactly_the_deals_a_test_of_the_whole_deal_would_take(
+        engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A condition on cards together (place 0 holds one or two of 7, 8, 9 and place 2 none of
+    8): every allowed way listed, nothing refused, the same deals as ``accept`` keeps."""
+    if engine == "exact":
+        monkeypatch.setattr(sampling, "GRID_CELLS", 0)
+    sizes, free, together = [2, 2, 2], [1, 2, 3], (7, 8, 9)
+
+    def keeps(deal: Sequence[Sequence[int]]) -> bool:
+        return 1 <= sum(label in together for label in deal[0]) <= 2 and 8 not in deal[2]
+
+    weights = Counter({k: v for k, v in brute_force(sizes, free + list(together), []).items() if keeps(k)})
+    ways = tuple(way for way in itertools.product(range(3), repeat=3)
+                 if 1 <= way.count(0) <= 2 and way[1] != 2)
+    sampler = DealSampler(sizes, free, [Placements(together, ways)])
+    assert sampler.count() == sum(weights.values())
+    rng = Rng(11)
+    samples = max(3000, 12 * len(weights))
+    seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(samples))
+    assert set(seen) <= set(weights)
+    assert chi_square(seen, expected_counts(weights, samples))[2] > 1e-4
+    with pytest.raises(ValueError, match="names a place of each"):
+        DealSampler(sizes, free, [Placements(together, ((0, 1),))])
+    with pytest.raises(FourCardsError, match="no allowed placement"):
+        DealSampler(sizes, free, [Placements(together, ())])
 
 
 def test_impossible_bounds_are_refused_by_name() -> None:

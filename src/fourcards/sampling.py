@@ -15,7 +15,10 @@ programming over the groups, how many shuffles put each number of a group's
 cards in each place, and picks in proportion; the unconstrained cards then
 fill the free slots in a uniform shuffle. A condition no group expresses (a
 test on the whole deal) is the ``accept`` function: samples it refuses are
-drawn again, which keeps the result uniform over the deals it accepts.
+drawn again, which keeps the result uniform over the deals it accepts. A
+condition on a few cards together (a hand holds one or two of a family's
+unseen cards) is a :class:`Placements`: every way to place those cards, listed,
+so that no sample is refused for it.
 
 Deals, not positions, are equally likely. Where a hand has given up copies of
 a card in the open since the deal (played, discarded), the hand it was dealt
@@ -48,7 +51,7 @@ import numpy.typing as npt
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["Group", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "SamplingCostError"]
+__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
@@ -103,6 +106,24 @@ class Group:
     removed: tuple[int, ...] | None = None
 
 
+@dataclass(frozen=True)
+class Placements:
+    """A few cards placed together: every allowed way to place them (``ways``: per
+    way, the place of each of ``labels`` in order), each as likely as the others.
+    For conditions on the cards together that no :class:`Group` bounds express (a
+    place holds one to three of them); a deal is then drawn exactly, where an
+    ``accept`` test would refuse samples.
+
+    >>> two = Placements((7, 8), ways=((0, 1), (1, 0)))  # one in each place
+    >>> deal = DealSampler([1, 1], [], [two]).sample(Rng(5))
+    >>> sorted(deal[0] + deal[1])
+    [7, 8]
+    """
+
+    labels: tuple[int, ...]
+    ways: tuple[tuple[int, ...], ...]
+
+
 class DealSampler:
     """Uniform shuffles of a pool of hidden cards into places, conditioned on bounds.
 
@@ -113,7 +134,7 @@ class DealSampler:
     Built once for a position, then :meth:`sample` as often as wanted; the
     counting is done on the first sample."""
 
-    def __init__(self, sizes: Sequence[int], free: Sequence[int], groups: Sequence[Group] = (),
+    def __init__(self, sizes: Sequence[int], free: Sequence[int], groups: Sequence[Group | Placements] = (),
                  accept: Callable[[list[list[int]]], bool] | None = None) -> None:
         self.sizes = tuple(int(s) for s in sizes)
         self.free = tuple(free)
@@ -122,7 +143,27 @@ class DealSampler:
         if any(s < 0 for s in self.sizes):
             raise ValueError(f"place sizes must be at least 0, got {self.sizes}")
         normal: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
+        #: Per group, its listed ways by split (a :class:`Placements`), or None.
+        self._listed: list[dict[tuple[int, ...], list[tuple[int, ...]]] | None] = []
         for group in groups:
+            if isinstance(group, Placements):
+                by_split: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+                for way in group.ways:
+                    if len(way) != len(group.labels) or not all(0 <= d < places for d in way):
+                        raise ValueError(f"a placement names a place of each of its {len(group.labels)} cards, "
+                                         f"each 0..{places - 1}, not {way!r:.60}")
+                    split = [0] * places
+                    for d in way:
+                        split[d] += 1
+                    by_split.setdefault(tuple(split), []).append(tuple(way))
+                if not by_split:
+                    raise FourCardsError("no deal keeps what the player has seen (cards with no allowed placement)")
+                if group.labels:
+                    low = tuple(min(y[d] for y in by_split) for d in range(places))
+                    high = tuple(max(y[d] for y in by_split) for d in range(places))
+                    normal.append((tuple(group.labels), low, high, (0,) * places))
+                    self._listed.append(by_split)
+                continue
             count = len(group.labels)
             low = group.low if group.low is not None else (0,) * places
             high = group.high if group.high is not None else (count,) * places
@@ -137,6 +178,7 @@ class DealSampler:
                 raise FourCardsError("no deal keeps what the player has seen (a group's bounds cannot be met)")
             if count:
                 normal.append((group.labels, low, high, tuple(removed)))
+                self._listed.append(None)
         self.groups = tuple(normal)
         pool = len(self.free) + sum(len(g[0]) for g in self.groups)
         if pool != sum(self.sizes):
@@ -176,7 +218,12 @@ class DealSampler:
             return
         fact = math.factorial
         self._splits = {False: [], True: []}
-        for labels, low, high, removed in self.groups:
+        for (labels, low, high, removed), listed in zip(self.groups, self._listed):
+            if listed is not None:  # the listed ways of each split, each way one deal
+                weights = [(y, len(ways)) for y, ways in listed.items()]
+                self._splits[False].append(weights)
+                self._splits[True].append(weights)
+                continue
             g = len(labels)
             splits = list(self._compositions(g, low, high))
             self._splits[False].append([(y, fact(g) // math.prod(fact(v) for v in y)) for y in splits])
@@ -315,6 +362,14 @@ class DealSampler:
         deal: list[list[int]] = [[] for _ in range(places)]
         for i, (labels, _low, _high, _removed) in enumerate(self.groups):
             y, after = self._splits_of(i, used, rng)
+            listed = self._listed[i]
+            if listed is not None:  # one of the split's listed ways, uniform
+                ways = listed[y]
+                way = ways[rng.below(len(ways))]
+                for label, d in zip(labels, way):
+                    deal[d].append(label)
+                used = after
+                continue
             cards = list(labels)
             rng.shuffle(cards)  # which of the group's cards go where: uniform
             start = 0

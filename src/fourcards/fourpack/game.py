@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -15,7 +17,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
-from ..sampling import DealSampler, Group
+from ..sampling import DealSampler, Group, Placements
 
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
            "Dealt", "Asked", "LaidDown", "GameEnd", "OBSERVATION_SIZE", "MAX_PLAYERS"]
@@ -23,6 +25,9 @@ __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
 #: "3 o más" players: as many as the deck can deal, every player at least one card
 #: (a 33rd player would start with none, out of the game before it begins).
 MAX_PLAYERS: Final = 32
+#: The most placements of one family's unseen cards a deal lists (exact sampling); a
+#: family with more ways (very many seats) is checked by refusing samples instead.
+MAX_PLACEMENTS: Final = 20_000
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
 #: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
@@ -463,16 +468,33 @@ class FourPackState(State[Ask]):
                     forbidden[code] |= 1 << i
         sizes = [self._hands[p].bit_count() - (self._hands[p] & known).bit_count() for p in others]
         sizes.append(len(hidden) - sum(sizes))
+        places = len(sizes)
+        unseen = {code // 4 for code in hidden}
+        every_check = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others
+                       for f in sorted(unseen) if cap[seat][f] < 4 or need[seat][f]]
+        # A family under a count check: its unseen cards' every allowed placement listed (exact,
+        # nothing refused), where there are few enough; the rest under per-card bounds.
+        listed: list[Group | Placements] = []
+        placed: set[int] = set()
+        for f in sorted({f for _, f, _, _ in every_check}):
+            codes = [code for code in hidden if code // 4 == f]
+            allowed = [[i for i in range(places) if not forbidden[code] >> i & 1] for code in codes]
+            if math.prod(len(a) for a in allowed) > MAX_PLACEMENTS:
+                continue
+            bounds = [(i, cap_, need_) for i, f_, cap_, need_ in every_check if f_ == f]
+            ways = tuple(way for way in itertools.product(*allowed)
+                         if all(need_ <= way.count(i) <= cap_ for i, cap_, need_ in bounds))
+            listed.append(Placements(tuple(codes), ways))
+            placed.update(codes)
+        exact = {code // 4 for code in placed}
+        checks = [check for check in every_check if check[1] not in exact]
         by_bits: dict[int, list[int]] = {}
         for code in hidden:
-            by_bits.setdefault(forbidden[code], []).append(code)
-        places = len(sizes)
+            if code not in placed:
+                by_bits.setdefault(forbidden[code], []).append(code)
         free = by_bits.pop(0, [])
-        groups = [Group(tuple(codes), high=tuple(0 if bits >> i & 1 else len(codes) for i in range(places)))
-                  for bits, codes in sorted(by_bits.items())]
-        unseen = {code // 4 for code in hidden}
-        checks = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others for f in sorted(unseen)
-                  if cap[seat][f] < 4 or need[seat][f]]
+        groups = listed + [Group(tuple(codes), high=tuple(0 if bits >> i & 1 else len(codes) for i in range(places)))
+                           for bits, codes in sorted(by_bits.items())]
 
         def accept(deal: list[list[int]]) -> bool:
             if not checks:
@@ -483,7 +505,7 @@ class FourPackState(State[Ask]):
                     counts[i][code // 4] += 1
             return all(cap_ >= counts[i][f] >= need_ for i, f, cap_, need_ in checks)
 
-        deal = DealSampler(sizes, free, groups, accept)
+        deal = DealSampler(sizes, free, groups, accept if checks else None)
 
         def write(state: FourPackState, cards: list[list[int]], rng: Rng) -> None:
             for seat, i in place.items():

@@ -244,7 +244,10 @@ class SearchBot(SearchPlayer):
                     deal.deadline = deadline
                 try:
                     for _ in range(_NARROW_TRIES):
-                        if deal is None or deal.accept is None or deal.accept(deal._draw(self.rng)):
+                        if deal is None:
+                            return narrowed
+                        drawn = deal._draw(self.rng)  # also finds a narrowing no deal meets
+                        if deal.accept is None or deal.accept(drawn):
                             return narrowed
                         if deadline is not None and time.perf_counter() > deadline:
                             break
