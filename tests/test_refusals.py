@@ -12,7 +12,7 @@ import pytest
 
 from fourcards import FourCardsError
 from fourcards.errors import (
-    IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError, NotYourTurnError,
+    GameOverError, IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError, NotYourTurnError,
 )
 from fourcards.fourcolor.simulate import simulate
 from fourcards.games import GAMES, get_game
@@ -213,6 +213,12 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
     if state.game.num_players > 1:  # another seat's observation: Gang of Four, Zangle, Duelo chose for it
         with pytest.raises(NotYourTurnError):
             bot.choose(state.observation((seat + 1) % state.game.num_players), legal)
+    over, rng = game.new_match(3), Rng(3)  # a first user's trial: "but it is seat -1's turn"
+    while not over.is_terminal:
+        moves = over.legal_actions()
+        over.apply(moves[rng.below(len(moves))])
+    with pytest.raises(GameOverError, match="the match is over: no seat is to act"):
+        bot.choose(over.observation(0), legal)
     if (name, kind) not in {("zangle", "greedy"), ("four-pack", "memory")}:  # (made without the game)
         for outside in (game.num_distinct_actions + 5, -1, 2**70):  # Duelo's category: an IndexError
             with pytest.raises(InvalidActionError):
@@ -386,6 +392,21 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
     game = entry.new_game()
     with pytest.raises(InvalidSeatsError, match="needs 2 bots, got 1"):
         play_match(game.new_match(1), [entry.new_bot("random", game)])
+    # a first user's trial: max_steps -1, 0, True and 1.5 were taken, bots=None a TypeError about len()
+    bots = [entry.new_bot("random", game, seat) for seat in range(2)]
+    state = game.new_match(1)
+    before = state.to_json()
+    for steps, error in ((-1, FourCardsError), (0, FourCardsError), (True, TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="max_steps"):
+            play_match(state, bots, max_steps=steps)  # type: ignore[arg-type]
+    for bad in (None, "ab", [object(), object()]):
+        with pytest.raises(TypeError, match="bots must be|has no choose"):
+            play_match(state, bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="state must be a fourcards State"):
+        play_match(None, bots)  # type: ignore[arg-type]
+    assert state.to_json() == before
+    with pytest.raises(RuntimeError, match="not over after 3 steps"):
+        play_match(state, bots, max_steps=np.int64(3))  # type: ignore[arg-type]
 
 
 def test_four_color_search_refuses_settle_with_deals() -> None:

@@ -136,8 +136,16 @@ def test_a_signed_save_is_refused_without_its_key_unless_the_caller_says_so() ->
 
 def test_snapshots_are_accepted_only_signed() -> None:
     state = play(new_state("gang-of-four", {}, 4), random.Random(4), 50)
-    with pytest.raises(InvalidStateError, match="accepted only signed"):
+    with pytest.raises(FourCardsError, match="accepted only signed") as refused:
         state.to_json(snapshot=True)
+    assert refused.value.code == "bad_request"  # the caller's mistake, not a broken save
+    with pytest.raises(TypeError, match="snapshot must be a bool"):
+        state.to_json(key=KEY, snapshot="yes")  # type: ignore[arg-type]
+    for key in ("\ud800", "k\udfff"):  # a lone surrogate: a FourCardsError, not a UnicodeEncodeError
+        with pytest.raises(FourCardsError, match="lone surrogate"):
+            state.to_json(key=key)
+        with pytest.raises(FourCardsError, match="lone surrogate"):
+            fourcards.load(state.to_json(), key=key)
     snapshot = state.to_json(key=KEY, snapshot=True)
     data = json.loads(snapshot)
     assert "actions" not in data and set(data["snapshot"]) == {"class", "state", "links", "history", "width", "log"}

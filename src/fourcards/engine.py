@@ -167,7 +167,10 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[in
 
 def check_to_act(observation: Any) -> None:
     """Refuse (:class:`NotYourTurnError`) the observation of a seat that is not the one to act:
-    a bot asked to choose for it would answer for another seat's turn."""
+    a bot asked to choose for it would answer for another seat's turn; :class:`GameOverError`
+    for the observation of a match that is over (no seat is to act)."""
+    if observation.current_player < 0 and observation.player != observation.current_player:
+        raise GameOverError(f"the match is over: no seat is to act (the observation is seat {observation.player}'s)")
     if observation.player != observation.current_player:
         raise NotYourTurnError(f"the observation is seat {observation.player}'s, but it is seat "
                                f"{observation.current_player}'s turn: a bot chooses for the seat to act")
@@ -1073,7 +1076,7 @@ class State(ABC, Generic[A]):
         independent of the match's length (what a service that loads a match
         for every request wants). Every save reveals every hand: it is for the
         server, never for a client."""
-        return self._save(_key_bytes(key), snapshot)
+        return self._save(_key_bytes(key), check_flag(snapshot, "snapshot"))
 
     def _save(self, secret: bytes | None, snapshot: bool, cache: Any = None) -> str:
         """:meth:`to_json` with the key's bytes; ``cache`` (a snapshot's
@@ -1092,7 +1095,7 @@ class State(ABC, Generic[A]):
         }
         if snapshot:
             if secret is None:
-                raise InvalidStateError("a snapshot is accepted only signed: give to_json a key")
+                raise FourCardsError("a snapshot is accepted only signed: give to_json a key")
             from ._snapshot import snapshot_of
 
             body["snapshot"] = snapshot_of(self, cache)
@@ -1278,7 +1281,11 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
     if key is None:
         return None
     if isinstance(key, str):
-        key = key.encode()
+        try:
+            key = key.encode()
+        except UnicodeEncodeError:  # a lone surrogate (a key read from a broken file name or variable)
+            raise FourCardsError("a signing key given as text must be valid Unicode (it holds a lone "
+                                 "surrogate): give it as bytes, or fix the text") from None
     if not isinstance(key, bytes):
         raise TypeError(f"a signing key is str or bytes, not {type(key).__name__}")
     if not key:
@@ -1513,14 +1520,29 @@ def play_match(state: S, bots: Sequence[Bot], max_steps: int | None = None) -> S
     """Play ``state`` to the end with one bot a seat; returns the state.
 
     Each bot sees only ``state.observation(seat)`` and the legal actions.
+    ``max_steps`` (an int >= 1; default: the game's ``max_game_length``): a
+    RuntimeError once that many actions are played and the match is not over.
     """
+    if not isinstance(state, State):
+        raise TypeError(f"state must be a fourcards State (game.new_match(seed)), not {type(state).__name__}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):
+        raise TypeError(f"bots must be a sequence of bots, one a seat, not {type(bots).__name__}")
     if len(bots) != state.game.num_players:
         raise InvalidSeatsError(f"{state.game.name} needs {state.game.num_players} bots, got {len(bots)}")
-    limit = state.game.max_game_length if max_steps is None else max_steps
+    for seat, bot in enumerate(bots):
+        if not callable(getattr(bot, "choose", None)):
+            raise TypeError(f"the bot of seat {seat} has no choose(observation, legal_actions): "
+                            f"{type(bot).__name__}")
+    if max_steps is None:
+        limit = state.game.max_game_length
+    else:
+        limit = check_count(max_steps, "max_steps")
+        if limit < 1:
+            raise FourCardsError(f"max_steps={limit} must be at least 1")
     steps = 0
     while not state.is_terminal:
         if steps >= limit:
-            raise RuntimeError(f"match exceeded {limit} steps")
+            raise RuntimeError(f"the match is not over after {limit} steps (max_steps)")
         player = state.current_player
         legal = state.legal_actions()
         choice = bots[player].choose(state.observation(player), legal)
