@@ -403,7 +403,7 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
         with pytest.raises(TypeError, match="bots must be|has no choose"):
             play_match(state, bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="state must be a fourcards State"):
-        play_match(None, bots)  # type: ignore[arg-type]
+        play_match(None, bots)  # type: ignore[type-var]
     assert state.to_json() == before
     with pytest.raises(RuntimeError, match="not over after 3 steps"):
         play_match(state, bots, max_steps=np.int64(3))  # type: ignore[arg-type]
