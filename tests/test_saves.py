@@ -344,3 +344,26 @@ def test_the_saves_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--quick", "--rounds", "1", "--inner", "1"]) == 0
     out = capsys.readouterr().out
     assert "3,000 actions" in out and len(re.findall(r"\|\s*(?:met|not met here)\s*\|", out)) == 2
+
+
+def test_a_rule_or_version_of_another_json_type_is_refused_as_load_refuses_it() -> None:
+    """A first user's trial: ``rules.pass_is_final = 0`` (re-digested) loaded through
+    ``game.from_json`` (``0 == False``) while ``fourcards.load`` refused it, and the envelope took
+    ``"version": true`` or ``1.0``."""
+    game = get_game("gang-of-four").new_game()
+    state = game.new_match(3)
+    for change in ({"pass_is_final": 0}, {"target_score": 100.0}):
+        data = json.loads(state.to_json())
+        data["rules"].update(change)
+        data["digest"] = _digest(data)
+        with pytest.raises(InvalidStateError, match="rules"):
+            game.from_json(json.dumps(data))
+        with pytest.raises(InvalidStateError, match="rules"):
+            fourcards.load(json.dumps(data))
+    for version in (True, 1.0, "1"):
+        data = json.loads(state.to_json())
+        data["version"] = version
+        data["digest"] = _digest(data)
+        with pytest.raises(InvalidStateError, match="version"):
+            fourcards.load(json.dumps(data))
+    assert game.from_json(state.to_json()).actions == state.actions

@@ -663,7 +663,7 @@ class Game(ABC, Generic[S]):
 
     def _same_rules(self, rules: Any) -> bool:
         """Whether a save's ``rules`` are this game's (a game may accept an older form too)."""
-        return bool(rules == self.rules_dict())
+        return same_json(rules, self.rules_dict())
 
     def _from_envelope(self, data: dict[str, Any], trusted: bool) -> S:
         """The state of a checked envelope of this game: a snapshot restored as it
@@ -1293,6 +1293,19 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
     return key
 
 
+def same_json(saved: Any, expected: Any) -> bool:
+    """Whether ``saved`` (read from JSON) is ``expected`` as JSON writes it: ``0`` is not
+    ``false`` and ``1.0`` is not ``1`` here, as they are to ``==``.
+
+    >>> same_json({"pass_is_final": 0}, {"pass_is_final": False}), same_json([1], [1])
+    (False, True)
+    """
+    try:
+        return json.dumps(saved, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON at all
+        return False
+
+
 def _canonical(body: Mapping[str, Any]) -> bytes:
     """What the digest and the signature cover: the body but them, as sorted compact
     JSON; a snapshot's packed ``log`` follows it raw, after a newline (the JSON
@@ -1361,7 +1374,7 @@ def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
         raise InvalidStateError(f"saved match must be a JSON object, not {type(data).__name__}")
     if data.get("format") != ENVELOPE_FORMAT:
         raise InvalidStateError(f"not a fourcards match (format {_short(data.get('format'))})")
-    if data.get("version") != ENVELOPE_VERSION:
+    if type(data.get("version")) is not int or data.get("version") != ENVELOPE_VERSION:  # not true, not 1.0
         raise InvalidStateError(
             f"saved match has version {_short(data.get('version'))}; this fourcards reads {ENVELOPE_VERSION}"
         )

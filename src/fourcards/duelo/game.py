@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .. import _position as check
 from ..decks import CARD_IDS, Category, Deck, DeckCard, deck_option, deck_rule
-from ..engine import Game, GameRules, State, option, unroll
+from ..engine import Game, GameRules, State, option, same_json, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
 from ..sampling import DealSampler
@@ -209,7 +209,7 @@ class Duelo(Game["DueloState"]):
 
     def _same_rules(self, rules: Any) -> bool:
         # also a save made before rules_dict recorded a deck other than the shipped one by its data
-        return super()._same_rules(rules) or bool(rules == {**asdict(self.rules), "deck": self.deck.digest})
+        return super()._same_rules(rules) or same_json(rules, {**asdict(self.rules), "deck": self.deck.digest})
 
     def new_match(self, seed: int, position: Mapping[str, Any] | None = None, **setup: Any) -> DueloState:
         """A new game dealt from ``seed``, or (``position``) one at the position
