@@ -428,3 +428,13 @@ def test_gang_of_four_samples_keep_the_exchange() -> None:
                         assert exchange.returned.code in loser
                     checked += 1
     assert checked > 20
+
+
+def test_no_state_repr_names_its_seed() -> None:
+    """A first user's trial: Gang of Four's ``repr(state)`` printed the seed, which with the
+    public actions rebuilds every hand; a repr ends up in logs and error pages."""
+    from fourcards.games import GAMES
+
+    for name, entry in GAMES.items():
+        state = entry.new_game().new_match(982_451_653)
+        assert "982451653" not in repr(state) and "982451653" not in str(state), name

@@ -890,7 +890,8 @@ class MatchState(State[Action]):
         }
 
     def __repr__(self) -> str:
-        return f"<MatchState seed={self.seed} {self.describe()}>"
+        # public facts only: the seed and the actions rebuild every hand, and a repr ends up in logs
+        return f"<MatchState {self.describe()}>"
 
     # -- observations ----------------------------------------------------------------------
     def _observation(self, player: int) -> Observation:
