@@ -223,6 +223,9 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
         for outside in (game.num_distinct_actions + 5, -1, 2**70):  # Duelo's category: an IndexError
             with pytest.raises(InvalidActionError):
                 bot.choose(observation, [outside])
+    else:  # a first user's trial: they returned -1, no game's action
+        with pytest.raises(InvalidActionError, match="-1 is not an action of any game"):
+            bot.choose(observation, [-1])
     fresh = entry.new_bot(kind, game, seed=5, **_options(kind))
     assert bot.choose(observation, legal) == fresh.choose(observation, legal)  # the refusals changed nothing
     for seed in ("x", None, 1.5, True):

@@ -134,8 +134,8 @@ def check_flag(value: Any, name: str) -> bool:
 def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[int]:
     """The legal actions handed to a bot, as a list of ints: a sequence of ints
     (numpy ints too) or a 1-D integer numpy array (``np.flatnonzero(mask)``);
-    :class:`FourCardsError` for none, a bool, a float, or (with ``num_actions``)
-    an action outside ``0..num_actions-1``.
+    :class:`FourCardsError` for none, a bool, a float, a negative one (no game's), or
+    (with ``num_actions``) an action outside ``0..num_actions-1``.
 
     >>> checked_legal(np.array([3, 5])), checked_legal((7,), 10)
     ([3, 5], [7])
@@ -162,6 +162,8 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[in
             if not 0 <= action < num_actions:
                 raise InvalidActionError(f"legal action {action} is not an action of this game "
                                          f"(0..{num_actions - 1})")
+    elif min(legal) < 0:
+        raise InvalidActionError(f"legal action {min(legal)} is not an action of any game (actions are 0 and up)")
     return legal
 
 
