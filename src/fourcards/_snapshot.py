@@ -527,6 +527,20 @@ def snapshot_of(state: Any, cache: SnapshotCache | None = None) -> dict[str, Any
     }
 
 
+def _always_set(cls: type, game: Any) -> frozenset[str]:
+    """The stored slots every state of ``cls`` has a value for: those of a new match of
+    ``game`` (when it is one of ``cls``), so that a snapshot lacking one is refused on
+    load rather than failing later with an AttributeError."""
+    def make(_: type) -> frozenset[str]:
+        fresh = game.new_match(0)
+        if type(fresh) is not cls:
+            return frozenset()
+        return frozenset(name for name in _layout(cls)[0] if hasattr(fresh, name))
+
+    found: frozenset[str] = _of_class("always set", cls, make)
+    return found
+
+
 def restore(game: Any, data: dict[str, Any], state_base: type) -> Any:
     """The state a checked, signed snapshot envelope holds (a ``state_base``): its values
     set back, its own links rebuilt, its actions and history records left lazy."""
@@ -542,6 +556,10 @@ def restore(game: Any, data: dict[str, Any], state_base: type) -> Any:
     if unknown or sorted(links) != list(own_links) or not all(type(v) is list for v in links.values()):
         raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (slots {sorted(unknown)[:5]}, "
                                 f"links {sorted(links)[:5]})")
+    missing = _always_set(cls, game) - values.keys()
+    if missing:
+        raise InvalidStateError(f"saved snapshot does not fit {cls.__qualname__} (no value for "
+                                f"{sorted(missing)[:5]})")
     log, width, count = _log_of(snapshot, game.num_distinct_actions)
     codec = _Codec(game)
     state: Any = object.__new__(cls)
