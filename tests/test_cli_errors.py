@@ -182,6 +182,7 @@ def test_a_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     bad.write_text('{"format": "fourcards-deck"}')
     assert "problem" in refused(["play", "duelo", "--deck", str(bad)], capsys)
     assert "problem" in refused(["play", "four-pack", "--deck", str(bad)], capsys)
+    assert "--deck needs a deck file's name" in refused(["play", "duelo", "--deck", ""], capsys)
 
 
 def test_no_traceback_through_the_console_script() -> None:

@@ -167,6 +167,8 @@ def build_game(entry: GameEntry, rules: dict[str, Any], deck: Any = None) -> Any
 def _load_deck(path: str | None) -> Any:
     from ..decks import load_deck
 
+    if path is not None and not path.strip():
+        raise CommandLineError(f"--deck needs a deck file's name, not {path!r}")
     try:
         return load_deck(path)
     except FourCardsError as error:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import COMPILED, __version__
 from ..stats import interval
-from ..terminal import SEED, CommandLineError, ProgressBar, colour_enabled, executor_for, int_in, quote
+from ..terminal import SEED, CommandLineError, ProgressBar, colour_enabled, executor_for, int_in, plural, quote
 
 __all__ = ["show_hand", "add_hand", "run_hand", "add_simulate", "run_simulate", "summary", "format_summary"]
 
@@ -122,7 +122,8 @@ def _cell(data: dict[str, float | None], digits: int) -> str:
 
 
 def format_summary(data: dict[str, Any]) -> str:
-    lines = [f"{data['matches']} matches, {data['rounds']} rounds, {data['steps']} actions", "",
+    lines = [f"{plural(data['matches'], 'match')}, {plural(data['rounds'], 'round')}, "
+             f"{plural(data['steps'], 'action')}", "",
              "| seat | bot | win rate [95% CI] | penalty per round [95% CI] |", "|---|---|---|---|"]
     for seat in data["seats"]:
         lines.append(f"| {seat['seat']} | {seat['bot']} | {_cell(seat['win_rate'], 3)} | "

@@ -108,7 +108,7 @@ class GangOfFourTable(Table):
     def intro(self) -> list[str]:
         rules = self.state.game.rules
         return [f"Gang of Four, seed {self.state.seed}: you are P0 against {plural(rules.players - 1, 'bot')}; "
-                f"first to {rules.target_score} points ends the match, the lowest total wins. Type 'help'."]
+                f"first to {plural(rules.target_score, 'point')} ends the match, the lowest total wins. Type 'help'."]
 
     def show(self, record: Any) -> list[str]:
         lines = describe(record, self.colour, self.you)
