@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from typing import Any
+
 import pytest
 
 import fourcards
@@ -85,3 +87,19 @@ def test_the_winners_have_the_best_score_as_the_game_info_ranks_scores(name: str
         assert all(scores[w] == best for w in state.winners), (seed, scores, state.winners)
         decided += bool(state.winners) and len(set(scores)) > 1
     assert decided, f"{name}: no match of 20 told the scores apart"
+
+
+def test_a_bot_taking_any_keyword_gets_its_options_and_refuses_the_library_s_own_by_name() -> None:
+    """A reviewer's trial: for a bot taking ``(game, **kw)``, ``seed=5`` as an option gave Python's
+    "multiple values" and an option named ``kw`` was refused."""
+    from fourcards.games import _UnknownOption, _with_options
+
+    class Open:
+        def __init__(self, game: object, **kw: object) -> None:
+            self.kw = kw
+
+    made: Any = _with_options(Open, {"kw": 1, "depth": 2}, "a game", seed=0)  # type: ignore[arg-type]
+    assert made.kw == {"kw": 1, "depth": 2, "seed": 0}
+    for name in ("seed", "game"):
+        with pytest.raises(_UnknownOption):
+            _with_options(Open, {name: 5}, "a game", seed=0)  # type: ignore[arg-type]

@@ -207,6 +207,13 @@ def test_save_command_reports_a_bad_path(tmp_path: Path, monkeypatch: pytest.Mon
     assert "! could not save to" in text and "! save where?" in text
 
 
+def test_play_takes_the_same_game_by_position_and_by_game(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``demo zangle --game zangle`` was taken and ``play zangle --game zangle`` refused."""
+    code, text = play(["duelo", "--game", "duelo", "--seed", "1"], ["quit"], monkeypatch, capsys)
+    assert code == 0 and "bye" in text
+
+
 def test_zangle_takes_one_player_with_solitaire_as_its_help_says(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The help says "2 to 8, or 1 with --mode solitaire"; a first user's ``--players 1 --mode
@@ -221,8 +228,10 @@ def test_save_names_its_file_as_a_shell_would_and_a_failed_save_on_the_way_out_i
     """A first user's trial: ``save ''`` wrote a file named ``''``, and ``--save`` into a directory
     that went away lost the match with exit code 0."""
     monkeypatch.chdir(tmp_path)
-    _, text = play(["duelo", "--seed", "2"], ["save ''", "save 'my match.json'", "quit"], monkeypatch, capsys)
+    _, text = play(["duelo", "--seed", "2"], ["save ''", "save 'my match.json'", "save back\\slash.json", "quit"],
+                   monkeypatch, capsys)
     assert "! save where?" in text and (tmp_path / "my match.json").is_file()
+    assert (tmp_path / "back\\slash.json").is_file()  # kept as typed (a Windows path's backslashes)
     assert "--resume 'my match.json'" in text and not (tmp_path / "''").exists()
     folder = tmp_path / "gone"
     folder.mkdir()

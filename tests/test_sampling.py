@@ -116,6 +116,23 @@ def test_listed_placements_draw_exactly_the_deals_a_test_of_the_whole_deal_would
         DealSampler(sizes, free, [Placements(together, ())])
 
 
+def test_a_sample_that_costs_too_much_is_a_sampling_cost_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reviewer's trial: Four Pack at 16 seats refused costly draws for 45 s before giving up
+    with a plain FourCardsError, which its search did not catch (it falls back to its rule bot on
+    a SamplingCostError). Refusing is bounded by the splits weighed, counting by them too."""
+    monkeypatch.setattr(sampling, "MAX_WORK", 10_000)
+    groups = [Group((2 * g, 2 * g + 1)) for g in range(8)]
+    never = DealSampler([8, 8], [], groups, accept=lambda deal: False)
+    with pytest.raises(sampling.SamplingCostError, match="splits weighed"):
+        never.sample(Rng(1))
+    assert never._draw_work <= 10_000 + 8 * 3
+    big = DealSampler([8, 8, 8], [], [Group(tuple(range(3 * g, 3 * g + 3))) for g in range(8)])
+    monkeypatch.setattr(sampling, "GRID_CELLS", 0)  # the exact count, in integers
+    monkeypatch.setattr(sampling, "MAX_WORK", 200)
+    with pytest.raises(sampling.SamplingCostError, match="splits to weigh"):
+        big.sample(Rng(1))
+
+
 def test_impossible_bounds_are_refused_by_name() -> None:
     with pytest.raises(FourCardsError, match="no deal keeps"):
         DealSampler([1, 1], [2], [Group((1,), low=(1, 1))]).sample(Rng(1))

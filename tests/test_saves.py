@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import fourcards
 from fourcards.engine import State, _digest, _signature
 from fourcards.errors import FourCardsError, InvalidStateError
+from fourcards.fourpack.game import FourPack, FourPackState
 from fourcards.games import get_game
 from fourcards.saves import game_of
 
@@ -385,4 +386,45 @@ def test_a_signed_snapshot_lacking_a_value_is_refused_on_load(name: str) -> None
         data["digest"] = _digest(data)
         data["signature"] = _signature(data, KEY)
         with pytest.raises(InvalidStateError, match=f"no value for \\['{slot}'\\]"):
+            fourcards.load(json.dumps(data), key=KEY)
+
+
+
+class MemoState(FourPackState):
+    """A plug-in's state that sets a slot under some rules only (must_hold_family)."""
+
+    __slots__ = ("_memo",)
+
+    def __init__(self, game: Any, seed: int, position: Any = None) -> None:
+        super().__init__(game, seed, position)
+        if game.rules.must_hold_family:
+            self._memo = [1, 2]
+
+
+class MemoPack(FourPack):
+    def new_match(self, seed: int, position: Any = None, **setup: Any) -> Any:
+        self._no_setup(setup)
+        return MemoState(self, seed, position)
+
+
+def test_a_slot_set_under_some_rules_only_does_not_refuse_the_other_rules_snapshots() -> None:
+    """A reviewer's trial: the slots a snapshot must hold were learned once per state class, from
+    whichever rules loaded first; a state class setting a slot under some rules only then refused
+    every valid snapshot of the other rules."""
+    holding, plain = MemoPack(must_hold_family=True), MemoPack()
+    assert type(holding.from_json(holding.new_match(1).to_json(KEY, snapshot=True), KEY)) is MemoState
+    assert type(plain.from_json(plain.new_match(1).to_json(KEY, snapshot=True), KEY)) is MemoState
+
+
+def test_a_saved_seed_outside_64_bits_is_refused_on_load() -> None:
+    """A reviewer's trial: a signed snapshot with seed 2**64 + 1 loaded, and its history then
+    failed; a replayed save with it is refused too, by the envelope's check."""
+    state = get_game("duelo").new_game().new_match(3)
+    for snapshot in (False, True):
+        data = json.loads(state.to_json(KEY, snapshot=snapshot))
+        data["seed"] = 2**64 + 1
+        del data["digest"], data["signature"]
+        data["digest"] = _digest(data)
+        data["signature"] = _signature(data, KEY)
+        with pytest.raises(InvalidStateError, match="'seed'"):
             fourcards.load(json.dumps(data), key=KEY)

@@ -531,14 +531,25 @@ def _always_set(cls: type, game: Any) -> frozenset[str]:
     """The stored slots every state of ``cls`` has a value for: those of a new match of
     ``game`` (when it is one of ``cls``), so that a snapshot lacking one is refused on
     load rather than failing later with an AttributeError."""
-    def make(_: type) -> frozenset[str]:
-        fresh = game.new_match(0)
-        if type(fresh) is not cls:
-            return frozenset()
-        return frozenset(name for name in _layout(cls)[0] if hasattr(fresh, name))
-
-    found: frozenset[str] = _of_class("always set", cls, make)
+    try:  # per class and rules: a state may set a slot under some rules only
+        key = (cls, type(game), json.dumps(game.rules_dict(), sort_keys=True, default=repr))
+    except Exception:  # rules that are not JSON: check nothing rather than refuse
+        return frozenset()
+    found = _ALWAYS_SET.get(key)
+    if found is None:
+        try:
+            fresh = game.new_match(0)
+        except Exception:  # a plug-in whose new match needs more: nothing to compare with
+            fresh = None
+        found = frozenset(name for name in _layout(cls)[0] if hasattr(fresh, name)) if type(fresh) is cls \
+            else frozenset()
+        if len(_ALWAYS_SET) < 1024:
+            _ALWAYS_SET[key] = found
     return found
+
+
+#: :func:`_always_set`'s answers, by state class, game class and rules (bounded).
+_ALWAYS_SET: dict[tuple[type, type, str], frozenset[str]] = {}
 
 
 def restore(game: Any, data: dict[str, Any], state_base: type) -> Any:

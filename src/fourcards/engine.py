@@ -1386,7 +1386,7 @@ def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
         raise InvalidStateError(f"saved match names no game ({_short(data.get('game'))})")
     expected: dict[str, Callable[[Any], bool]] = {
         "rules": lambda v: isinstance(v, dict),
-        "seed": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "seed": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MASK64,
         "summary": lambda v: isinstance(v, dict),
         "setup": lambda v: isinstance(v, dict),
         "digest": lambda v: isinstance(v, str),

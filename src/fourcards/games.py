@@ -85,7 +85,7 @@ def _with_options(cls: Callable[..., Bot], options: dict[str, Any], *args: Any, 
     parameters (no text of a TypeError to read: a TypeError from inside the bot stays one)."""
     signature = inspect.signature(cls)
     parameters = signature.parameters
-    given = signature.bind_partial(*args, **known).arguments  # the names the library passes itself
+    given = set(signature.bind_partial(*args).arguments) | set(known)  # the names the library passes itself
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     for name in options:
         if name in given or (not open_ended and (

@@ -51,13 +51,17 @@ import numpy.typing as npt
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "SamplingCostError"]
+__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK",
+           "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
 #: The most counts of partial deals a sampler keeps (a table of many seats has more
 #: ways to split a group than memory holds): past it, sampling is refused.
 MAX_MEMO = 200_000
+#: The most splits a sampler weighs while counting (each partial deal weighs every split
+#: of its group): past it, sampling is refused, as past :data:`MAX_MEMO`.
+MAX_WORK = 2_000_000
 
 
 class SamplingCostError(FourCardsError):
@@ -148,6 +152,8 @@ class DealSampler:
         for group in groups:
             if isinstance(group, Placements):
                 by_split: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+                if len(set(group.ways)) != len(group.ways):
+                    raise ValueError("a placement is listed twice: it would be drawn twice as often")
                 for way in group.ways:
                     if len(way) != len(group.labels) or not all(0 <= d < places for d in way):
                         raise ValueError(f"a placement names a place of each of its {len(group.labels)} cards, "
@@ -184,6 +190,8 @@ class DealSampler:
         if pool != sum(self.sizes):
             raise ValueError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
         self._memo: dict[tuple[bool, int, tuple[int, ...]], int] | None = None
+        self._work = 0  # splits weighed while counting (bounded by MAX_WORK)
+        self._draw_work = 0  # splits weighed drawing the deals of one sample (bounded by MAX_WORK too)
         #: A ``time.perf_counter()`` value the counting of a draw stops at (:meth:`sample`'s).
         self.deadline: float | None = None
         self._splits: dict[bool, list[list[tuple[tuple[int, ...], int]]]] = {}
@@ -298,6 +306,10 @@ class DealSampler:
                 total *= math.perm(size, taken)
         else:
             total = 0
+            self._work += len(self._splits[weighted][i])
+            if self._work > MAX_WORK:
+                raise SamplingCostError(f"more than {MAX_WORK:,} splits to weigh: this information set is too "
+                                        "large to sample exactly")
             for y, weight in self._splits[weighted][i]:
                 after = tuple(u + v for u, v in zip(used, y))
                 if all(a <= s for a, s in zip(after, self.sizes)):
@@ -320,6 +332,7 @@ class DealSampler:
     def _splits_of(self, i: int, used: tuple[int, ...], rng: Rng) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Group ``i``'s split among the places, drawn in proportion to the weighted
         ways to deal the rest after it; and the slots used after it."""
+        self._draw_work += len(self._splits[True][i])
         grid = self._grid
         if grid is not None:
             axes, layer = self._axes, grid[i + 1]
@@ -392,13 +405,17 @@ class DealSampler:
         deals within the bounds that ``accept`` takes); with ``deadline`` (a
         ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes."""
         self.deadline = deadline
+        self._draw_work = 0
         try:
             for tries in range(MAX_TRIES):
                 if deadline is not None and tries % 8 == 0 and time.perf_counter() > deadline:
                     raise SamplingCostError("no deal drawn before the deadline")
+                if self._draw_work > MAX_WORK:  # many refused, each costly: seconds spent on one sample
+                    raise SamplingCostError(f"no deal the player cannot rule out was found in {tries:,} tries "
+                                            f"(more than {MAX_WORK:,} splits weighed)")
                 deal = self._draw(rng)
                 if self.accept is None or self.accept(deal):
                     return deal
         finally:
             self.deadline = None
-        raise FourCardsError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")
+        raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")

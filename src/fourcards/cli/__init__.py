@@ -105,9 +105,12 @@ def game_argument(argv: Sequence[str]) -> list[str]:
             else:
                 continue
             if rest and not rest[0].startswith("-"):  # fourcards play GAME --game OTHER
-                from .args import CommandLineError
+                if rest[0] == game:  # the same game twice: as demo and tournament take it
+                    rest = rest[1:]
+                else:
+                    from .args import CommandLineError
 
-                raise CommandLineError(f"the game is given twice ({rest[0]}, and --game {game}): give it once")
+                    raise CommandLineError(f"the game is given twice ({rest[0]}, and --game {game}): give it once")
             return ["play", game, *rest]
         return args
     if args[0] in ("demo", "tournament") and len(args) > 1 and not args[1].startswith("-"):

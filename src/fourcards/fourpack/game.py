@@ -472,13 +472,15 @@ class FourPackState(State[Ask]):
         unseen = {code // 4 for code in hidden}
         every_check = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others
                        for f in sorted(unseen) if cap[seat][f] < 4 or need[seat][f]]
-        # A family under a count check: its unseen cards' every allowed placement listed (exact,
-        # nothing refused), where there are few enough; the rest under per-card bounds.
+        # A family a seat must hold a card of (must_hold_family, askers_hold): its unseen cards'
+        # every allowed placement listed (exact: no sample refused, where refusing found none in
+        # seconds), where there are few enough; the other checks (a seat may hold at most so many
+        # of a family) seldom refuse a sample, and stay a test of the whole deal.
         listed: list[Group | Placements] = []
         placed: set[int] = set()
-        for f in sorted({f for _, f, _, _ in every_check}):
+        for f in sorted({f for _, f, _, need_ in every_check if need_}):
             codes = [code for code in hidden if code // 4 == f]
-            allowed = [[i for i in range(places) if not forbidden[code] >> i & 1] for code in codes]
+            allowed = [[i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1] for code in codes]
             if math.prod(len(a) for a in allowed) > MAX_PLACEMENTS:
                 continue
             bounds = [(i, cap_, need_) for i, f_, cap_, need_ in every_check if f_ == f]

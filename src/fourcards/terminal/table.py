@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import os
 import re
 import shlex
 import sys
@@ -527,7 +528,7 @@ class Session:
     def write(self, path: str) -> bool:
         try:
             Path(path).write_text(self.state.to_json())
-            self.say(f"saved to {path} (continue with --resume {shlex.quote(path)})")
+            self.say(f"saved to {path} (continue with --resume {_shell_word(path)})")
             return True
         except OSError as error:
             self.say(f"! could not save to {path}: {error.strerror or error}")
@@ -540,13 +541,20 @@ class Session:
 
 
 def _one_path(text: str) -> str:
-    """The file named after ``save``, unquoted as a shell would (``save 'my match.json'``);
-    empty when it names none (``save ''``)."""
-    try:
-        words = shlex.split(text)
-    except ValueError:  # an unclosed quote: the text as typed
-        return text.strip()
-    return words[0] if len(words) == 1 else text.strip()
+    """The file named after ``save``: the text as typed, or unquoted when it is one quoted
+    word (``save 'my match.json'``; a Windows path keeps its backslashes); empty when it
+    names none (``save ''``)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0] and text[0] not in text[1:-1]:
+        return text[1:-1]
+    return text
+
+
+def _shell_word(path: str) -> str:
+    """``path`` as a word of this system's shell (for the ``--resume`` hint)."""
+    if os.name == "nt":
+        return f'"{path}"' if any(c in path for c in ' &()^;,') else path
+    return shlex.quote(path)
 
 
 def _isatty(stream: Any) -> bool:
