@@ -139,8 +139,8 @@ def test_resume_refuses_flags_it_would_ignore(tmp_path: Path, capsys: pytest.Cap
 def test_resume_and_save_name_a_file_that_can_be_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A first user's trial: ``--resume ''`` started a new game, and a ``--save`` that could not
     be written said so only when the person quit, with exit code 0 and the match lost."""
-    assert "--resume needs a file name" in refused(["play", "duelo", "--resume", ""], capsys)
-    assert "--save needs a file name" in refused(["play", "duelo", "--save", " "], capsys)
+    assert "argument --resume: needs a file name" in refused(["play", "duelo", "--resume", ""], capsys)
+    assert "argument --save: needs a file name" in refused(["play", "duelo", "--save", " "], capsys)
     assert "does not exist" in refused(["play", "duelo", "--save", str(tmp_path / "missing" / "x.json")], capsys)
     assert "is a directory" in refused(["play", "duelo", "--save", str(tmp_path)], capsys)
 
@@ -182,7 +182,7 @@ def test_a_bad_deck_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     bad.write_text('{"format": "fourcards-deck"}')
     assert "problem" in refused(["play", "duelo", "--deck", str(bad)], capsys)
     assert "problem" in refused(["play", "four-pack", "--deck", str(bad)], capsys)
-    assert "--deck needs a deck file's name" in refused(["play", "duelo", "--deck", ""], capsys)
+    assert "argument --deck: needs a file name" in refused(["play", "duelo", "--deck", ""], capsys)
 
 
 def test_no_traceback_through_the_console_script() -> None:

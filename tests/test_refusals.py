@@ -351,6 +351,44 @@ def test_serve_refuses_a_database_url_it_cannot_use_in_one_line(tmp_path: Any) -
     assert issubclass(MissingExtraError, ImportError)
 
 
+def test_serve_says_where_it_listens_after_binding(tmp_path: Any) -> None:
+    """A first user's trial: ``serve --port 0`` printed ``http://127.0.0.1:0/`` (no address to
+    open), a taken port printed the banner and then uvicorn's error, and ``--db`` made missing
+    folders without a word; ``--db ''`` and ``--key-file ''`` failed on the folder ``.``."""
+    pytest.importorskip("starlette", reason="the server extra is not installed")
+    import socket
+    import urllib.request
+
+    db = tmp_path / "new" / "sub" / "tables.db"
+    process = subprocess.Popen([sys.executable, "-m", "fourcards", "serve", "--port", "0", "--db", str(db)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        assert banner.startswith("fourcards server on http://127.0.0.1:"), banner
+        assert f"made the folder {tmp_path / 'new'}" in banner, banner
+        url = banner.split()[3]
+        assert not url.endswith(":0/")
+        with urllib.request.urlopen(url + "api/games", timeout=30) as answer:  # bound before the banner
+            assert answer.status == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        result = subprocess.run([sys.executable, "-m", "fourcards", "serve", "--port", port, "--db",
+                                 str(tmp_path / "other.db")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == "", result.stdout + result.stderr
+    assert f"--port {port}: cannot listen there" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "other.db").exists()
+    for flag in ("--db", "--key-file"):
+        result = subprocess.run([sys.executable, "-m", "fourcards", "serve", flag, " "], capture_output=True,
+                                text=True, timeout=60, cwd=tmp_path)
+        assert result.returncode == 2 and f"argument {flag}: needs a file name" in result.stderr, result.stderr
+
+
 def test_rule_counts_have_an_upper_bound_and_numpy_ints_are_ints() -> None:
     """``target_score=10**30`` was taken (a tournament then never ended, OpenSpiel failed to cast
     it); ``players=np.int64(3)`` was refused while seats and actions took numpy ints."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .engine import Bot, Game, derive_seed
+from ._words import plural
 from .errors import FourCardsError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
 from .rng import seed_in_range
@@ -293,11 +294,6 @@ def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:
             if len(options_of[entrant.kind]) > 1 and entrant.options else entrant for entrant in entrants]
 
 
-def _count(number: int, noun: str) -> str:
-    """``1 deal``, ``2 deals``."""
-    return f"{number} {noun}{'' if number == 1 else 'es' if noun.endswith('ch') else 's'}"
-
-
 def check_entrant(entrant: Entrant, game: str, engine: Game[Any] | None = None) -> None:
     """Make one bot of ``entrant`` for ``game`` (``engine``: under the match's rules); any refusal
     becomes a :class:`FourCardsError` naming it."""
@@ -393,8 +389,8 @@ def run_command(args: Any) -> int:
     else:
         result = run_tournament(entrants, deals=args.deals, seed=args.seed, chunk=1, game=args.game,
                                 progress=progress, **rules)
-    played = f"{_count(args.deals, 'deal')} x {_count(len(entrants), 'rotation')}"
-    print(f"{get_game(args.game).title}: {_count(result.matches, 'match')} ({played}), "
+    played = f"{plural(args.deals, 'deal')} x {plural(len(entrants), 'rotation')}"
+    print(f"{get_game(args.game).title}: {plural(result.matches, 'match')} ({played}), "
           f"seed {args.seed}, {args.workers} worker{'s' if args.workers != 1 else ''}, "
           f"{time.perf_counter() - start:.0f} s")
     print(result.table())

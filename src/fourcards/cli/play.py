@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from ..errors import FourCardsError
 from ..games import GameEntry, get_game
-from ..terminal import CommandLineError, Session, Table, colour_enabled, int_in, plural, quote
+from ..terminal import CommandLineError, Session, Table, colour_enabled, file_name, int_in, plural, quote
 from .session import (
     add_session_arguments, check_files, make_adviser, make_bots, open_match, resume_conflicts, table_class,
 )
@@ -124,7 +124,7 @@ def add_arguments(parser: argparse.ArgumentParser, entry: GameEntry) -> None:
         parser.add_argument(flag, action="store_true", default=None,
                             help=table.option_help.get(name, f"the {name} variant: {preset} (default: off)"))
     if entry.game_class.deck_upload:
-        parser.add_argument("--deck", metavar="FILE", help=table.option_help.get(
+        parser.add_argument("--deck", metavar="FILE", type=file_name, help=table.option_help.get(
             "deck", "a deck JSON file (default: the deck that ships with fourcards)"))
     table.add_arguments(parser)
     add_session_arguments(parser, entry.name)
@@ -167,8 +167,6 @@ def build_game(entry: GameEntry, rules: dict[str, Any], deck: Any = None) -> Any
 def _load_deck(path: str | None) -> Any:
     from ..decks import load_deck
 
-    if path is not None and not path.strip():
-        raise CommandLineError(f"--deck needs a deck file's name, not {path!r}")
     try:
         return load_deck(path)
     except FourCardsError as error:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import FourCardsError, MissingExtraError
 from ..server.admission import LIMIT_FLAGS, Admission, Limits
-from ..terminal.args import positive
+from ..terminal.args import file_name, positive
 from .args import int_in, quote
 
 __all__ = ["add_commands", "run"]
@@ -42,6 +42,18 @@ def _sqlite_problem(db: str) -> str | None:
     except sqlite3.Error as error:
         return f"{error} (not a SQLite file this server can write)"
     return None
+
+
+def _folder_to_make(db: str) -> pathlib.Path | None:
+    """The first missing folder on the way to the SQLite file ``db`` (made with it), or None."""
+    if "://" in db or db == ":memory:":
+        return None
+    folder = pathlib.Path(db).resolve().parent
+    if folder.exists():
+        return None
+    while not folder.parent.exists():
+        folder = folder.parent
+    return folder
 
 
 def where_shown(db: str) -> str:
@@ -90,7 +102,7 @@ def add_commands(sub: Any) -> None:
                             description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int_in(0, 65535), default=8000, help="port, 0 for any free one (default 8000)")
-    parser.add_argument("--db", default="fourcards-server.db",
+    parser.add_argument("--db", type=file_name, default="fourcards-server.db",
                         help="SQLite file of the tables (created when missing; default fourcards-server.db), or a "
                         "PostgreSQL URL postgresql://user@host:port/db that several server processes may share "
                         "(the postgres extra)")
@@ -100,7 +112,7 @@ def add_commands(sub: Any) -> None:
     parser.add_argument("--advertise", metavar="URL", default=None,
                         help="with PostgreSQL: this process's URL, told to clients that ask it for a table another "
                         "process holds (default http://HOST:PORT when --host is one address)")
-    parser.add_argument("--key-file", metavar="PATH", default=None,
+    parser.add_argument("--key-file", metavar="PATH", type=file_name, default=None,
                         help="a file holding the server's secret key (its text, at least 16 bytes), which signs the "
                         "tables' snapshots; default: the key kept beside the SQLite file (DB.key) or in the "
                         "PostgreSQL database, made on first use. Several processes on one database need the same key")
@@ -135,7 +147,7 @@ def add_commands(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         from ..server.app import create_app
-        from ..server.http_server import serve
+        from ..server.http_server import address_of, listen, serve
         from ..server.store import read_key_file
     except ImportError as error:
         print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
@@ -162,21 +174,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"fourcards serve: --db {args.db}: {problem}", file=sys.stderr)
         return 2
     try:
+        sockets = listen(args.host, args.port)
+    except OSError as error:
+        print(f"fourcards serve: --host {args.host} --port {args.port}: cannot listen there: "
+              f"{error.strerror or error}", file=sys.stderr)
+        return 2
+    new_folder = _folder_to_make(args.db)
+    try:
         advertise = args.advertise
-        if advertise is None and args.host not in ("0.0.0.0", "::", "") and args.port:
-            host = f"[{args.host}]" if ":" in args.host else args.host
-            advertise = f"http://{host}:{args.port}"
+        if advertise is None and args.host not in ("0.0.0.0", "::", ""):
+            advertise = address_of(sockets, args.host).rstrip("/")
         app = create_app(args.db, bot_delay=args.bot_delay, admission=admission, lease_seconds=args.lease_seconds,
                          advertise=advertise, key=key)
-    except MissingExtraError as error:
-        print(f"fourcards serve: --db: {error}", file=sys.stderr)
+    except (FourCardsError, ValueError) as error:
+        for sock in sockets:
+            sock.close()
+        if isinstance(error, MissingExtraError):
+            print(f"fourcards serve: --db: {error}", file=sys.stderr)
+        elif isinstance(error, FourCardsError):
+            print(f"fourcards serve: --db {where_shown(args.db)}: {error}", file=sys.stderr)
+        else:
+            print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
         return 2
-    except FourCardsError as error:
-        print(f"fourcards serve: --db {where_shown(args.db)}: {error}", file=sys.stderr)
-        return 2
-    except ValueError as error:
-        print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
-        return 2
-    print(f"fourcards server on http://{args.host}:{args.port}/ (tables in {where_shown(args.db)})", flush=True)
-    serve(app, admission, args.host, args.port, args.log_level)
+    made = f"; made the folder {new_folder}" if new_folder is not None else ""
+    print(f"fourcards server on {address_of(sockets, args.host)} (tables in {where_shown(args.db)}{made})", flush=True)
+    serve(app, admission, sockets, args.log_level)
     return 0

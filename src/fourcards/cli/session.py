@@ -20,7 +20,8 @@ from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
 from ..games import BEST, get_game
 from ..terminal import (
-    MAX_LINE, SEED, CommandLineError, Confirm, DeckTable, Session, Table, draw_view, in_player_words, int_in, plural,
+    MAX_LINE, SEED, CommandLineError, Confirm, DeckTable, Session, Table, draw_view, file_name, in_player_words, int_in,
+    plural,
     quote,
 )
 
@@ -37,8 +38,8 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
     parser.add_argument("--opponents", choices=(*entry.bot_kinds, BEST), default=default,
                         help=f"the bots you play against: {', '.join(entry.bot_kinds)}, or {BEST} "
                              f"({entry.best_bot}, or {entry.hint_bot} where it cannot run) (default: {default})")
-    parser.add_argument("--resume", metavar="FILE", help="continue a match saved with --save or 'save FILE' (default: a new match)")
-    parser.add_argument("--save", metavar="FILE",
+    parser.add_argument("--resume", metavar="FILE", type=file_name, help="continue a match saved with --save or 'save FILE' (default: a new match)")
+    parser.add_argument("--save", metavar="FILE", type=file_name,
                         help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")
     parser.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto",
                         help="colours: auto (a terminal and NO_COLOR unset), always or never (default: auto)")
@@ -47,11 +48,8 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
 
 
 def check_files(args: argparse.Namespace) -> None:
-    """``--resume`` and ``--save`` name a file, and ``--save`` one that can be written: found
-    before the match, not when the person quits and the match is lost."""
-    for flag, path in (("--resume", args.resume), ("--save", args.save)):
-        if path is not None and not path.strip():
-            raise CommandLineError(f"{flag} needs a file name, not {path!r}")
+    """``--save`` names a file that can be written: found before the match, not when the person
+    quits and the match is lost (a blank name is refused by its type, :func:`file_name`)."""
     if args.save is None:
         return
     target = Path(args.save)

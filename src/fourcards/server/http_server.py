@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import copy
 import logging
+import socket
 from typing import Any
 
 import h11
@@ -42,12 +43,16 @@ from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
 
 from .admission import Admission
 
-__all__ = ["protocols", "serve", "raise_open_file_limit"]
+__all__ = ["protocols", "listen", "serve", "raise_open_file_limit"]
 
 log = logging.getLogger("fourcards.server")
 
 FILE_RESERVE = 64
 """Open files kept apart from the connections (the store, its logs, the page's files)."""
+
+
+BACKLOG = 2048
+"""Connections the kernel queues for the server (uvicorn's default)."""
 
 
 def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
@@ -213,8 +218,49 @@ def settle_heap() -> None:
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
 
 
-def serve(app: Any, admission: Admission, host: str, port: int, log_level: str = "warning") -> None:
-    """Run ``app`` under uvicorn with ``admission`` at the socket until stopped (``fourcards serve``).
+def listen(host: str, port: int) -> list[socket.socket]:
+    """The sockets ``fourcards serve`` will listen on, listening now: an address in use or one this
+    machine does not have is an ``OSError`` before anything is printed, and with ``port`` 0 every
+    address gets the same free port, which :func:`address_of` shows.
+
+    >>> sockets = listen("127.0.0.1", 0)
+    >>> address_of(sockets).startswith("http://127.0.0.1:") and not address_of(sockets).endswith(":0/")
+    True
+    >>> for sock in sockets:
+    ...     sock.close()
+    """
+    found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys((f, k, p, "", a) for f, k, p, _, a in found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # its own port beside an IPv4 one, as asyncio binds them
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if port == 0 and len(sockets) > 1:
+                address = (address[0], sockets[0].getsockname()[1], *address[2:])
+            sock.bind(address)
+            sock.listen(BACKLOG)  # a client that comes before uvicorn starts waits, not refused
+            sock.set_inheritable(True)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def address_of(sockets: list[socket.socket], host: str = "") -> str:
+    """The URL of the first of ``sockets`` (bound by :func:`listen`): at ``host`` as given
+    (``localhost``), else at the address it is bound to."""
+    bound, port = sockets[0].getsockname()[:2]
+    host = host or bound
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def serve(app: Any, admission: Admission, sockets: list[socket.socket], log_level: str = "warning") -> None:
+    """Run ``app`` under uvicorn with ``admission`` on ``sockets`` (from :func:`listen`) until
+    stopped (``fourcards serve``).
 
     The open-file limit is raised to fit ``Limits.max_connections`` when the system allows; when
     it does not, the server-wide connection cap is lowered to what fits (said in the log)."""
@@ -232,8 +278,9 @@ def serve(app: Any, admission: Admission, host: str, port: int, log_level: str =
     # The server's own log ("fourcards.server": refusals, deadlines, failures) beside uvicorn's, at one level.
     log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     log_config["loggers"]["fourcards"] = {"handlers": ["default"], "level": log_level.upper(), "propagate": False}
+    host, port = sockets[0].getsockname()[:2]  # for uvicorn's own log: it serves on the sockets
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=http, ws=ws, log_config=log_config,
                             proxy_headers=False, server_header=False, timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]
                             ws_max_size=65536, ws_per_message_deflate=False, ws_ping_interval=20.0,
-                            ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
-    uvicorn.Server(config).run()
+                            ws_ping_timeout=20.0, timeout_graceful_shutdown=2, backlog=BACKLOG)
+    uvicorn.Server(config).run(sockets=sockets)

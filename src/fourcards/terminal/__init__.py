@@ -10,9 +10,10 @@ its registry entry and seats the bots.
 
 from __future__ import annotations
 
-from .args import SEED, CommandLineError, Parser, ProgressBar, executor_for, int_in, quote
+from .args import SEED, CommandLineError, Parser, ProgressBar, executor_for, file_name, int_in, quote
 from .colour import colour_enabled
 from .table import MAX_LINE, Confirm, DeckTable, Session, Table, draw_view, in_player_words, plural
 
 __all__ = ["Table", "DeckTable", "Session", "Confirm", "plural", "quote", "int_in", "SEED", "CommandLineError",
-           "Parser", "ProgressBar", "executor_for", "colour_enabled", "draw_view", "in_player_words", "MAX_LINE"]
+           "Parser", "ProgressBar", "file_name", "executor_for", "colour_enabled", "draw_view", "in_player_words",
+           "MAX_LINE"]

@@ -19,7 +19,8 @@ from typing import Any, NoReturn
 
 from ..errors import FourCardsError
 
-__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "executor_for"]
+__all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
+           "executor_for"]
 
 
 class CommandLineError(FourCardsError):
@@ -37,6 +38,14 @@ def quote(text: str, limit: int = 40) -> str:
     """A person's input as shown back to them: quoted, cut when long."""
     text = " ".join(text.split())
     return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
+
+
+def file_name(text: str) -> str:
+    """An argparse type: a file's name, not an empty or blank one (which would name the folder
+    the command runs in, or nothing)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"needs a file name, not {text!r}")
+    return text
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..engine import Bot
+from .._words import plural
 from ..errors import FourCardsError
 from .args import quote
 
@@ -65,17 +66,6 @@ def in_player_words(message: str, verb: str = "play") -> str:
     if words[0] not in ("pass", "discard", "claim", "hu", "ask", "call", "give", "make"):
         action = f"{verb} {action}"
     return f"You may not {action}: {reason}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 bot``, ``2 bots``, ``2 matches``.
-
-    >>> plural(1, "match"), plural(3, "match"), plural(0, "round"), plural(2, "die", "dice")
-    ('1 match', '3 matches', '0 rounds', '2 dice')
-    """
-    if count == 1:
-        return f"{count} {word}"
-    return f"{count} {many or word + ('es' if word.endswith(('ch', 'sh', 's', 'x')) else 's')}"
 
 
 class Table:

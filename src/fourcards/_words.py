@@ -1,0 +1,16 @@
+"""Words for messages and summaries, shared by the library and its terminal."""
+
+from __future__ import annotations
+
+__all__ = ["plural"]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 bot``, ``2 bots``, ``2 matches``.
+
+    >>> plural(1, "match"), plural(3, "match"), plural(0, "round"), plural(2, "die", "dice")
+    ('1 match', '3 matches', '0 rounds', '2 dice')
+    """
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {many or word + ('es' if word.endswith(('ch', 'sh', 's', 'x')) else 's')}"
