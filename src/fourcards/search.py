@@ -40,10 +40,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .errors import FourCardsError
+from .errors import FourCardsError, IllegalMoveError
 from .rng import Rng
 
-__all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget"]
+__all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget", "check_allowed"]
 
 
 #: The longest a search may be given to choose one move (an hour).
@@ -73,6 +73,24 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) ->
         raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
     return iterations, float(time_per_move), float(exploration)
 
+
+def check_allowed(legal: Sequence[int], position: Any, seat: int) -> None:
+    """Refuse (:class:`~fourcards.errors.IllegalMoveError`) an action of ``legal`` that
+    ``position`` (the state a search built from ``seat``'s observation) does not allow: a search
+    calls it before it draws a deal, so that a refused call leaves its generator where it was.
+
+    >>> from fourcards.games import get_game
+    >>> state = get_game("duelo").new_game().new_match(1)
+    >>> check_allowed(state.legal_actions(), state, state.current_player)
+    >>> check_allowed([99], state, state.current_player)
+    Traceback (most recent call last):
+    ...
+    fourcards.errors.IllegalMoveError: action 99 is not legal for seat 0 in this observation
+    """
+    allowed = set(position.legal_actions())
+    for action in legal:
+        if action not in allowed:
+            raise IllegalMoveError(f"action {action} is not legal for seat {seat} in this observation")
 
 
 class SearchPlayer:

@@ -478,6 +478,7 @@ class FourPackState(State[Ask]):
         # of a family) seldom refuse a sample, and stay a test of the whole deal.
         listed: list[Group | Placements] = []
         placed: set[int] = set()
+        exact: set[int] = set()  # the families listed so
         for f in sorted({f for _, f, _, need_ in every_check if need_}):
             codes = [code for code in hidden if code // 4 == f]
             allowed = [[i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1] for code in codes]
@@ -488,7 +489,7 @@ class FourPackState(State[Ask]):
                          if all(need_ <= way.count(i) <= cap_ for i, cap_, need_ in bounds))
             listed.append(Placements(tuple(codes), ways))
             placed.update(codes)
-        exact = {code // 4 for code in placed}
+            exact.add(f)
         checks = [check for check in every_check if check[1] not in exact]
         by_bits: dict[int, list[int]] = {}
         for code in hidden:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import FourCardsError, IllegalMoveError
+from ..errors import FourCardsError
 from ..rng import Rng
-from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
+from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
 from ..engine import check_flag, check_to_act, checked_legal
@@ -153,10 +153,7 @@ class SearchBot(SearchPlayer):
                 return min(legal, key=rank.__getitem__)
             me = observation.player
             surrogate = state_of(self.game, observation)
-            allowed = set(surrogate.legal_actions())
-            for action in legal:  # before the generator moves: a refused call changes nothing
-                if action not in allowed:
-                    raise IllegalMoveError(f"action {action} is not legal for seat {me} in this observation")
+            check_allowed(legal, surrogate, me)  # before the generator moves: a refused call changes nothing
             information = surrogate.information_set(me)
             score = lambda world, rng: playout(world, me, self.scale, self.horizon)  # noqa: E731
             if not self.paired:
