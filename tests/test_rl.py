@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fourcards.errors import FourCardsError, IllegalMoveError
+from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError
 
 pytestmark = pytest.mark.rl
 
@@ -264,6 +264,15 @@ class TestGymnasium:
         with pytest.raises(IllegalMoveError):
             strict.step(illegal)
         assert strict.match.to_json() == before
+        # a first user's trial: an action outside the space was scored as a move (-1, episode over)
+        for kind, space in (("dict", table.game.num_distinct_actions), ("candidates", 16)):
+            options = {"max_candidates": 16} if kind == "candidates" else {}
+            loose = SeatEnv("four-pack", players=3, observation=kind, **options)
+            loose.reset(seed=3)
+            for outside in (space, 10**7, -1):
+                with pytest.raises(InvalidActionError, match="action space"):
+                    loose.step(outside)
+            assert loose.match.to_json() == before and not loose._ended
 
     def test_a_match_over_before_the_agent_acts_is_skipped(self) -> None:
         from fourcards.rl.gymnasium import SeatEnv
@@ -290,6 +299,11 @@ class TestGymnasium:
             SeatEnv("duelo", opponents="greedy")
         with pytest.raises(FourCardsError, match="opponents"):
             SeatEnv("four-pack", players=3, opponents=["memory"])
+        # a first user's trial: a one-seat game took any bot name; a long list was cut mid-item
+        with pytest.raises(FourCardsError, match="unknown bot 'bogus'"):
+            SeatEnv("zangle", mode="solitaire", players=1, opponents="bogus")
+        with pytest.raises(FourCardsError, match=r"\.\.\.: one bot, or 3"):
+            SeatEnv("gang-of-four", opponents=["random"] * 9)
         with pytest.raises(FourCardsError, match="illegal_action"):
             SeatEnv("duelo", illegal_action="ignore")
         with pytest.raises(FourCardsError, match="reset"):

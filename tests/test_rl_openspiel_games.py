@@ -211,3 +211,21 @@ def test_gang_of_four_observations_refuse_what_is_not_a_seat() -> None:
             with pytest.raises(UnknownSeatError, match=f"player {seat} is not a seat"):
                 call(seat)
     assert hands == [state.observation_string(seat) for seat in range(2)]
+
+
+@pytest.mark.parametrize("name", [openspiel_games.spiel_name(game) for game in GAMES])
+def test_the_deal_takes_only_its_outcomes(name: str) -> None:
+    """A first user's trial: ``apply_action(70000)`` at the deal dealt seed 4464's match (70000 mod
+    2**16), and ``apply_action(2**40)`` a state OpenSpiel could not deserialize."""
+    from fourcards.errors import InvalidActionError
+    from fourcards.rl import openspiel
+
+    game = pyspiel.load_game(name)
+    gang = openspiel.GangOfFourSpielGame()
+    for state in (game.new_initial_state(), gang.new_initial_state()):
+        for outcome in (openspiel_games.DEALS, 70_000, 2**40):
+            with pytest.raises(InvalidActionError, match=f"not {outcome}"):
+                state.apply_action(outcome)
+            assert state.is_chance_node()  # nothing changed
+        state.apply_action(openspiel_games.DEALS - 1)
+        assert not state.is_chance_node()

@@ -46,3 +46,15 @@ def test_bad_options_are_refused_by_name(tmp_path: Path, option: str, value: str
     result = subprocess.run([sys.executable, "-m", "fourcards.rl.train", option, value], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and option in result.stderr
+
+
+def test_an_out_that_cannot_be_written_is_refused_before_training(tmp_path: Path) -> None:
+    """A first user's trial: ``--out /proc/x/y.npz`` or ``--out`` an existing folder trained to the
+    end (up to 30 minutes), then lost the run in a traceback."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    for flag, value in (("--out", str(tmp_path)), ("--out", str(blocked / "policy.npz")),
+                        ("--curve", str(blocked / "curve.png"))):
+        result = train(tmp_path, flag, value, "--updates", "600")
+        assert result.returncode == 2 and f"argument {flag}" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and "update" not in result.stdout, result.stdout

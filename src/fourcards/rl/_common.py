@@ -8,11 +8,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Game, State
-from ..errors import FourCardsError, UnknownSeatError
+from ..errors import FourCardsError, InvalidActionError, UnknownSeatError
 from ..games import GameEntry, get_game
 from ..rng import seed_in_range
 
-__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat", "action_int"]
+__all__ = ["make_game", "agent_name", "seat_of", "observation_with_mask", "check_seed", "spiel_seat", "action_int",
+           "DEALS", "deal_outcome"]
 
 
 def make_game(game_name: str, rules: dict[str, Any]) -> tuple[GameEntry, Game[Any]]:
@@ -75,6 +76,19 @@ def action_int(action: Any) -> int:
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r:.60}")
     return int(action)
+
+
+#: Outcomes of OpenSpiel's chance node that deals a match (the seeds of the engine's shuffles).
+DEALS = 1 << 16
+
+
+def deal_outcome(action: Any) -> int:
+    """An outcome of OpenSpiel's deal (its chance node) checked: an int 0..DEALS-1; a larger one
+    dealt another seed's match, and one of 2**63 and more a state OpenSpiel could not read back."""
+    outcome = action_int(action)
+    if not 0 <= outcome < DEALS:
+        raise InvalidActionError(f"the deal's outcome is 0..{DEALS - 1} (chance_outcomes()), not {outcome}")
+    return outcome
 
 
 def sampler_seed(sampler: Any) -> int:

@@ -44,7 +44,7 @@ from ..gangoffour.bots import SearchBot
 from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
 from ..gangoffour.learned import LearnedBot, PolicyWeights, load_policy
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
-from ..terminal.args import int_in, positive
+from ..terminal.args import check_output, int_in, positive
 
 try:
     import torch
@@ -237,12 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.matches * args.rounds > 10**7:
         parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
                      "(match i of the run is dealt from seed * 10**7 + i)")
-    if args.out.is_dir():
-        parser.error(f"argument --out: {args.out} is a folder, not a file to write")
-    try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)  # before the matches, not after them
-    except OSError as error:
-        parser.error(f"argument --out: cannot make its folder ({error})")
+    check_output(parser, "--out", args.out)  # before the matches, not after them
     try:
         SearchBot(iterations=1)  # the compiled search, or its error
     except RuntimeError as error:

@@ -40,7 +40,9 @@ them; leaving them out scores it too high).
   actions than rows, ``max_candidates`` of them spread evenly from the
   first to the last are offered (:func:`~fourcards.rl.candidates.pick_rows`).
 
-An illegal action (one the mask rules out) ends the episode with reward
+An action outside the action space raises
+:class:`~fourcards.errors.InvalidActionError` (a bug of the agent, not a move
+to score). An illegal action (one the mask rules out) ends the episode with reward
 ``illegal_reward`` (default -1, below any return) and ``info["illegal_action"]``,
 leaving the match as it was; with ``illegal_action="raise"`` it raises
 :class:`~fourcards.errors.IllegalMoveError` instead.
@@ -58,9 +60,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Bot, State, derive_seed
-from ..errors import FourCardsError, MissingExtraError, IllegalMoveError
+from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, MissingExtraError
 from ..rng import Rng
 from ..tournament import Entrant, parse_entrant
+from .._position import shown
 from ._common import action_int, check_seed, make_game, observation_with_mask
 from .candidates import MAX_CANDIDATES, candidates, feature_bounds, feature_size
 from .render import render_text, show
@@ -114,20 +117,23 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             specs = list(opponents)
         else:
             raise TypeError(f"opponents is a bot kind (such as 'greedy' or 'search:iterations=200') or a list "
-                            f"of them, not {type(opponents).__name__} {opponents!r:.60}")
+                            f"of them, not {type(opponents).__name__} {shown(opponents)}")
         if len(specs) != n - 1:
-            raise FourCardsError(f"opponents={opponents!r:.60}: one bot, or {n - 1} (one per other seat)")
+            wanted = f"one bot, or {n - 1} (one per other seat)" if n > 1 else "one bot kind (no other seat to fill)"
+            raise FourCardsError(f"opponents={shown(opponents)}: {wanted}")
         self.seat = int(seat)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self._ended = False
         others = [p for p in range(n) if p != self.seat]
         self.opponents: dict[int, Entrant] = {}
-        for other, spec in zip(others, specs):
+        alone = [(None, opponents)] if n == 1 and isinstance(opponents, str) else []  # solitaire: checked too
+        for other, spec in [*zip(others, specs), *alone]:
             entrant = parse_entrant(spec)
             kind = self.entry.kind_of(entrant.kind)  # "best": the game's best bot that can play here
             self.entry.new_bot(kind, self.game, 0, **dict(entrant.options))  # refuses a bad option now, not at reset
-            self.opponents[other] = replace(entrant, kind=kind)
+            if other is not None:
+                self.opponents[other] = replace(entrant, kind=kind)
         #: Each other seat's bot kind.
         self.opponent_kinds = {other: entrant.kind for other, entrant in self.opponents.items()}
         self.render_mode = render_mode
@@ -205,8 +211,11 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         if state.is_terminal or self._ended:
             raise FourCardsError("the episode is over; call reset()")
         chosen = action_int(action)
+        space = self.max_candidates if self.observation_kind == "candidates" else self.game.num_distinct_actions
+        if not 0 <= chosen < space:  # an agent's indexing bug, not a move to score
+            raise InvalidActionError(f"{chosen} is not in the action space (0..{space - 1})")
         if self.observation_kind == "candidates":  # a row index: its action, or an illegal one
-            chosen = int(self._actions[chosen]) if 0 <= chosen < self.max_candidates else -1
+            chosen = int(self._actions[chosen])
             if chosen < 0:
                 if self.illegal_action == "raise":
                     raise IllegalMoveError(f"row {action_int(action)} is not one of the {self._count} candidates")

@@ -60,14 +60,12 @@ from ..gangoffour.match import (
 from ..gangoffour.simulate import random_playouts
 from ..errors import FourCardsError, UnknownSeatError
 from ..rng import Rng
-from ._common import sampler_seed, spiel_seat
+from ._common import DEALS, deal_outcome, sampler_seed, spiel_seat
 
 __all__ = ["GAME_NAME", "DEALS", "GangOfFourSpielGame", "GangOfFourSpielState", "GangOfFourObserver",
            "CompiledRolloutEvaluator", "register", "resample", "known_cards"]
 
 GAME_NAME = "python_fourcards_gang_of_four"
-#: Outcomes of the chance node that deals the match (seeds of the engine's shuffles).
-DEALS = 1 << 16
 _CODES = _deck.NUM_KINDS  # 34 card codes
 _BIT = _deck.BIT
 _PAIR_LO = _deck.PAIR_LO
@@ -214,7 +212,7 @@ class GangOfFourSpielState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         payload = self._p
         if payload.match is None:
-            payload.match = payload.engine.new_match(int(action))
+            payload.match = payload.engine.new_match(deal_outcome(action))
         else:
             payload.match.apply(int(action))
             text = str(int(action))

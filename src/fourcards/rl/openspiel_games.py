@@ -48,15 +48,13 @@ from ..errors import FourCardsError
 from ..engine import Game, State
 from ..games import GAMES, GameEntry, get_game
 from ..rng import Rng
-from ._common import sampler_seed, spiel_seat
+from ._common import DEALS, deal_outcome, sampler_seed, spiel_seat
 
 __all__ = ["PREFIX", "DEALS", "spiel_name", "register", "register_all", "load_game", "FourcardsSpielGame",
            "FourcardsSpielState", "FourcardsObserver", "parameters_of"]
 
 #: The prefix of the OpenSpiel short names of fourcards' games.
 PREFIX = "python_fourcards_"
-#: Outcomes of the chance node that deals the match (seeds of the engine's shuffles).
-DEALS = 1 << 16
 
 
 def spiel_name(game: str) -> str:
@@ -174,7 +172,7 @@ class FourcardsSpielState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         payload = self._p
         if payload.match is None:
-            payload.match = payload.engine.new_match(int(action))
+            payload.match = payload.engine.new_match(deal_outcome(action))
             payload.records = tuple(payload.engine.record_text(r) for r in payload.match.history)
             return
         match = payload.match

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MissingExtraError
-from ..terminal.args import int_in, positive
+from ..terminal.args import check_output, int_in, positive
 from ..gangoffour import _deck, _kernels
 from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
 from ..gangoffour.learned import FORMAT, FORMAT_VERSION, PolicyWeights
@@ -284,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--curve", type=Path, default=Path("rl-training-curve.png"),
                         help="the curve: a PNG (with matplotlib) and always a CSV beside it (its folder is made)")
     args = parser.parse_args(argv)
+    check_output(parser, "--out", args.out)  # before the training, not after it
+    check_output(parser, "--curve", args.curve)
+    check_output(parser, "--curve", args.curve.with_suffix(".csv"))
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import FourCardsError
 
 __all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
-           "executor_for"]
+           "check_output", "executor_for"]
 
 
 class CommandLineError(FourCardsError):
@@ -46,6 +48,20 @@ def file_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"needs a file name, not {text!r}")
     return text
+
+
+def check_output(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
+    """Refuse (``parser.error``, naming ``flag``) a file the command will write at its end, before
+    the work that fills it: a folder, a folder that cannot be made (it is made now), or one this
+    user may not write in."""
+    if path.is_dir():
+        parser.error(f"argument {flag}: {path} is a folder, not a file to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        parser.error(f"argument {flag}: cannot make its folder {str(path.parent)!r} ({error.strerror or error})")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        parser.error(f"argument {flag}: this user may not write {str(path)!r}")
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
