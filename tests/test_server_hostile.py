@@ -546,6 +546,37 @@ def test_client_errors_are_logged_once_per_connection(server: ServerProcess) -> 
     assert "Traceback" not in server.log_text()
 
 
+def test_a_text_message_that_is_not_utf8_closes_the_socket_with_one_line(server: ServerProcess) -> None:
+    """A first user's trial: each text frame that is not UTF-8 logged uvicorn's traceback at
+    ``error`` (17 KB a thirty connections, before any join)."""
+    source = "127.0.0.46"
+    for _ in range(3):
+        with raw_connection(server, source) as sock:
+            key = "dGhlIHNhbXBsZSBub25jZQ=="
+            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                         .encode())
+            received = b""
+            while b"\r\n\r\n" not in received:
+                received += sock.recv(4096)
+            head, _, received = received.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 101"), head
+            mask = os.urandom(4)
+            sock.sendall(bytes([0x81, 0x81]) + mask + bytes([0xFF ^ mask[0]]))  # one masked text frame: 0xff
+            while True:
+                more = sock.recv(4096)
+                if not more:
+                    break
+                received += more
+            assert received[:1] == b"\x88" and int.from_bytes(received[2:4], "big") == 1007, received
+    deadline = time.monotonic() + 5
+    while server.log_text().count("connection from 127.0.0.46") < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    lines = [line for line in server.log_text().splitlines() if "connection from 127.0.0.46" in line]
+    assert len(lines) == 3 and all("not UTF-8" in line for line in lines), lines
+    assert "Traceback" not in server.log_text() and "Invalid UTF-8" not in server.log_text()
+
+
 def test_a_connection_logs_its_first_failure_with_a_traceback_and_counts_the_rest(
         caplog: pytest.LogCaptureFixture) -> None:
     from fourcards.server.app import ConnectionLog

@@ -59,9 +59,11 @@ MAX_TRIES = 100_000
 #: The most counts of partial deals a sampler keeps (a table of many seats has more
 #: ways to split a group than memory holds): past it, sampling is refused.
 MAX_MEMO = 200_000
-#: The most splits a sampler weighs while counting (each partial deal weighs every split
-#: of its group): past it, sampling is refused, as past :data:`MAX_MEMO`.
+#: The most splits a sampler lists or weighs while counting (each partial deal weighs every
+#: split of its group): past it, sampling is refused, as past :data:`MAX_MEMO`.
 MAX_WORK = 2_000_000
+#: Splits listed or weighed between two looks at a sample's deadline.
+_DEADLINE_EVERY = 2048
 
 
 class SamplingCostError(FourCardsError):
@@ -190,7 +192,8 @@ class DealSampler:
         if pool != sum(self.sizes):
             raise ValueError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
         self._memo: dict[tuple[bool, int, tuple[int, ...]], int] | None = None
-        self._work = 0  # splits weighed while counting (bounded by MAX_WORK)
+        self._work = 0  # splits listed and weighed while counting (bounded by MAX_WORK)
+        self._looked = 0  # self._work when the deadline was last looked at
         self._draw_work = 0  # splits weighed drawing the deals of one sample (bounded by MAX_WORK too)
         #: A ``time.perf_counter()`` value the counting of a draw stops at (:meth:`sample`'s).
         self.deadline: float | None = None
@@ -221,6 +224,18 @@ class DealSampler:
 
         yield from walk(0, count)
 
+    def _spend(self, work: int) -> None:
+        """Count ``work`` splits listed or weighed: :class:`SamplingCostError` past
+        :data:`MAX_WORK`, or past the deadline (looked at every few thousand)."""
+        self._work += work
+        if self._work > MAX_WORK:
+            raise SamplingCostError(f"more than {MAX_WORK:,} splits to weigh: this information set is too "
+                                    "large to sample exactly")
+        if self.deadline is not None and self._work - self._looked >= _DEADLINE_EVERY:
+            self._looked = self._work
+            if time.perf_counter() > self.deadline:
+                raise SamplingCostError("no deal drawn before the deadline (counting the ways to deal)")
+
     def _prepare(self) -> None:
         if self._memo is not None:
             return
@@ -233,7 +248,11 @@ class DealSampler:
                 self._splits[True].append(weights)
                 continue
             g = len(labels)
-            splits = list(self._compositions(g, low, high))
+            splits = []
+            for y in self._compositions(g, low, high):  # a group of many cards over many seats: many
+                splits.append(y)
+                if len(splits) % 256 == 0:
+                    self._spend(256)
             self._splits[False].append([(y, fact(g) // math.prod(fact(v) for v in y)) for y in splits])
             # the deals behind each split: 1 / (held + removed)! a place, scaled to whole numbers
             scale = [fact(g + r) for r in removed]
@@ -306,10 +325,7 @@ class DealSampler:
                 total *= math.perm(size, taken)
         else:
             total = 0
-            self._work += len(self._splits[weighted][i])
-            if self._work > MAX_WORK:
-                raise SamplingCostError(f"more than {MAX_WORK:,} splits to weigh: this information set is too "
-                                        "large to sample exactly")
+            self._spend(len(self._splits[weighted][i]))
             for y, weight in self._splits[weighted][i]:
                 after = tuple(u + v for u, v in zip(used, y))
                 if all(a <= s for a, s in zip(after, self.sizes)):
@@ -317,8 +333,6 @@ class DealSampler:
         if len(memo) >= MAX_MEMO:
             raise SamplingCostError(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
                                     "too large to sample exactly")
-        if self.deadline is not None and len(memo) % 512 == 0 and time.perf_counter() > self.deadline:
-            raise SamplingCostError("no deal drawn before the deadline (counting the ways to deal)")
         memo[key] = total
         return total
 

@@ -157,6 +157,21 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
             admission.close_connection(self.transport)
             super().connection_lost(exc)
 
+        def send_receive_event_to_app(self) -> None:
+            """A text message that is not UTF-8 closes the connection (1007) with one line in the
+            log, where uvicorn logs a traceback at ``error`` for each (a client could fill the log)."""
+            if getattr(self, "curr_msg_data_type", None) == "text" and not self.close_sent:
+                try:
+                    b"".join(self.frames).decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    log.info("connection from %s closed: a text message that is not UTF-8",
+                             self.client[0] if self.client else "?")
+                    self.conn.send_close(1007)
+                    self.handle_parser_exception()
+                    return
+            super().send_receive_event_to_app()
+
         async def send(self, message: Any) -> None:
             await super().send(message)
             if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
