@@ -295,6 +295,20 @@ def test_a_request_dribbled_slowly_is_cut_off(server: ServerProcess) -> None:
     assert "did not arrive in time" in server.log_text()
 
 
+def test_a_body_declared_too_long_is_refused_before_it_comes(server: ServerProcess) -> None:
+    """A first user's trial: ``Content-Length: 1000000000000`` got no answer; the connection
+    waited for the body deadline and was closed."""
+    with raw_connection(server, "127.0.0.47") as sock:
+        sock.sendall(f"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: "
+                     "application/json\r\nContent-Length: 1000000000000\r\n\r\n{".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            more = sock.recv(4096)
+            assert more, answer  # closed without an answer
+            answer += more
+    assert answer.startswith(b"HTTP/1.1 413"), answer
+
+
 def test_tcp_connections_are_capped_per_address_and_in_all(tmp_path: Path) -> None:
     process = ServerProcess(tmp_path / "t.db", options=("--connections-per-address", "4", "--max-connections", "7",
                                                         "--header-timeout", "30")).start()

@@ -64,10 +64,12 @@ def test_a_mounted_server_answers_with_its_lifespan_and_says_why_without(tmp_pat
 def test_speedster_bot_reaction_is_bounded_whether_an_int_or_a_float() -> None:
     """``-1`` and ``100000`` (JSON integers) were taken; ``-1.0`` and ``61.0`` refused."""
     from fourcards import FourCardsError
-    from fourcards.server.speedster import MAX_BOT_REACTION, check_rules
+    from fourcards.server.speedster import MAX_BOT_REACTION, RULES, check_rules
 
     assert check_rules({"bot_reaction": 2})[1]["bot_reaction"] == 2.0
     assert check_rules({"bot_reaction": 60})[1]["bot_reaction"] == MAX_BOT_REACTION
+    listed = next(o for o in RULES if o["name"] == "bot_reaction")  # the catalogue says the range
+    assert (listed["low"], listed["high"]) == (0.0, MAX_BOT_REACTION)
     for bad in (-1, 100000, -0.5, 61.0, float("nan")):
         with pytest.raises(FourCardsError, match="bot_reaction"):
             check_rules({"bot_reaction": bad})

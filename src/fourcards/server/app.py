@@ -917,6 +917,9 @@ async def _refused_after(refusal: Refusal, admission: Admission, client: str) ->
 
 
 async def _body(request: Request, limit: int) -> Any:
+    declared = request.headers.get("content-length", "")
+    if re.fullmatch(r"[0-9]{1,30}", declared) and int(declared) > limit:  # at once, not at its body deadline
+        raise Refusal(413, "too_large", f"the body is longer than {limit} bytes")
     size = 0
     chunks = []
     try:

@@ -32,13 +32,16 @@ __all__ = ["SPEEDSTER", "SpeedsterMaster", "speedster_view", "parse_zangle_text"
 RESOLVE_EVERY = 0.05
 """Seconds between two resolutions."""
 
+#: The slowest a Speedster bot may be made to react, in seconds.
+MAX_BOT_REACTION = 60.0
+
 #: The table's rule options, as the catalogue lists them.
 RULES: tuple[dict[str, Any], ...] = (
     {"name": "players", "type": "int", "default": 3},
     {"name": "rounds", "type": "int", "default": 5},
     {"name": "check", "type": "str", "default": "each", "choices": ["each", "at_round_end"]},
     {"name": "deck", "type": "object", "default": []},
-    {"name": "bot_reaction", "type": "float", "default": 1.5},
+    {"name": "bot_reaction", "type": "float", "default": 1.5, "low": 0.0, "high": MAX_BOT_REACTION},
 )
 
 _PIECE = re.compile(r"^\s*([A-Za-z0-9]+)\s*\(\s*(centre|own)\s*\)\s*$")
@@ -59,8 +62,6 @@ def parse_zangle_text(text: str) -> tuple[tuple[str, str], list[tuple[str, str]]
     return (target[1], target[2]), [(p[1], p[2]) for p in pieces if p is not None]
 
 
-#: The slowest a Speedster bot may be made to react, in seconds.
-MAX_BOT_REACTION = 60.0
 
 
 def check_rules(rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
