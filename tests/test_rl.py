@@ -266,8 +266,7 @@ class TestGymnasium:
         assert strict.match.to_json() == before
         # a first user's trial: an action outside the space was scored as a move (-1, episode over)
         for kind, space in (("dict", table.game.num_distinct_actions), ("candidates", 16)):
-            options = {"max_candidates": 16} if kind == "candidates" else {}
-            loose = SeatEnv("four-pack", players=3, observation=kind, **options)
+            loose = SeatEnv("four-pack", players=3, observation=kind, max_candidates=16)
             loose.reset(seed=3)
             for outside in (space, 10**7, -1):
                 with pytest.raises(InvalidActionError, match="action space"):

@@ -161,10 +161,11 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
             """A text message that is not UTF-8 closes the connection (1007) with one line in the
             log, where uvicorn logs a traceback at ``error`` for each (a client could fill the log)."""
             if getattr(self, "curr_msg_data_type", None) == "text" and not self.close_sent:
+                frames: list[bytes] = self.frames
                 try:
-                    b"".join(self.frames).decode()
+                    b"".join(frames).decode()
                 except UnicodeDecodeError:
-                    self.frames = []
+                    frames.clear()
                     log.info("connection from %s closed: a text message that is not UTF-8",
                              self.client[0] if self.client else "?")
                     self.conn.send_close(1007)
