@@ -705,6 +705,35 @@ def test_a_hint_never_goes_ahead_of_a_bot_turn() -> None:
     assert compute.stats()["hints"]["done"] == 1
 
 
+def test_one_creator_holds_at_most_half_the_bot_threads() -> None:
+    """A hostile client's trial: two tables of 32 Four Pack search bots made another table's
+    greedy bot wait 44 s for a thread. One creator's bot turns now hold at most half the
+    threads (waiting or running); another creator's turn starts on the next free thread."""
+    compute = Compute(Limits(), bot_workers=2)
+    order: list[str] = []
+
+    def job(name: str) -> str:
+        order.append(name)
+        time.sleep(0.05)
+        return name
+
+    async def main() -> None:
+        busy = [asyncio.ensure_future(compute.bot_turn("203.0.113.9", job, f"heavy{n}")) for n in range(6)]
+        await asyncio.sleep(0)  # the heavy creator's turns are queued first
+        other = asyncio.ensure_future(compute.bot_turn("198.51.100.7", job, "other"))
+        unowned = asyncio.ensure_future(compute.bot_turn(None, job, "restored"))
+        assert await other == "other" and await unowned == "restored"
+        assert [await turn for turn in busy] == [f"heavy{n}" for n in range(6)]
+
+    try:
+        asyncio.run(main())
+    finally:
+        compute.shutdown()
+    assert order.index("other") <= 2, order  # not behind the five other heavy turns
+    assert sorted(order) == sorted([f"heavy{n}" for n in range(6)] + ["other", "restored"])
+    assert compute._owners == {}  # every share given back
+
+
 def test_hints_run_at_a_lower_priority_than_the_server() -> None:
     if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
         pytest.skip("this system has no per-thread priority (os.setpriority): nothing to check")

@@ -4,7 +4,11 @@ A bot seat's turn is part of a match everybody at that table waits for; a hint
 is a courtesy to one seat. :class:`Compute` keeps them apart:
 
 - **bot turns** run on a pool of their own (``submit``: it is the
-  ``Executor`` every table master is given);
+  ``Executor`` every table master is given); a table's turn goes through
+  :meth:`Compute.bot_turn`, which lets the tables of one creator (a client
+  address) hold at most half the bot threads, waiting or running: a client's
+  twenty tables of costly bots slow its own tables, and the other clients'
+  bot turns find a thread free;
 - **hints** run on ``Limits.hint_workers`` threads of their own (1, at a lower
   scheduling priority than the rest of the server where the system allows), each a
   search of at most ``Limits.hint_seconds`` (0.05 s; less when the game's best bot
@@ -85,6 +89,9 @@ class Compute(Executor):
         self._hints_waiting = 0
         self._hints_running = 0
         self._in_flight: set[Hashable] = set()
+        #: Bot turns each creator may have in the pool at once (waiting or running).
+        self.per_owner = max(1, self.bot_workers // 2)
+        self._owners: dict[Hashable, tuple[asyncio.Semaphore, int]] = {}  # a share, and the turns using it
         self.hints_done = 0
         self.hints_refused = 0
 
@@ -109,6 +116,24 @@ class Compute(Executor):
             with self._lock:
                 self._bots_waiting -= 1
             raise
+
+    async def bot_turn(self, owner: Hashable | None, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` (a bot's turn at a table ``owner`` created) on the bot threads, once
+        fewer than :attr:`per_owner` turns of that owner are in the pool (None: no share)."""
+        loop = asyncio.get_running_loop()
+        if owner is None:
+            return await loop.run_in_executor(self, fn, *args)
+        share, users = self._owners.get(owner) or (asyncio.Semaphore(self.per_owner), 0)
+        self._owners[owner] = (share, users + 1)
+        try:
+            async with share:
+                return await loop.run_in_executor(self, fn, *args)
+        finally:
+            share, users = self._owners[owner]
+            if users == 1:
+                del self._owners[owner]
+            else:
+                self._owners[owner] = (share, users - 1)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.bots.shutdown(wait=wait, cancel_futures=cancel_futures)

@@ -973,8 +973,12 @@ class TurnTable(Table):
                     observation = state.observation(seat)
                     legal = state.legal_actions()
                     memory = dict(self.data["memory"])  # the bot's memory is taken up with its action only
-                action, memory = await loop.run_in_executor(self.executor, self._decide, kind, seat, version, memory,
-                                                            observation, legal)
+                if isinstance(self.executor, Compute):  # the server's: a share of the bot threads per creator
+                    action, memory = await self.executor.bot_turn(self.creator, self._decide, kind, seat, version,
+                                                                  memory, observation, legal)
+                else:
+                    action, memory = await loop.run_in_executor(self.executor, self._decide, kind, seat, version,
+                                                                memory, observation, legal)
                 async with self.lock:
                     if self.step != version:
                         continue
