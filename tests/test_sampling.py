@@ -133,24 +133,61 @@ def test_a_sample_that_costs_too_much_is_a_sampling_cost_error(monkeypatch: pyte
         big.sample(Rng(1))
 
 
+class LateClock:
+    """A stand-in for :mod:`time` in :mod:`fourcards.sampling`: the first look of a sample is
+    before its deadline (1.0), every later one after it, so a test stops a sample mid-way
+    whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.looks = 0
+
+    def perf_counter(self) -> float:
+        self.looks += 1
+        return 0.0 if self.looks == 1 else 2.0
+
+
 def test_listing_the_splits_of_a_group_keeps_to_the_deadline_and_the_work_bound(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A first user's trial: a server table of 32 Four Pack search bots took 30 to 80 s a decision
     on a 0.05 s clock; the splits of a group over 32 seats (C(g + 31, 31) of them) were listed
     before any deadline or work bound was looked at."""
-    import time
-
     sizes = [4] * 32
     wide = [Group(tuple(range(8 * g, 8 * g + 8))) for g in range(16)]  # 8 cards a group, over 32 places
     late = DealSampler(sizes, [], wide)
+    monkeypatch.setattr(sampling, "time", LateClock())
     with pytest.raises(sampling.SamplingCostError, match="deadline"):
-        late.sample(Rng(1), deadline=time.perf_counter() - 1)
-    assert late._work <= 2 * 2048  # stopped at the first look, not after listing every split
+        late.sample(Rng(1), deadline=1.0)
+    assert 0 < late._work <= 2 * 2048  # stopped at its first look while listing, not after every split
     monkeypatch.setattr(sampling, "MAX_WORK", 5_000)
     bounded = DealSampler(sizes, [], wide)
     with pytest.raises(sampling.SamplingCostError, match="splits to weigh"):
         bounded.count()
     assert bounded._work <= 5_000 + 256
+
+
+def test_a_listing_stopped_by_the_deadline_goes_on_where_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reviewer's trial: a sample stopped by its deadline while listing splits threw them away
+    but counted them, so a sampler sampled again and again under a short clock never got on,
+    and at last refused for good ("too large") what a fresh one drew. And the ends of the count
+    (up to MAX_MEMO of them) were never looked at against the deadline."""
+    sizes, groups, free = [4] * 12, [Group(tuple(range(8)))], list(range(8, 48))
+    fresh = DealSampler(sizes, free, groups)
+    fresh.sample(Rng(1))
+    stopped = DealSampler(sizes, free, groups)
+    for tries in range(1, 4):
+        monkeypatch.setattr(sampling, "time", LateClock())
+        with pytest.raises(sampling.SamplingCostError, match="deadline"):
+            stopped.sample(Rng(1), deadline=1.0)
+        assert 0 < stopped._work <= tries * 2 * 2048 < fresh._work  # stopped while listing
+    stopped.sample(Rng(1))  # drawn: the listing went on
+    assert stopped._work == fresh._work  # and nothing was listed or weighed twice
+    counted = DealSampler([4] * 32, list(range(5, 128)), [Group(tuple(range(5)))])
+    counted._prepare()  # the splits listed: what is left is the count's ends
+    listed = counted._work
+    monkeypatch.setattr(sampling, "time", LateClock())
+    with pytest.raises(sampling.SamplingCostError, match="deadline"):
+        counted.sample(Rng(1), deadline=1.0)
+    assert 0 < counted._work - listed <= 2 * 2048
 
 
 def test_impossible_bounds_are_refused_by_name() -> None:

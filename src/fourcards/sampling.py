@@ -197,7 +197,11 @@ class DealSampler:
         self._draw_work = 0  # splits weighed drawing the deals of one sample (bounded by MAX_WORK too)
         #: A ``time.perf_counter()`` value the counting of a draw stops at (:meth:`sample`'s).
         self.deadline: float | None = None
-        self._splits: dict[bool, list[list[tuple[tuple[int, ...], int]]]] = {}
+        self._splits: dict[bool, list[list[tuple[tuple[int, ...], int]]]] = {False: [], True: []}
+        #: The group whose splits are being listed, its lists so far and the walk that lists them:
+        #: a listing a deadline stopped goes on from there at the next sample (none is redone).
+        self._listing: tuple[list[tuple[tuple[int, ...], int]], list[tuple[tuple[int, ...], int]],
+                             Iterator[tuple[int, ...]]] | None = None
         self._grid: list[npt.NDArray[np.float64]] | None = None
         self._axes: list[int] = []
 
@@ -237,27 +241,34 @@ class DealSampler:
                 raise SamplingCostError("no deal drawn before the deadline (counting the ways to deal)")
 
     def _prepare(self) -> None:
+        """List every group's splits and their weights (once; a listing stopped by the deadline
+        or the work bound goes on where it stopped)."""
         if self._memo is not None:
             return
         fact = math.factorial
-        self._splits = {False: [], True: []}
-        for (labels, low, high, removed), listed in zip(self.groups, self._listed):
+        done = self._splits
+        for i in range(len(done[False]), len(self.groups)):
+            labels, low, high, removed = self.groups[i]
+            listed = self._listed[i]
             if listed is not None:  # the listed ways of each split, each way one deal
                 weights = [(y, len(ways)) for y, ways in listed.items()]
-                self._splits[False].append(weights)
-                self._splits[True].append(weights)
+                done[False].append(weights)
+                done[True].append(weights)
                 continue
+            if self._listing is None:
+                self._listing = ([], [], self._compositions(len(labels), low, high))
+            plain, weighted, walk = self._listing
             g = len(labels)
-            splits = []
-            for y in self._compositions(g, low, high):  # a group of many cards over many seats: many
-                splits.append(y)
-                if len(splits) % 256 == 0:
-                    self._spend(256)
-            self._splits[False].append([(y, fact(g) // math.prod(fact(v) for v in y)) for y in splits])
-            # the deals behind each split: 1 / (held + removed)! a place, scaled to whole numbers
             scale = [fact(g + r) for r in removed]
-            self._splits[True].append([(y, math.prod(f // fact(v + r) for f, v, r in zip(scale, y, removed)))
-                                       for y in splits])
+            for y in walk:  # a group of many cards over many seats: millions of splits
+                plain.append((y, fact(g) // math.prod(fact(v) for v in y)))
+                # the deals behind each split: 1 / (held + removed)! a place, scaled to whole numbers
+                weighted.append((y, math.prod(f // fact(v + r) for f, v, r in zip(scale, y, removed))))
+                if len(plain) % 256 == 0:
+                    self._spend(256)
+            self._listing = None
+            done[False].append(plain)
+            done[True].append(weighted)
         self._memo = {}
         self._plan_grid()
 
@@ -320,6 +331,7 @@ class DealSampler:
         if found is not None:
             return found
         if i == len(self.groups):
+            self._spend(1)  # many such ends (up to MAX_MEMO): the deadline is looked at among them too
             total = 1
             for size, taken in zip(self.sizes, used):
                 total *= math.perm(size, taken)
