@@ -564,7 +564,7 @@ def test_a_text_message_that_is_not_utf8_closes_the_socket_with_one_line(server:
     """A first user's trial: each text frame that is not UTF-8 logged uvicorn's traceback at
     ``error`` (17 KB a thirty connections, before any join)."""
     source = "127.0.0.46"
-    for _ in range(3):
+    for with_close in (False, False, False, True):
         with raw_connection(server, source) as sock:
             key = "dGhlIHNhbXBsZSBub25jZQ=="
             sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
@@ -576,19 +576,26 @@ def test_a_text_message_that_is_not_utf8_closes_the_socket_with_one_line(server:
             head, _, received = received.partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 101"), head
             mask = os.urandom(4)
-            sock.sendall(bytes([0x81, 0x81]) + mask + bytes([0xFF ^ mask[0]]))  # one masked text frame: 0xff
+            bad = bytes([0x81, 0x81]) + mask + bytes([0xFF ^ mask[0]])  # one masked text frame: 0xff
+            closing = bytes([0x88, 0x82]) + mask + bytes([0x03 ^ mask[0], 0xE8 ^ mask[1]])  # close 1000
+            sock.sendall(bad + closing if with_close else bad)  # a reviewer's trial: both in one packet
             while True:
-                more = sock.recv(4096)
+                try:
+                    more = sock.recv(4096)
+                except ConnectionResetError:
+                    break
                 if not more:
                     break
                 received += more
-            assert received[:1] == b"\x88" and int.from_bytes(received[2:4], "big") == 1007, received
+            if not with_close:
+                assert received[:1] == b"\x88" and int.from_bytes(received[2:4], "big") == 1007, received
     deadline = time.monotonic() + 5
-    while server.log_text().count("connection from 127.0.0.46") < 3 and time.monotonic() < deadline:
+    while server.log_text().count("connection from 127.0.0.46") < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
     lines = [line for line in server.log_text().splitlines() if "connection from 127.0.0.46" in line]
-    assert len(lines) == 3 and all("not UTF-8" in line for line in lines), lines
+    assert len(lines) == 4 and all("not UTF-8" in line for line in lines), lines
     assert "Traceback" not in server.log_text() and "Invalid UTF-8" not in server.log_text()
+    assert "InvalidState" not in server.log_text()
 
 
 def test_a_connection_logs_its_first_failure_with_a_traceback_and_counts_the_rest(
@@ -732,6 +739,30 @@ def test_one_creator_holds_at_most_half_the_bot_threads() -> None:
     assert order.index("other") <= 2, order  # not behind the five other heavy turns
     assert sorted(order) == sorted([f"heavy{n}" for n in range(6)] + ["other", "restored"])
     assert compute._owners == {}  # every share given back
+
+
+def test_a_bot_turn_cancelled_before_it_ran_is_not_counted_as_waiting() -> None:
+    """A reviewer's trial: a turn cancelled while it waited for a thread (its table closed or
+    taken over) stayed counted as waiting, so every later hint waited and was refused busy."""
+    compute = Compute(Limits(), bot_workers=2)
+
+    def job(name: str) -> str:
+        time.sleep(0.1)
+        return name
+
+    async def main() -> None:
+        turns = [asyncio.ensure_future(compute.bot_turn(f"198.51.100.{n}", job, n)) for n in range(3)]
+        await asyncio.sleep(0.03)
+        turns[2].cancel()  # the third waits for one of the two threads
+        await asyncio.gather(*turns[:2])
+        await asyncio.sleep(0.05)
+
+    try:
+        asyncio.run(main())
+    finally:
+        compute.shutdown()
+    assert compute.stats()["bots"] == {"waiting": 0, "running": 0} and not compute.bots_busy()
+    assert compute._owners == {}
 
 
 def test_hints_run_at_a_lower_priority_than_the_server() -> None:

@@ -428,6 +428,11 @@ def test_the_lobby_creates_a_table_and_the_link_lets_a_second_person_join(browse
         host.open()
         host.page.wait_for_selector("#create-form")
         host.page.select_option("#game", "duelo")
+        # the catalogue's range reaches the form (it read min/max, which the catalogue never sends)
+        listed = next(o for g in server.get("/api/games")["games"] if g["name"] == "duelo" for o in g["rules"]
+                      if o["name"] == "hand_limit")
+        assert host.page.get_attribute("#rule-hand_limit", "min") == str(listed["low"]) == "1"
+        assert host.page.get_attribute("#rule-hand_limit", "max") == str(listed["high"])
         host.page.fill("#rule-hand_limit", "4")
         host.page.select_option("#seat-1", "human")
         host.page.click("#create-form button[type=submit]")

@@ -100,8 +100,12 @@ class Compute(Executor):
         with self._lock:
             self._bots_waiting += 1
 
+        started = False
+
         def run() -> T:
+            nonlocal started
             with self._lock:
+                started = True
                 self._bots_waiting -= 1
                 self._bots_running += 1
             try:
@@ -110,12 +114,20 @@ class Compute(Executor):
                 with self._lock:
                     self._bots_running -= 1
 
+        def cancelled(future: Future[T]) -> None:  # a turn cancelled before it ran (its table closed)
+            if future.cancelled():
+                with self._lock:
+                    if not started:
+                        self._bots_waiting -= 1
+
         try:
-            return self.bots.submit(run)
+            future = self.bots.submit(run)
         except BaseException:
             with self._lock:
                 self._bots_waiting -= 1
             raise
+        future.add_done_callback(cancelled)
+        return future
 
     async def bot_turn(self, owner: Hashable | None, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` (a bot's turn at a table ``owner`` created) on the bot threads, once

@@ -34,12 +34,20 @@ import asyncio
 import contextlib
 import copy
 import logging
+import os
 import socket
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
+
+try:
+    from websockets.protocol import State as _State
+
+    _OPEN: Any = _State.OPEN
+except ImportError:  # pragma: no cover - the server extra installs websockets
+    _OPEN = None
 
 from .admission import Admission
 
@@ -168,8 +176,12 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
                     frames.clear()
                     log.info("connection from %s closed: a text message that is not UTF-8",
                              self.client[0] if self.client else "?")
-                    self.conn.send_close(1007)
-                    self.handle_parser_exception()
+                    if self.conn.state is _OPEN:
+                        self.conn.send_close(1007)
+                        self.handle_parser_exception()
+                    else:  # the client's close came with it: no close of ours to send
+                        self.close_sent = True
+                        self.transport.close()
                     return
             super().send_receive_event_to_app()
 
@@ -245,13 +257,22 @@ def listen(host: str, port: int) -> list[socket.socket]:
     >>> for sock in sockets:
     ...     sock.close()
     """
-    found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except UnicodeError as error:  # a name IDNA cannot encode ("a..b", a label over 63 letters)
+        raise OSError(f"{host!r} is not a host name ({error})") from None
     sockets: list[socket.socket] = []
     try:
         for family, kind, proto, _, address in dict.fromkeys((f, k, p, "", a) for f, k, p, _, a in found):
-            sock = socket.socket(family, kind, proto)
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # a family the system has turned off (IPv6): the others serve, as asyncio does
+                if len(found) > 1:
+                    continue
+                raise
             sockets.append(sock)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if os.name == "posix":  # elsewhere (Windows) it would let a second server share a taken port
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if family == socket.AF_INET6:  # its own port beside an IPv4 one, as asyncio binds them
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             if port == 0 and len(sockets) > 1:
@@ -259,6 +280,8 @@ def listen(host: str, port: int) -> list[socket.socket]:
             sock.bind(address)
             sock.listen(BACKLOG)  # a client that comes before uvicorn starts waits, not refused
             sock.set_inheritable(True)
+        if not sockets:
+            raise OSError(f"no address of {host!r} can be listened on")
     except OSError:
         for sock in sockets:
             sock.close()

@@ -158,7 +158,7 @@ function ruleInput(game, name, spec, values) {
     input = h("input", { id, name, type: "text", value });
   } else {
     const float = spec.type === "float";
-    input = h("input", { id, name, type: "number", value, min: spec.min ?? (float ? 0 : undefined), max: spec.max,
+    input = h("input", { id, name, type: "number", value, min: spec.low ?? (float ? 0 : undefined), max: spec.high,
       step: float ? "any" : 1, inputmode: float ? "decimal" : "numeric" });
   }
   return h("div", { class: "field" }, text, input);
