@@ -165,6 +165,8 @@ def protocols(admission: Admission) -> tuple[type[asyncio.Protocol], type[asynci
             admission.close_connection(self.transport)
             super().connection_lost(exc)
 
+        close_sent: bool  # uvicorn's: whether its close went out
+
         def send_receive_event_to_app(self) -> None:
             """A text message that is not UTF-8 closes the connection (1007) with one line in the
             log, where uvicorn logs a traceback at ``error`` for each (a client could fill the log)."""
