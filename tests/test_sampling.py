@@ -165,6 +165,18 @@ def test_listing_the_splits_of_a_group_keeps_to_the_deadline_and_the_work_bound(
     assert bounded._work <= 5_000 + 256
 
 
+def test_the_splits_a_sampler_lists_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reviewer's trial: with no clock (``iterations``), a 32-seat sample listed up to
+    MAX_WORK splits before it was refused, 630 MB at its peak; the splits are half a kilobyte
+    each, so their number is bounded on its own."""
+    monkeypatch.setattr(sampling, "MAX_SPLITS", 1_000)
+    wide = DealSampler([4] * 32, list(range(6, 128)), [Group(tuple(range(6)))])
+    with pytest.raises(sampling.SamplingCostError, match="1,000 splits to list"):
+        wide.sample(Rng(1))
+    assert wide._listing is not None and len(wide._listing[0]) <= 1_000 + 256
+    assert DealSampler([4] * 3, list(range(6, 12)), [Group(tuple(range(6)))]).sample(Rng(1))  # few: drawn
+
+
 def test_a_listing_stopped_by_the_deadline_goes_on_where_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A reviewer's trial: a sample stopped by its deadline while listing splits threw them away
     but counted them, so a sampler sampled again and again under a short clock never got on,
@@ -181,7 +193,7 @@ def test_a_listing_stopped_by_the_deadline_goes_on_where_it_stopped(monkeypatch:
         assert 0 < stopped._work <= tries * 2 * 2048 < fresh._work  # stopped while listing
     stopped.sample(Rng(1))  # drawn: the listing went on
     assert stopped._work == fresh._work  # and nothing was listed or weighed twice
-    counted = DealSampler([4] * 32, list(range(5, 128)), [Group(tuple(range(5)))])
+    counted = DealSampler([4] * 32, list(range(4, 128)), [Group(tuple(range(4)))])
     counted._prepare()  # the splits listed: what is left is the count's ends
     listed = counted._work
     monkeypatch.setattr(sampling, "time", LateClock())

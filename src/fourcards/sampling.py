@@ -51,7 +51,7 @@ import numpy.typing as npt
 from .errors import FourCardsError
 from .rng import Rng
 
-__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK",
+__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
            "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
@@ -62,6 +62,9 @@ MAX_MEMO = 200_000
 #: The most splits a sampler lists or weighs while counting (each partial deal weighs every
 #: split of its group): past it, sampling is refused, as past :data:`MAX_MEMO`.
 MAX_WORK = 2_000_000
+#: The most splits of its groups a sampler lists (about 0.5 kB each with 32 places): past it,
+#: sampling is refused, before the listing holds more memory than a server can spare.
+MAX_SPLITS = 250_000
 #: Splits listed or weighed between two looks at a sample's deadline.
 _DEADLINE_EVERY = 2048
 
@@ -266,6 +269,9 @@ class DealSampler:
                 weighted.append((y, math.prod(f // fact(v + r) for f, v, r in zip(scale, y, removed))))
                 if len(plain) % 256 == 0:
                     self._spend(256)
+                    if sum(map(len, done[False])) + len(plain) > MAX_SPLITS:
+                        raise SamplingCostError(f"more than {MAX_SPLITS:,} splits to list: this information set "
+                                                "is too large to sample exactly")
             self._listing = None
             done[False].append(plain)
             done[True].append(weighted)
