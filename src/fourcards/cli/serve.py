@@ -29,9 +29,8 @@ def _sqlite_problem(db: str) -> str | None:
         return None
     path = pathlib.Path(db).resolve()
     if not path.exists():
-        folder = path.parent
-        while not folder.exists():
-            folder = folder.parent
+        missing = _folder_to_make(db)
+        folder = path.parent if missing is None else missing.parent  # the nearest folder that exists
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
             return f"cannot be made: {folder} is not a folder this process may write in"
         return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..terminal import (
     plural,
     quote,
 )
+from ..terminal.args import output_problem
 
 __all__ = ["Table", "DeckTable", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
            "add_session_arguments", "table_class", "open_match", "resume_conflicts", "in_player_words", "make_bots",
@@ -50,16 +50,9 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
 def check_files(args: argparse.Namespace) -> None:
     """``--save`` names a file that can be written: found before the match, not when the person
     quits and the match is lost (a blank name is refused by its type, :func:`file_name`)."""
-    if args.save is None:
-        return
-    target = Path(args.save)
-    if target.is_dir():
-        raise CommandLineError(f"--save {args.save}: that is a directory; name a file in it")
-    folder = target.parent
-    if not folder.is_dir():
-        raise CommandLineError(f"--save {args.save}: the directory {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise CommandLineError(f"--save {args.save}: this user may not write there")
+    problem = None if args.save is None else output_problem(Path(args.save))
+    if problem is not None:
+        raise CommandLineError(f"--save {args.save}: {problem}")
 
 
 def resume_conflicts(args: argparse.Namespace, rule_flags: Sequence[str]) -> None:

@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from ..errors import FourCardsError
 
 __all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
-           "check_output", "executor_for"]
+           "output_problem", "check_output", "executor_for"]
 
 
 class CommandLineError(FourCardsError):
@@ -50,18 +50,30 @@ def file_name(text: str) -> str:
     return text
 
 
+def output_problem(path: Path, make_folder: bool = False) -> str | None:
+    """Why a file cannot be written at ``path`` (None: it can): a directory, a missing folder
+    (``make_folder``: made now, or why it cannot be), or one this user may not write in."""
+    if path.is_dir():
+        return "that is a directory; name a file in it"
+    folder = path.parent
+    if make_folder:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            return f"cannot make its folder {str(folder)!r} ({error.strerror or error})"
+    elif not folder.is_dir():
+        return f"the directory {str(folder)!r} does not exist"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "this user may not write there"
+    return None
+
+
 def check_output(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
     """Refuse (``parser.error``, naming ``flag``) a file the command will write at its end, before
-    the work that fills it: a folder, a folder that cannot be made (it is made now), or one this
-    user may not write in."""
-    if path.is_dir():
-        parser.error(f"argument {flag}: {path} is a folder, not a file to write")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        parser.error(f"argument {flag}: cannot make its folder {str(path.parent)!r} ({error.strerror or error})")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        parser.error(f"argument {flag}: this user may not write {str(path)!r}")
+    the work that fills it (its folder is made now): :func:`output_problem`."""
+    problem = output_problem(path, make_folder=True)
+    if problem is not None:
+        parser.error(f"argument {flag}: {path}: {problem}")
 
 
 def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
