@@ -741,6 +741,69 @@ def test_one_creator_holds_at_most_half_the_bot_threads() -> None:
     assert compute._owners == {}  # every share given back
 
 
+def test_every_tables_bots_take_their_turns_within_a_share(tmp_path: Path) -> None:
+    """A turn table's bot turns go through its creator's share; a table recovered from the
+    store (no creator) shares as its own creator, where it used to take every bot thread.
+    (Speedster's bots call the same ``Table.run_bot``.)"""
+    from fourcards.server.store import SeatRecord, SQLiteStore, TableRecord
+    from fourcards.server.tables import TurnTable, make_table
+
+    class Recording(Compute):
+        owners: list[Any] = []
+
+        async def bot_turn(self, owner: Any, fn: Any, *args: Any) -> Any:
+            self.owners.append(owner)
+            return await super().bot_turn(owner, fn, *args)
+
+    compute = Recording(Limits(), bot_workers=2)
+    key = b"a key for the share test, long enough"
+    bots = (SeatRecord("bot", "a", "category"), SeatRecord("bot", "b", "category"))
+
+    async def play(table_id: str, creator: str | None) -> None:
+        record = TableRecord(table_id, "duelo", {"players": 2}, 5, bots)
+        table = make_table(record, store, compute, 0.0, lambda text: None, key)
+        assert isinstance(table, TurnTable)
+        table.creator = creator
+        await store.create_table(record, table.first_version())
+        table.schedule_bots()
+        for _ in range(500):
+            if table.terminal:
+                break
+            await asyncio.sleep(0.01)
+        assert table.terminal
+
+    async def speedster() -> None:
+        from fourcards.server.speedster import check_rules
+        _, rules = check_rules({"players": 2, "rounds": 1, "bot_reaction": 0.0})
+        record = TableRecord("speedy", "zangle-speedster", rules, 5,
+                             (SeatRecord("bot", "a", "best"), SeatRecord("bot", "b", "best")))
+        table = make_table(record, store, compute, 0.0, lambda text: None, key)
+        table.creator = "203.0.113.9"
+        await store.create_table(record)
+        table.start()
+        for _ in range(1000):
+            if table.terminal:
+                break
+            await asyncio.sleep(0.01)
+        table.closed = True
+        assert table.terminal
+
+    store = SQLiteStore(tmp_path / "t.db")
+    try:
+        asyncio.run(play("made", "198.51.100.7"))
+        made = len(Recording.owners)
+        asyncio.run(play("recovered", None))
+        recovered = len(Recording.owners)
+        asyncio.run(speedster())
+    finally:
+        store.close()
+        compute.shutdown()
+    assert made > 0 and set(Recording.owners[:made]) == {"198.51.100.7"}
+    assert set(Recording.owners[made:recovered]) == {"table recovered"}
+    assert len(Recording.owners) > recovered and set(Recording.owners[recovered:]) == {"203.0.113.9"}
+    assert compute._owners == {}
+
+
 def test_a_bot_turn_cancelled_before_it_ran_is_not_counted_as_waiting() -> None:
     """A reviewer's trial: a turn cancelled while it waited for a thread (its table closed or
     taken over) stayed counted as waiting, so every later hint waited and was refused busy."""

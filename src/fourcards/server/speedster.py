@@ -276,8 +276,7 @@ class SpeedsterMaster(Table):
                     if self.now() - last_bot[seat] < self.reaction or bot_version[seat] == self.version:
                         continue
                     # In the bots' thread pool: the event loop never waits for a bot.
-                    text = await asyncio.get_running_loop().run_in_executor(
-                        self.executor, self._bot_choice, seat, kind, self.version)
+                    text = await self.run_bot(self._bot_choice, seat, kind, self.version)
                     if text is None:
                         continue
                     last_bot[seat] = self.now()

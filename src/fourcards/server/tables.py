@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..engine import Game, State
 from ..errors import FourCardsError, InvalidStateError
@@ -43,6 +43,8 @@ from .compute import Compute, hint_player
 from .protocol import Act, Event, ProtocolError
 from .store import LogEntry, SeatRecord, Store, TableRecord
 from .views import deck_view
+
+T = TypeVar("T")
 
 __all__ = ["Client", "Table", "TurnTable", "MasterSpec", "master_specs", "hash_token", "HISTORY_TAIL", "title_of",
            "make_table", "event_types"]
@@ -107,6 +109,14 @@ class Table:
         #: What each connection speaking protocol 2 was last sent: the version and its view
         #: (the next ``update`` is what changed since).
         self._sent: dict[Client, tuple[int, dict[str, Any]]] = {}
+
+    async def run_bot(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``, a bot's decision, on the bot threads: within this table's creator's
+        share of them (:meth:`Compute.bot_turn`) when the executor is the server's; a table
+        recovered from the store counts as its own creator."""
+        if isinstance(self.executor, Compute):
+            return await self.executor.bot_turn(self.creator or f"table {self.id}", fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
     # -- to override --------------------------------------------------------------------------
     @property
@@ -958,7 +968,6 @@ class TurnTable(Table):
         return action, memory
 
     async def _bot_turns(self) -> None:
-        loop = asyncio.get_running_loop()
         try:
             while not self.closed:
                 if self.bot_delay > 0:
@@ -973,12 +982,7 @@ class TurnTable(Table):
                     observation = state.observation(seat)
                     legal = state.legal_actions()
                     memory = dict(self.data["memory"])  # the bot's memory is taken up with its action only
-                if isinstance(self.executor, Compute):  # the server's: a share of the bot threads per creator
-                    action, memory = await self.executor.bot_turn(self.creator, self._decide, kind, seat, version,
-                                                                  memory, observation, legal)
-                else:
-                    action, memory = await loop.run_in_executor(self.executor, self._decide, kind, seat, version,
-                                                                memory, observation, legal)
+                action, memory = await self.run_bot(self._decide, kind, seat, version, memory, observation, legal)
                 async with self.lock:
                     if self.step != version:
                         continue
