@@ -84,7 +84,7 @@ def play(game: Any, deal: int, search_seat: int, seconds: float, seed: int,
     iterations and its searched moves."""
     state = game.new_initial_state()
     state.apply_action(deal)
-    search = SearchBot(seed=seed, time_per_move=seconds, iterations=count)
+    search = SearchBot(seed=seed, time_per_move=None if count is not None else seconds, iterations=count)
     other = TimedISMCTSBot(game, seconds, seed, evaluator, count)
     moves = 0
     while not state.is_terminal():

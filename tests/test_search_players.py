@@ -8,8 +8,10 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fourcards import FourCardsError
@@ -94,6 +96,32 @@ def test_the_search_budget_types_are_checked(name: str, options: dict[str, Any])
     _needs_kernels(name)
     with pytest.raises((TypeError, FourCardsError)):
         search_bot(name, 1, **options)
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+def test_iterations_and_a_clock_together_are_refused(name: str) -> None:
+    """A first user's trial: ``iterations=20000, time_per_move=0.05`` was taken and the clock
+    dropped (4.8 s a Four Pack decision). One budget or the other: the message names both."""
+    _needs_kernels(name)
+    with pytest.raises(FourCardsError, match=r"iterations=20000 .*time_per_move=0\.05.*not both"):
+        search_bot(name, 1, iterations=20000, time_per_move=0.05)
+    assert search_bot(name, 1, iterations=20000).iterations == 20000
+    assert search_bot(name, 1, time_per_move=0.05).time_per_move == 0.05
+
+
+@pytest.mark.parametrize("name", SEARCHING)
+@pytest.mark.parametrize("seconds", [np.float32(0.25), np.int64(1), np.float64(0.5), Fraction(1, 4)])
+def test_a_clock_may_be_any_real_number(name: str, seconds: Any) -> None:
+    """``time_per_move=np.int64(1)`` said "must be a number, not int64"."""
+    _needs_kernels(name)
+    bot = search_bot(name, 1, time_per_move=seconds, exploration=np.float32(0.5))
+    assert type(bot.time_per_move) is float and bot.time_per_move == float(seconds)
+
+
+def test_four_colors_deals_and_a_clock_together_are_refused() -> None:
+    _needs_kernels("four-color")
+    with pytest.raises(FourCardsError, match="deals=200 .*not both"):
+        search_bot("four-color", 1, deals=200, time_per_move=0.01)
 
 
 @pytest.mark.parametrize("name", SEARCHING)
@@ -340,7 +368,8 @@ def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:
 
 def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals() -> None:
     """``deals=N``: every legal action is played out on N deals, none set aside (no halving),
-    whatever the clock; without it the halving sets the weaker actions aside early."""
+    with no clock (one given too is refused); without it the halving sets the weaker actions
+    aside early."""
     if not COMPILED:
         pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
     from fourcards.fourcolor.game import FourColor
@@ -352,7 +381,7 @@ def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals()
         observation, legal = state.observation(player), state.legal_actions()
         if len(legal) < 3:
             continue
-        even = SearchBot(game, seed=3, deals=40, time_per_move=1e-6)
+        even = SearchBot(game, seed=3, deals=40)
         choice = even.choose(observation, legal)
         assert choice in legal
         assert sorted(a for a, _, _ in even.last_statistics) == sorted(legal)
@@ -369,6 +398,8 @@ def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals()
             SearchBot(game, deals=bad)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="not both"):
         SearchBot(game, deals=40, iterations=400)
+    with pytest.raises(FourCardsError, match="not both"):
+        SearchBot(game, deals=40, time_per_move=1e-6)
 
 
 class _Toy:

@@ -54,6 +54,7 @@ import hmac
 import inspect
 import json
 import math
+import threading
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1507,13 +1508,19 @@ class InformationSet(Generic[S]):
     drawn afresh; what the seat observes is unchanged in every sample.
 
     A sample is a state to play on, search and evaluate, not a match: its
-    ``setup`` names the seat it was sampled for, and ``to_json`` refuses it."""
+    ``setup`` names the seat it was sampled for, and ``to_json`` refuses it.
 
-    __slots__ = ("state", "player", "deal", "_write")
+    The set is of the position it was made at: it keeps a copy of the state, so
+    that moves played on the state afterwards do not reach its samples. Threads
+    may share one set (its samples are drawn one at a time): a sample depends
+    only on the generator it is drawn with."""
+
+    __slots__ = ("state", "player", "deal", "_write", "_lock")
 
     def __init__(self, state: S, player: int, deal: Any,
                  write: Callable[[S, list[list[int]], Rng], None]) -> None:
-        self.state, self.player, self.deal, self._write = state, player, deal, write
+        self.state, self.player, self.deal, self._write = state.clone(), player, deal, write
+        self._lock = threading.Lock()
 
     def sample(self, rng: Rng | int, deadline: float | None = None) -> S:
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
@@ -1526,7 +1533,12 @@ class InformationSet(Generic[S]):
                 raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
             rng = Rng(rng)
         other = self.state.clone()
-        self._write(other, [] if self.deal is None else self.deal.sample(rng, deadline), rng)
+        if self.deal is None:
+            cards: list[list[int]] = []
+        else:
+            with self._lock:  # the sampler counts its deals once, on its first sample: one thread at a time
+                cards = self.deal.sample(rng, deadline)
+        self._write(other, cards, rng)
         other.setup = {**self.state.setup, RESAMPLED: self.player}
         return other
 

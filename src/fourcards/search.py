@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .errors import FourCardsError, IllegalMoveError
 from .rng import Rng
 
@@ -50,28 +52,51 @@ __all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget
 MAX_TIME_PER_MOVE = 3600.0
 
 
-def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7) -> tuple[int | None, float, float]:
-    """A search bot's budget checked: ``iterations`` an int 1..2**31-1 or None,
-    ``time_per_move`` a positive finite number of seconds (used when
-    ``iterations`` is None), ``exploration`` a finite number 0..1000.
-    TypeError for a wrong type, :class:`FourCardsError` out of range."""
+def _number(value: Any, name: str) -> float:
+    """``value`` as a float: any real number (numpy's too), not a bool; TypeError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:  # an int past a float's range: out of any range checked after
+        return math.inf if value > 0 else -math.inf
+
+
+def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7,
+                 default_time: float = 0.05) -> tuple[int | None, float, float]:
+    """A search bot's budget checked: ``iterations`` an int 1..2**31-1, or
+    ``time_per_move`` a positive finite number of seconds (None:
+    ``default_time``), never both; ``exploration`` a finite number 0..1000.
+    TypeError for a wrong type, :class:`FourCardsError` out of range.
+
+    >>> check_budget(None, None, default_time=0.02)
+    (None, 0.02, 0.7)
+    >>> check_budget(100, 0.05)
+    Traceback (most recent call last):
+    ...
+    fourcards.errors.FourCardsError: give iterations=100 (repeatable) or time_per_move=0.05 (a clock), not both
+    """
     if iterations is not None:
         if type(iterations) is not int:
-            if not isinstance(iterations, numbers.Integral) or isinstance(iterations, bool):
+            if not isinstance(iterations, numbers.Integral) or isinstance(iterations, (bool, np.bool_)):
                 raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
             iterations = int(iterations)
         if not 1 <= iterations <= 2**31 - 1:
             raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
-    if not isinstance(time_per_move, (int, float)) or isinstance(time_per_move, bool):
-        raise TypeError(f"time_per_move must be a number, not {type(time_per_move).__name__}")
-    if iterations is None and not 0 < time_per_move <= MAX_TIME_PER_MOVE:  # NaN fails too
-        raise FourCardsError(f"time_per_move={time_per_move!r} must be a number of seconds above 0 and at most "
-                             f"{MAX_TIME_PER_MOVE:g}")
-    if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
-        raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
-    if not 0 <= exploration <= 1000:  # NaN fails too
+    if time_per_move is None:
+        seconds = default_time
+    else:
+        seconds = _number(time_per_move, "time_per_move")
+        if not 0 < seconds <= MAX_TIME_PER_MOVE:  # NaN fails too
+            raise FourCardsError(f"time_per_move={time_per_move!r} must be a number of seconds above 0 and at "
+                                 f"most {MAX_TIME_PER_MOVE:g}")
+        if iterations is not None:
+            raise FourCardsError(f"give iterations={iterations} (repeatable) or time_per_move={time_per_move!r} "
+                                 "(a clock), not both")
+    explore = _number(exploration, "exploration")
+    if not 0 <= explore <= 1000:  # NaN fails too
         raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
-    return iterations, float(time_per_move), float(exploration)
+    return iterations, seconds, explore
 
 
 def check_allowed(legal: Sequence[int], position: Any, seat: int) -> None:

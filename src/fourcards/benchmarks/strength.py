@@ -151,9 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.matches < 0 or args.workers < 1:
         parser.error("--matches must be >= 0 and --workers >= 1")
     options: dict[str, Any] = {}
+    if args.time_per_move is not None and args.iterations is not None:
+        parser.error("give --time-per-move (a clock) or --iterations (repeatable), not both")
     if args.quick:
         args.matches = args.matches or 12
-        args.time_per_move = args.time_per_move or 0.02
+        if args.iterations is None:
+            args.time_per_move = args.time_per_move or 0.02
     if args.time_per_move is not None:
         options["time_per_move"] = args.time_per_move
     if args.iterations is not None:

@@ -137,9 +137,10 @@ class SearchBot(SearchPlayer):
     constant. When the clock runs out before every call was tried once, it plays
     the category bot's call. One bot may be shared by threads (its searches take turns)."""
 
-    def __init__(self, game: Duelo, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
+    def __init__(self, game: Duelo, seed: int = 0, iterations: int | None = None, time_per_move: float | None = None,
                  exploration: float = 0.5, horizon: int = 6) -> None:
-        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
+        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
+                                                                             exploration, 0.05)
         if type(horizon) is not int or not 0 <= horizon <= 10_000:
             raise FourCardsError(f"horizon={horizon!r} must be an int 0..10000")
         self.game, self.horizon = game, horizon

@@ -232,14 +232,17 @@ class SearchBot(SearchPlayer):
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
-                 time_per_move: float = 0.05, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
+                 time_per_move: float | None = None, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
                  mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0,
                  settle: int | None = None, rule: str = "lookahead", deals: int | None = None) -> None:
-        budget = check_budget(iterations, time_per_move, exploration)
+        budget = check_budget(iterations, time_per_move, exploration, 0.05)
         if deals is not None and (type(deals) is not int or not 1 <= deals <= 1_000_000):
             raise FourCardsError(f"deals={deals!r} must be None or an int 1..1000000")
         if deals is not None and iterations is not None:
             raise FourCardsError(f"give iterations={iterations!r} or deals={deals!r}, not both")
+        if deals is not None and time_per_move is not None:
+            raise FourCardsError(f"deals={deals!r} plays every action on {deals} deals, whatever the time: give "
+                                 f"it or time_per_move={time_per_move!r}, not both")
         if deals is not None and settle is not None:
             raise FourCardsError(f"settle={settle!r} stops a halving search early; deals={deals!r} plays every "
                                  "action on the same deals: give one of them")

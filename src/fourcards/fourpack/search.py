@@ -164,10 +164,11 @@ class SearchBot(SearchPlayer):
     ``probes`` deals drawn first to set aside asks that fail in all of them.
     One bot may be shared by threads (its searches take turns)."""
 
-    def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.05,
+    def __init__(self, game: FourPack, seed: int = 0, iterations: int | None = None, time_per_move: float | None = None,
                  exploration: float = 0.5, limit: int = 400, probes: int = 24, paired: bool = False,
                  askers_hold: bool = True) -> None:
-        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
+        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
+                                                                             exploration, 0.05)
         if type(limit) is not int or not 1 <= limit <= 100_000:
             raise FourCardsError(f"limit={limit!r} must be an int 1..100000")
         if type(probes) is not int or not 1 <= probes <= 10_000:

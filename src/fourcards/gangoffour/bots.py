@@ -96,9 +96,9 @@ class SearchBot:
     #: It decides from the observation and its seed alone: a host may make it again for each decision.
     stateless = True
 
-    def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.02,
+    def __init__(self, seed: int = 0, iterations: int | None = None, time_per_move: float | None = None,
                  exploration: float = 0.7, capacity: int = 200_000) -> None:
-        iterations, time_per_move, exploration = check_budget(iterations, time_per_move, exploration)
+        iterations, time_per_move, exploration = check_budget(iterations, time_per_move, exploration, 0.02)
         if not isinstance(capacity, int) or isinstance(capacity, bool):
             raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
         if not 1 <= capacity <= 1 << 25:

@@ -65,7 +65,7 @@ CHOICE_WEIGHT = 0.5
 Lessons = dict[str, np.ndarray]
 
 
-def collect(seed: int, matches: int, iterations: int | None, time_per_move: float,
+def collect(seed: int, matches: int, iterations: int | None, time_per_move: float | None,
             learner: str | Path | None = None) -> Lessons:
     """The lessons of ``matches`` matches of four search players (match ``i`` dealt from ``seed + i``).
 
@@ -81,7 +81,8 @@ def collect(seed: int, matches: int, iterations: int | None, time_per_move: floa
     counts: list[int] = []
     match_of: list[int] = []
     for index in range(matches):
-        bots = [SearchBot(seed=(seed + index) * 8 + seat, iterations=iterations, time_per_move=time_per_move)
+        bots = [SearchBot(seed=(seed + index) * 8 + seat, iterations=iterations,
+                          time_per_move=None if iterations is not None else time_per_move)
                 for seat in range(game.num_players)]
         state = game.new_match(seed + index)
         learner_seat = (seed + index) % game.num_players if learned is not None else -1

@@ -117,10 +117,12 @@ class SearchBot(SearchPlayer):
     Unpaired, when the clock runs out before every Zangle was tried once, it
     plays the rule-based player's. One bot may be shared by threads."""
 
-    def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None, time_per_move: float = 0.2,
-                 exploration: float = 0.5, scale: float = 8.0, paired: bool = True, horizon: int = 1000,
+    def __init__(self, game: ZangleGame, seed: int = 0, iterations: int | None = None,
+                 time_per_move: float | None = None, exploration: float = 0.5, scale: float = 8.0,
+                 paired: bool = True, horizon: int = 1000,
                  margin: float | None = 2.0, settle: int | None = 6, halve_after: int = 6) -> None:
-        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move, exploration)
+        self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
+                                                                             exploration, 0.2)
         if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
         paired = check_flag(paired, "paired")
