@@ -603,6 +603,17 @@ def test_a_refused_choice_leaves_the_search_as_it_was(name: str) -> None:
             twin.choose(observation, illegal)
         assert bot.choose(observation, legal) == twin.choose(observation, legal)
         assert bot.choose(observation, legal) == twin.choose(observation, legal)
+        if len(legal) > 1:  # a list mixing legal and illegal actions (a first user's Four Pack trial)
+            mixed = legal + others[:1]
+            bot, twin = search_bot(name, 3, iterations=20), search_bot(name, 3, iterations=20)
+            try:
+                bot.choose(observation, mixed)
+            except FourCardsError:
+                pass
+            else:  # Gang of Four's search checks that the seat holds the cards, not that they beat the table
+                assert name == "gang-of-four", f"{name}'s search took {mixed[-1]}, which is not legal"
+                twin.choose(observation, mixed)
+            assert bot.choose(observation, legal) == twin.choose(observation, legal)
     if name != "zangle":
         return
     assert refused == 4  # and the trial's own case: the refused call drew deals first

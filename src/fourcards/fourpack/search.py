@@ -32,7 +32,7 @@ from ..engine import InformationSet, State, check_flag, check_to_act, checked_le
 from ..errors import FourCardsError
 from ..rng import Rng
 from ..sampling import SamplingCostError
-from ..search import PairedSearch, RootSearch, SearchPlayer, check_budget
+from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
 from .bots import MemoryBot, memory_choice
 from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
 
@@ -192,20 +192,23 @@ class SearchBot(SearchPlayer):
         check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]
+            position = state_of(self.game, observation)
+            check_allowed(legal, position, observation.player)  # before any draw: a refusal changes nothing
             if len(legal) == 1:
                 return legal[0]
             deadline = None if self.iterations is not None else time.perf_counter() + self.time_per_move
             try:
-                return self._search(observation, legal, deadline)
+                return self._search(observation, position, legal, deadline)
             except SamplingCostError:  # out of time, or a deal too large to count (the same every time)
                 self.last_statistics = []
                 return self._rule_choice(observation, legal)
 
-    def _search(self, observation: FourPackObservation, legal: list[int], deadline: float | None) -> int:
+    def _search(self, observation: FourPackObservation, position: FourPackState, legal: list[int],
+                deadline: float | None) -> int:
         me = observation.player
         hand = observation.hand_mask
         every = legal
-        information = self._information(state_of(self.game, observation), me, deadline)
+        information = self._information(position, me, deadline)
         # Asks worth a playout: cards of families it holds, from a seat that may hold
         # them in some deal of the information set (an ask that fails everywhere only
         # passes the turn: kept when nothing else is left).
