@@ -24,6 +24,7 @@ from .errors import (
     InvalidSeatsError,
     InvalidStateError,
     NotYourTurnError,
+    SamplingCostError,
     StaleActionError,
     UnknownGameError,
     UnknownMatchError,
@@ -39,7 +40,7 @@ __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
     "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError",
     "InvalidActionError", "GameOverError", "UnknownSeatError", "UnknownGameError", "InvalidSeatsError",
-    "UnknownMatchError", "BadTokenError", "load", "__version__",
+    "UnknownMatchError", "BadTokenError", "SamplingCostError", "load", "__version__",
 ]
 
 

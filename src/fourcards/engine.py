@@ -1121,15 +1121,21 @@ class State(ABC, Generic[A]):
         deal, write = self._information_set(seat)
         return InformationSet(self, seat, deal, write)
 
-    def resample(self: S, player: int, rng: Rng | int) -> S:
+    def resample(self: S, player: int, rng: Rng | int, deadline: float | None = None) -> S:
         """A state seat ``player`` cannot tell from this one, the cards it cannot
         see dealt again uniformly among the deals consistent with everything it
         has seen, and later chance (the next rounds' deals) drawn afresh from
         ``rng`` (a :class:`~fourcards.rng.Rng`, or a seed).  What the seat
         observes (``observation``, ``view``, ``observation_tensor``) is unchanged.
         ``information_set(player).sample(rng)`` draws many from one position at
-        the cost of one."""
-        return self.information_set(player).sample(rng)
+        the cost of one.  With ``deadline`` (a ``time.perf_counter()`` value), a
+        :class:`~fourcards.errors.SamplingCostError` once it passes (a table of
+        very many seats can take seconds to count its deals).
+
+        A sample keeps this state's ``seed`` and ``actions`` (``Game.replay`` of
+        them is this match, not the sample): hand a player its observation, never
+        a sample."""
+        return self.information_set(player).sample(rng, deadline)
 
     def _information_set(self, player: int) -> tuple[Any, Callable[[Any, list[list[int]], Rng], None]]:
         """A game's sampler of what ``player`` cannot see: a
@@ -1526,6 +1532,8 @@ class InformationSet(Generic[S]):
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
         with ``deadline`` (a ``time.perf_counter()`` value), a
         :class:`~fourcards.sampling.SamplingCostError` once it passes."""
+        if deadline is not None and (isinstance(deadline, (bool, np.bool_)) or not isinstance(deadline, (int, float))):
+            raise TypeError(f"deadline must be a time.perf_counter() value or None, not {type(deadline).__name__}")
         if not isinstance(rng, Rng):
             if isinstance(rng, np.integer) and not isinstance(rng, np.bool_):
                 rng = int(rng)  # a numpy seed, as a numpy seat is taken

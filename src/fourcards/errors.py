@@ -40,6 +40,7 @@ __all__ = [
     "InvalidSeatsError",
     "UnknownMatchError",
     "BadTokenError",
+    "SamplingCostError",
     "ERROR_CODES",
 ]
 
@@ -169,6 +170,15 @@ class BadTokenError(FourCardsError):
     code = "bad_token"
 
 
+class SamplingCostError(FourCardsError):
+    """A deal of hidden cards that cannot be drawn within its budget: past a deadline,
+    or too many ways to deal to count (a table of very many seats). The input is
+    valid; the position is too costly to sample exactly. A search falls back to its
+    rule bot."""
+
+    code = "too_costly"
+
+
 class MissingExtraError(ModuleNotFoundError, FourCardsError):
     """A part of fourcards used without the optional dependencies it needs: names
     the extra to install (``pip install "fourcards[rl]"``).  Also an
@@ -216,4 +226,5 @@ ERROR_CODES: Final[dict[str, str]] = {
     "unknown_table": "no match (table) has this id",
     "bad_token": "the token is not the token of this seat",
     "missing_extra": "an optional part used without the extra that installs what it needs",
+    "too_costly": "a position whose hidden cards cannot be dealt again within the deadline or the work bound",
 }

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .errors import FourCardsError
+from .errors import FourCardsError, SamplingCostError
 from .rng import Rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
@@ -69,10 +69,6 @@ MAX_SPLITS = 250_000
 _DEADLINE_EVERY = 2048
 
 
-class SamplingCostError(FourCardsError):
-    """A deal that cannot be drawn within its budget: past a deadline, or too many
-    partial deals to count (a table of very many seats). A search falls back to its
-    rule bot."""
 #: The largest table of counts (cells) and work (cells x splits) counted in floats
 #: over the whole grid; beyond, the counts are exact integers over the states reached.
 GRID_CELLS = 400_000

@@ -51,6 +51,7 @@ HTTP_STATUS: Final[dict[str, int]] = {
     "illegal_action": 422,
     "bad_save": 500,
     "missing_extra": 501,
+    "too_costly": 503,
 }
 
 

@@ -24,7 +24,9 @@ information-state tensor adds, for the current round, the hand the player was
 dealt (34 card codes) and the cards each seat has played (4 seats x 34,
 relative to the player). The information-state string is perfect recall: the
 player's dealt hand at the start of every round and every action of the match
-(all are public). States serialize through their history (OpenSpiel's default).
+(all are public). States serialize as OpenSpiel serializes a Python game's
+(the history and a pickle of the Python side, which ``deserialize_state``
+loads: give it only text the program wrote).
 
 :meth:`GangOfFourSpielState.resample_from_infostate` deals the cards a player
 cannot see (the other hands, and the cards set aside with 2 or 3 players)

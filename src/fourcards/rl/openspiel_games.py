@@ -31,8 +31,10 @@ records the engine writes are public: a hidden answer is recorded as
 answered, never what). ``resample_from_infostate`` is the engine's
 :meth:`~fourcards.engine.State.resample`: the cards the player cannot see
 dealt again uniformly among the deals consistent with what it saw, later
-chance drawn afresh. States serialize through their history (OpenSpiel's
-default) and pickle.
+chance drawn afresh; a sample keeps the real state's ``history()`` (replaying
+it deals the real cards). States serialize as OpenSpiel serializes a Python
+game's (the history and a pickle of the Python side, which
+``deserialize_state`` loads: give it only text the program wrote) and pickle.
 """
 
 from __future__ import annotations
@@ -237,7 +239,8 @@ class FourcardsSpielState(pyspiel.State):  # type: ignore[misc]
         return other
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as OpenSpiel serializes it (the history); loading registers the game first."""
+        """Pickled as OpenSpiel serializes it (the history and the Python side pickled);
+        loading registers the game first."""
         return _load_state, (pyspiel.serialize_game_and_state(self.get_game(), self),)
 
 
