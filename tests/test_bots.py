@@ -187,3 +187,37 @@ def test_an_entrant_text() -> None:
                          ("search:margin", "name=value"), ("search:margin=inf", "not a finite number")):
         with pytest.raises(FourCardsError, match=reason):
             parse_entrant(text)
+
+
+@pytest.mark.parametrize("kind", ["greedy", "search", "learned"])
+def test_a_legal_list_that_does_not_fit_the_observation_is_refused(kind: str) -> None:
+    """A first user's trial: at the start of a match Gang of Four's ``search`` given ``[0, 1, 2]``
+    returned 0 (cards the seat did not hold), given ``[5000]`` returned 5000; ``greedy`` returned 0.
+    Every bot now checks that the list fits the seat's hand, the table and the phase, as Four
+    Color's bots do, and names the action that does not."""
+    from fourcards.errors import IllegalMoveError
+    from fourcards.games import get_game
+
+    entry = get_game("gang-of-four")
+    game = entry.new_game(manual_last_card=True)
+    state = game.new_match(5)
+    state.apply(state.legal_actions()[0])  # a table to beat
+    seat = state.current_player
+    observation, legal = state.observation(seat), state.legal_actions()
+    held = set(legal)
+    other_hand = next(a for a in range(game.num_distinct_actions) if a not in held)
+    bot = entry.new_bot(kind, game, 3, **({"iterations": 20} if kind == "search" else {}))
+    for bad in ([other_hand], [*legal, other_hand], [5000] if 5000 not in held else [5001]):
+        with pytest.raises(IllegalMoveError, match=f"do not fit the observation: action {bad[-1]} "):
+            bot.choose(observation, bad)
+    assert bot.choose(observation, legal) in held
+    while state.phase != "give-back" and not state.is_terminal:  # the exchange: cards to give back
+        state.apply(entry.new_bot("greedy", game, 0).choose(state.observation(state.current_player),
+                                                            state.legal_actions()))
+    if state.is_terminal:
+        return
+    seat = state.current_player
+    observation, legal = state.observation(seat), state.legal_actions()
+    with pytest.raises(IllegalMoveError, match="to give back"):
+        bot.choose(observation, [*legal, legal[0] - 1 if legal[0] - 1 not in legal else legal[-1] + 1])
+    assert bot.choose(observation, legal) in legal

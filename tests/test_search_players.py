@@ -630,3 +630,31 @@ def test_a_refused_choice_leaves_the_search_as_it_was(name: str) -> None:
     with pytest.raises(FourCardsError, match="action 0 is not legal"):
         bot.choose(observation, [a for a in range(game.num_distinct_actions) if a not in legal][:3])
     assert bot.choose(observation, legal) == twin.choose(observation, legal)
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if n != "gang-of-four"])
+def test_every_bot_refuses_a_legal_list_its_observation_does_not_list(name: str) -> None:
+    """A first user's trial: Zangle's greedy bot and Four Pack's memory bot given a list with an
+    action the seat may not take returned it (``[0]`` gave 0), Four Pack's search searched it.
+    Where the observation lists the seat's legal actions, every bot checks the list against it.
+    (Gang of Four's bots check theirs against the hand and the table: tests/test_bots.py.)"""
+    from fourcards.errors import IllegalMoveError
+
+    entry = get_game(name)
+    game = entry.new_game()
+    checked = 0
+    for state, player in decision_points(name, 6, seed=9):
+        observation, legal = state.observation(player), state.legal_actions()
+        others = [a for a in range(game.num_distinct_actions) if a not in set(legal)]
+        if not others:
+            continue  # every action is legal here (a Duelo call)
+        for kind in entry.bot_kinds:
+            if kind == BEST or (kind in ("search", "lookahead") and not COMPILED and name == "four-color"):
+                continue
+            bot = entry.new_bot(kind, game, 3, **({"iterations": 10} if kind == "search" else {}))
+            for bad in ([others[0]], [*legal, others[-1]]):
+                with pytest.raises(IllegalMoveError, match="do not fit the observation"):
+                    bot.choose(observation, bad)
+            assert bot.choose(observation, legal) in legal
+            checked += 1
+    assert checked or name == "duelo", f"{name}: no decision with an action the seat may not take"

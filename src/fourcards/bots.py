@@ -37,7 +37,7 @@ class RandomBot:
         self.num_actions = num_actions
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions, self.num_actions)
+        legal_actions = checked_legal(legal_actions, self.num_actions, observation)
         if hasattr(observation, "player") and hasattr(observation, "current_player"):
             check_to_act(observation)
         return int(legal_actions[self.rng.below(len(legal_actions))])

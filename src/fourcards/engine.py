@@ -132,11 +132,13 @@ def check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[int]:
+def checked_legal(legal_actions: Any, num_actions: int | None = None, observation: Any = None) -> list[int]:
     """The legal actions handed to a bot, as a list of ints: a sequence of ints
     (numpy ints too) or a 1-D integer numpy array (``np.flatnonzero(mask)``);
     :class:`FourCardsError` for none, a bool, a float, a negative one (no game's), or
-    (with ``num_actions``) an action outside ``0..num_actions-1``.
+    (with ``num_actions``) an action outside ``0..num_actions-1``; with an
+    ``observation`` that lists its seat's legal actions (``legal_actions``),
+    :class:`IllegalMoveError` for an action it does not list.
 
     >>> checked_legal(np.array([3, 5])), checked_legal((7,), 10)
     ([3, 5], [7])
@@ -165,6 +167,13 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None) -> list[in
                                          f"(0..{num_actions - 1})")
     elif min(legal) < 0:
         raise InvalidActionError(f"legal action {min(legal)} is not an action of any game (actions are 0 and up)")
+    listed = getattr(observation, "legal_actions", None)
+    if listed:
+        allowed = set(listed)
+        for action in legal:
+            if action not in allowed:
+                raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not "
+                                       f"legal for seat {getattr(observation, 'player', '?')}")
     return legal
 
 

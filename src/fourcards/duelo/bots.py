@@ -46,7 +46,7 @@ class CategoryBot:
         if not isinstance(observation, DueloObservation):
             raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
         check_to_act(observation)
-        legal_actions = checked_legal(legal_actions, len(self.deck.categories))
+        legal_actions = checked_legal(legal_actions, len(self.deck.categories), observation)
         if observation.top_card is None:
             return int(legal_actions[0])
         top = self.deck.card(observation.top_card)

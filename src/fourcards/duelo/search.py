@@ -150,9 +150,9 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, DueloObservation):
             raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]

@@ -34,7 +34,7 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     if not isinstance(observation, FourColorObservation):
         raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
     check_to_act(observation)
-    legal = checked_legal(legal_actions, NUM_ACTIONS)
+    legal = checked_legal(legal_actions, NUM_ACTIONS, observation)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
     return legal, exposed_points, min(observation.rules.threshold, 1 << 30)
 

@@ -278,9 +278,9 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions, NUM_ACTIONS)
         if not isinstance(observation, FourColorObservation):
             raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+        legal_actions = checked_legal(legal_actions, NUM_ACTIONS, observation)
         check_to_act(observation)
         with self._lock:
             if len(legal_actions) == 1:

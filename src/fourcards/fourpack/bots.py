@@ -27,7 +27,7 @@ class MemoryBot:
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         check_to_act(observation)
-        legal_actions = checked_legal(legal_actions)
+        legal_actions = checked_legal(legal_actions, observation=observation)
         legal = set(int(a) for a in legal_actions)
         players = len(observation.hand_sizes)
         knowledge = card_knowledge(observation.asks, players)

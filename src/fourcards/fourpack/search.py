@@ -186,9 +186,9 @@ class SearchBot(SearchPlayer):
         playout (a table of many seats), or a deal cannot be drawn in time, it asks the
         rule bot's question (:func:`~fourcards.fourpack.bots.memory_choice`), as it does
         when the deals are too many to count (:data:`~fourcards.sampling.MAX_MEMO`)."""
-        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]

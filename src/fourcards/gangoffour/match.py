@@ -59,7 +59,29 @@ def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
     if not isinstance(observation, Observation):
         raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
     check_to_act(observation)
-    return checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0))
+    size = ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0)
+    legal = checked_legal(legal_actions, size)
+    hand = observation.hand_mask
+    if observation.phase == PHASE_NAMES[GIVE_BACK]:
+        for action in legal:
+            if not (GIVE_BACK_BASE <= action < ANNOUNCE_BASE and hand & _deck.BIT[action - GIVE_BACK_BASE]):
+                raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not a "
+                                       f"card seat {observation.player} holds to give back")
+        return legal
+    # what the hand may play on the table (one call; the last-card rules narrow it further)
+    table = -1 if observation.table is None else observation.table.action
+    allowed = _kernels.legal_mask(hand, table, NUM_COMBOS + 1)
+    for action in legal:
+        combo = action - ANNOUNCE_BASE if action >= ANNOUNCE_BASE else action
+        if combo == PASS:
+            fits = table >= 0 and action == PASS
+        else:
+            fits = combo < NUM_COMBOS and bool(allowed[combo])
+        if not fits:
+            raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not a play "
+                                   f"seat {observation.player}'s hand may make on "
+                                   f"{'an empty table' if table < 0 else 'the table'}")
+    return legal
 GANG_START: Final = _deck.KIND_START[_deck.GANG]
 M1_BIT: Final = _deck.BIT[_deck.M1]
 PLAY, GIVE_BACK, OVER = 0, 1, 2

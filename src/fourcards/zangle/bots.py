@@ -24,14 +24,12 @@ class GreedyBot:
         if not isinstance(observation, ZangleObservation):
             raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
         check_to_act(observation)
-        legal_actions = checked_legal(legal_actions)
-        zangles = observation.legal_zangles
-        if len(zangles) != len(legal_actions):
-            return int(legal_actions[0])
-        best = min(range(len(zangles)), key=lambda i: (-zangles[i].own_cards, -zangles[i].cards,
-                                                       zangles[i].target, zangles[i].target_place,
-                                                       zangles[i].pieces))
-        return int(legal_actions[best])
+        legal = checked_legal(legal_actions, observation=observation)
+        zangle_of = dict(zip(observation.legal_actions, observation.legal_zangles))
+        if not zangle_of or len(zangle_of) != len(observation.legal_actions):  # made by hand, not by the engine
+            return legal[0]
+        return min(legal, key=lambda a: (-zangle_of[a].own_cards, -zangle_of[a].cards, zangle_of[a].target,
+                                         zangle_of[a].target_place, zangle_of[a].pieces))
 
     def __repr__(self) -> str:
         return "GreedyBot()"

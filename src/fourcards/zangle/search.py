@@ -143,9 +143,9 @@ class SearchBot(SearchPlayer):
         self.last_statistics: list[tuple[int, int, float]] = []
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
-        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions)
         if not isinstance(observation, ZangleObservation):
             raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
+        legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:
             legal = [int(a) for a in legal_actions]
