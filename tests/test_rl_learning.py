@@ -15,7 +15,7 @@ import pytest
 
 from fourcards._backend import load
 from fourcards.engine import play_match
-from fourcards.errors import FourCardsError, IllegalMoveError
+from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError
 from fourcards.games import GAMES, get_game
 from fourcards.gangoffour import features
 from fourcards.gangoffour.bots import GreedyBot
@@ -401,6 +401,11 @@ def test_make_vec_takes_the_observation_kinds(kind: str) -> None:
             rows = np.zeros(6, dtype=np.int64)
             rows[empty] = 15
             with pytest.raises(IllegalMoveError, match=f"env {empty}"):
+                envs.step(rows)
+        for outside in (16, -1):  # outside the space: an indexing bug (InvalidActionError), as SeatEnv says
+            rows = np.zeros(6, dtype=np.int64)
+            rows[2] = outside
+            with pytest.raises(InvalidActionError, match=f"env 2: row {outside} is not in the action space"):
                 envs.step(rows)
     envs.close()
 

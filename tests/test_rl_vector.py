@@ -21,7 +21,7 @@ if load("fourcards.gangoffour._vector") is None:
 
 from fourcards import FourCardsError  # noqa: E402
 from fourcards.engine import derive_seed  # noqa: E402
-from fourcards.errors import IllegalMoveError  # noqa: E402
+from fourcards.errors import IllegalMoveError, InvalidActionError  # noqa: E402
 from fourcards.gangoffour.bots import GreedyBot, RandomBot  # noqa: E402
 from fourcards.gangoffour.match import GangOfFour, MatchState, Rules  # noqa: E402
 from fourcards.rl import VectorGangOfFour  # noqa: E402
@@ -181,9 +181,10 @@ def test_illegal_action_changes_nothing() -> None:
         (np.zeros((4, 1), dtype=np.int64), FourCardsError, "shape"),
         (np.zeros(4, dtype=np.float64), TypeError, "integers"),
         (np.zeros(4, dtype=np.bool_), TypeError, "integers"),
-        ([0, 0, -1, 0], IllegalMoveError, "env 2: action -1 is not an action"),
-        (np.array([0, 0, 0, 2**63], dtype=np.uint64), IllegalMoveError, "env 3"),
-        ([0, 0, 12387, 0], IllegalMoveError, "env 2: action 12387"),
+        # outside the game: an agent's indexing bug (InvalidActionError, an IllegalMoveError too)
+        ([0, 0, -1, 0], InvalidActionError, "env 2: action -1 is not an action"),
+        (np.array([0, 0, 0, 2**63], dtype=np.uint64), InvalidActionError, "env 3"),
+        ([0, 0, 12387, 0], InvalidActionError, "env 2: action 12387"),
         ("pass", TypeError, "integers"),
     ],
 )

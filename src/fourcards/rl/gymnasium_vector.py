@@ -33,7 +33,9 @@ environment: ``n`` matches stepped in C (not ``n`` copies of
   candidate rows written in C (``candidates (n, K, 50)``, ``actions (n, K)``,
   ``count (n,)``) with a row index as each env's action.
 - An action the mask rules out raises
-  :class:`~fourcards.errors.IllegalMoveError` naming the env, and no env moves.
+  :class:`~fourcards.errors.IllegalMoveError` naming the env, and no env moves;
+  one outside the action space, :class:`~fourcards.errors.InvalidActionError`
+  (an :class:`~fourcards.errors.IllegalMoveError` too), as ``SeatEnv`` does.
 - ``copy=True`` (the default, as Gymnasium's vector environments) returns
   fresh arrays; ``copy=False`` returns read-only views of the C buffers,
   rewritten by the next call.
@@ -50,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import check_flag
-from ..errors import FourCardsError, MissingExtraError, IllegalMoveError, InvalidRulesError
+from ..errors import FourCardsError, MissingExtraError, IllegalMoveError, InvalidActionError, InvalidRulesError
 from ..gangoffour.match import Rules
 from ._common import check_seed
 from .spaces import observation_bounds
@@ -166,7 +168,11 @@ class GangOfFourVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc,unus
             rows = int_actions(actions)
             if rows.shape != (self.num_envs,):
                 raise FourCardsError(f"actions must be {self.num_envs} row indices (ints)")
-            bad = np.flatnonzero((rows < 0) | (rows >= vector.candidate_counts))
+            outside = np.flatnonzero((rows < 0) | (rows >= self.max_candidates))
+            if outside.size:  # an agent's indexing bug, as the one-seat environment says
+                raise InvalidActionError(f"env {int(outside[0])}: row {int(rows[outside[0]])} is not in the action "
+                                         f"space (0..{self.max_candidates - 1})")
+            bad = np.flatnonzero(rows >= vector.candidate_counts)
             if bad.size:
                 raise IllegalMoveError(f"env {int(bad[0])}: row {int(rows[bad[0]])} is not one of its "
                                        f"{int(vector.candidate_counts[bad[0]])} candidates")

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from .._backend import load
 from ..engine import check_flag, derive_seed
-from ..errors import FourCardsError, IllegalMoveError, InvalidRulesError
+from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidRulesError
 from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
@@ -272,7 +272,9 @@ class VectorGangOfFour:
         )
 
     def _not_an_action(self, env: int, action: int) -> IllegalMoveError:
-        return IllegalMoveError(
+        """An action outside the game (an agent's indexing bug): an :class:`InvalidActionError`,
+        as the one-seat environments raise (an :class:`IllegalMoveError` too)."""
+        return InvalidActionError(
             f"env {env}: action {action} is not an action of this game (0..{self.num_actions - 1})"
         )
 
