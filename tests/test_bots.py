@@ -218,6 +218,34 @@ def test_a_legal_list_that_does_not_fit_the_observation_is_refused(kind: str) ->
         return
     seat = state.current_player
     observation, legal = state.observation(seat), state.legal_actions()
-    with pytest.raises(IllegalMoveError, match="to give back"):
+    with pytest.raises(IllegalMoveError, match="do not fit the observation"):
         bot.choose(observation, [*legal, legal[0] - 1 if legal[0] - 1 not in legal else legal[-1] + 1])
     assert bot.choose(observation, legal) in legal
+
+
+@pytest.mark.parametrize("rules", [{}, {"manual_last_card": True}, {"players": 3}, {"players": 2},
+                                   {"pass_is_final": True}, {"last_card_may_pass": True},
+                                   {"manual_last_card": True, "pass_is_final": True, "players": 3}])
+def test_the_legal_actions_an_observation_shows_are_the_states(rules: dict[str, object]) -> None:
+    """What the bots check a legal list against (the hand, the table, the phase, the first lead,
+    the next player's last card, announcing) is exactly ``state.legal_actions()`` at every
+    position of random matches: the check refuses nothing the engine allows. (A first user's
+    trial found the earlier check, of the hand and the table only, took a pass the last-card
+    rule forbids, and an announcing play that leaves two cards.)"""
+    import random
+
+    from fourcards.gangoffour.match import _observed_legal
+
+    game = GangOfFour(**rules)
+    constrained = announcing = 0
+    for seed in range(12):
+        state, pick = game.new_match(seed), random.Random(seed)
+        while not state.is_terminal:
+            seat = state.current_player
+            legal = state.legal_actions()
+            assert _observed_legal(state.observation(seat)) == legal, (seed, state.step)
+            constrained += state._phase == 0 and state._constrained()
+            announcing += legal[-1] >= 12387
+            state.apply(pick.choice(legal))
+    assert constrained > 0  # positions under the last-card rule were compared
+    assert announcing or not rules.get("manual_last_card")

@@ -55,33 +55,41 @@ ANNOUNCE_BASE: Final = GIVE_BACK_BASE + _deck.NUM_KINDS
 
 def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
     """The legal actions a bot is given for ``observation``, checked
-    (:func:`fourcards.engine.checked_legal`, the range of the observation's rules)."""
+    (:func:`fourcards.engine.checked_legal`, the range of the observation's rules), and
+    each one legal for the seat in that observation (:class:`IllegalMoveError` naming the
+    first that is not: the list does not fit the observation)."""
     if not isinstance(observation, Observation):
         raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
     check_to_act(observation)
-    size = ANNOUNCE_BASE + (NUM_COMBOS if observation.rules.manual_last_card else 0)
-    legal = checked_legal(legal_actions, size)
-    hand = observation.hand_mask
-    if observation.phase == PHASE_NAMES[GIVE_BACK]:
-        for action in legal:
-            if not (GIVE_BACK_BASE <= action < ANNOUNCE_BASE and hand & _deck.BIT[action - GIVE_BACK_BASE]):
-                raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not a "
-                                       f"card seat {observation.player} holds to give back")
-        return legal
-    # what the hand may play on the table (one call; the last-card rules narrow it further)
-    table = -1 if observation.table is None else observation.table.action
-    allowed = _kernels.legal_mask(hand, table, NUM_COMBOS + 1)
+    rules = observation.rules
+    legal = checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if rules.manual_last_card else 0))
+    allowed = set(_observed_legal(observation))
     for action in legal:
-        combo = action - ANNOUNCE_BASE if action >= ANNOUNCE_BASE else action
-        if combo == PASS:
-            fits = table >= 0 and action == PASS
-        else:
-            fits = combo < NUM_COMBOS and bool(allowed[combo])
-        if not fits:
-            raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not a play "
-                                   f"seat {observation.player}'s hand may make on "
-                                   f"{'an empty table' if table < 0 else 'the table'}")
+        if action not in allowed:
+            raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not legal "
+                                   f"for seat {observation.player}")
     return legal
+
+
+def _observed_legal(observation: Observation) -> list[int]:
+    """The seat's legal actions, from what its observation shows (the state's own rules)."""
+    hand, me = observation.hand_mask, observation.player
+    if observation.phase == PHASE_NAMES[GIVE_BACK]:
+        return [GIVE_BACK_BASE + code for code in sorted(set(_deck.codes_of_mask(hand)))]
+    rules, n = observation.rules, len(observation.hand_sizes)
+    skip = [out or (rules.pass_is_final and passed) for out, passed in zip(observation.out, observation.passed)]
+    following, seat = -1, me
+    for _ in range(n):  # the next seat in turn order, as the state's _next_seat
+        seat = (seat + observation.direction) % n
+        if not skip[seat]:
+            following = seat
+            break
+    constrained = (following >= 0 and following != me and observation.hand_sizes[following] == 1
+                   and (not rules.manual_last_card or observation.announced[following]))
+    table = -1 if observation.table is None else observation.table.action
+    return _legal_plays(hand, table, observation.must_lead_m1, constrained, rules)
+
+
 GANG_START: Final = _deck.KIND_START[_deck.GANG]
 M1_BIT: Final = _deck.BIT[_deck.M1]
 PLAY, GIVE_BACK, OVER = 0, 1, 2
@@ -461,6 +469,59 @@ def _additive(mask: int) -> int:
     return mask - ((mask >> 1) & _deck.PAIR_LO)
 
 
+def _has_multi(hand: int) -> bool:
+    """Whether the hand holds a combination of more than one card."""
+    leads = _kernels.legal_actions(hand, -1)
+    return bool(len(leads)) and int(leads[-1]) >= _deck.KIND_START[_deck.PAIR]
+
+
+def _combo_rule(combo: int, hand: int, table: int, m1_lead: bool, constrained: bool) -> str | None:
+    """Why playing ``combo`` (held, beating ``table``) breaks a special rule: the match's first
+    lead (``m1_lead``), or the next player's last card (``constrained``); None if none."""
+    mask = _MASKS[combo]
+    if m1_lead and table < 0:
+        if not mask & M1_BIT:
+            return "the first lead of the match must contain M1"
+        if _SIZES[combo] > 5:
+            return "the first lead of the match has at most five cards"
+    if constrained:
+        highest = _highest_code(hand)
+        if table < 0:
+            if combo < _deck.KIND_START[_deck.PAIR]:
+                if _has_multi(hand):
+                    return "the next player has one card: lead a combination, not a single"
+                if combo != highest:
+                    return "the next player has one card: lead your highest single"
+        elif table < _deck.KIND_START[_deck.PAIR] and highest > table:
+            if combo < GANG_START and combo != highest:
+                return "the next player has one card: play your highest single"
+    return None
+
+
+def _pass_rule(hand: int, table: int, constrained: bool, may_pass: bool) -> str | None:
+    """Why passing is not allowed (``may_pass``: the rules' ``last_card_may_pass``); None if it is."""
+    if table < 0:
+        return "the leader must play"
+    if constrained and not may_pass:
+        if table < _deck.KIND_START[_deck.PAIR] and _highest_code(hand) > table:
+            return "the next player has one card: play your highest single"
+    return None
+
+
+def _legal_plays(hand: int, table: int, m1_lead: bool, constrained: bool, rules: Rules) -> list[int]:
+    """The legal actions of the play phase for ``hand`` on ``table``, in the engine's order."""
+    combos: list[int] = _kernels.legal_actions(hand, table).tolist()
+    if m1_lead and table < 0 or constrained:
+        combos = [c for c in combos if _combo_rule(c, hand, table, m1_lead, constrained) is None]
+    actions = combos
+    if table >= 0 and _pass_rule(hand, table, constrained, rules.last_card_may_pass) is None:
+        actions = combos + [PASS]
+    if rules.manual_last_card:
+        left = hand.bit_count()
+        actions += [ANNOUNCE_BASE + c for c in combos if left - _SIZES[c] == 1]
+    return actions
+
+
 class MatchState(State[Action]):
     """A Gang of Four match in progress (see :mod:`fourcards.engine` for the contract)."""
 
@@ -625,31 +686,7 @@ class MatchState(State[Action]):
     # -- legality ------------------------------------------------------------------------
     def _combo_reason(self, combo: int, constrained: bool) -> str | None:
         """Why playing ``combo`` (held, beating the table) breaks a special rule."""
-        mask = _MASKS[combo]
-        table = self._table
-        if self._m1_lead and table < 0:
-            if not mask & M1_BIT:
-                return "the first lead of the match must contain M1"
-            if _SIZES[combo] > 5:
-                return "the first lead of the match has at most five cards"
-        if constrained:
-            hand = self._hands[self._current]
-            highest = _highest_code(hand)
-            if table < 0:
-                if combo < _deck.KIND_START[_deck.PAIR]:
-                    if self._has_multi(hand):
-                        return "the next player has one card: lead a combination, not a single"
-                    if combo != highest:
-                        return "the next player has one card: lead your highest single"
-            elif table < _deck.KIND_START[_deck.PAIR] and highest > table:
-                if combo < GANG_START and combo != highest:
-                    return "the next player has one card: play your highest single"
-        return None
-
-    def _has_multi(self, hand: int) -> bool:
-        """Whether the hand holds a combination of more than one card."""
-        leads = _kernels.legal_actions(hand, -1)
-        return bool(len(leads)) and int(leads[-1]) >= _deck.KIND_START[_deck.PAIR]
+        return _combo_rule(combo, self._hands[self._current], self._table, self._m1_lead, constrained)
 
     def _why_illegal(self, action: int) -> str | None:
         phase = self._phase
@@ -675,30 +712,13 @@ class MatchState(State[Action]):
         return self._combo_reason(combo, self._constrained())
 
     def _pass_reason(self, constrained: bool) -> str | None:
-        if self._table < 0:
-            return "the leader must play"
-        if constrained and not self._rules.last_card_may_pass:
-            if self._table < _deck.KIND_START[_deck.PAIR] and _highest_code(self._hands[self._current]) > self._table:
-                return "the next player has one card: play your highest single"
-        return None
+        return _pass_rule(self._hands[self._current], self._table, constrained, self._rules.last_card_may_pass)
 
     def _legal_actions(self) -> list[int]:
-        phase = self._phase
         hand = self._hands[self._current]
-        if phase == GIVE_BACK:
+        if self._phase == GIVE_BACK:
             return [GIVE_BACK_BASE + code for code in sorted(set(_deck.codes_of_mask(hand)))]
-        table = self._table
-        combos: list[int] = _kernels.legal_actions(hand, table).tolist()
-        constrained = self._constrained()
-        if self._m1_lead and table < 0 or constrained:
-            combos = [c for c in combos if self._combo_reason(c, constrained) is None]
-        actions = combos
-        if table >= 0 and self._pass_reason(constrained) is None:
-            actions = combos + [PASS]
-        if self._rules.manual_last_card:
-            left = hand.bit_count()
-            actions += [ANNOUNCE_BASE + c for c in combos if left - _SIZES[c] == 1]
-        return actions
+        return _legal_plays(hand, self._table, self._m1_lead, self._constrained(), self._rules)
 
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
         size = ANNOUNCE_BASE + (NUM_COMBOS if self._rules.manual_last_card else 0)
