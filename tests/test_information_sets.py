@@ -13,6 +13,7 @@ say (Pearson's chi-square), and never elsewhere."""
 from __future__ import annotations
 
 import json
+import math
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -517,5 +518,11 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
     for bad in ("soon", True, [1.0]):
         with pytest.raises(TypeError, match="deadline"):
             state.resample(seat, 1, deadline=bad)
+    with pytest.raises(FourCardsError, match="deadline=nan"):  # it was taken as no deadline
+        state.resample(seat, 1, deadline=math.nan)
+    assert state.to_json() == before
     small = get_game("four-pack").new_game(players=3).new_match(8)
     assert small.resample(small.current_player, 1, deadline=time.perf_counter() + 60).step == small.step
+    from fractions import Fraction
+
+    assert small.resample(small.current_player, 1, deadline=Fraction(10**12)).step == small.step

@@ -54,6 +54,7 @@ import hmac
 import inspect
 import json
 import math
+import numbers
 import threading
 import typing
 from abc import ABC, abstractmethod
@@ -1541,8 +1542,12 @@ class InformationSet(Generic[S]):
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
         with ``deadline`` (a ``time.perf_counter()`` value), a
         :class:`~fourcards.sampling.SamplingCostError` once it passes."""
-        if deadline is not None and (isinstance(deadline, (bool, np.bool_)) or not isinstance(deadline, (int, float))):
-            raise TypeError(f"deadline must be a time.perf_counter() value or None, not {type(deadline).__name__}")
+        if deadline is not None:
+            if isinstance(deadline, (bool, np.bool_)) or not isinstance(deadline, numbers.Real):
+                raise TypeError(f"deadline must be a time.perf_counter() value or None, not {type(deadline).__name__}")
+            deadline = float(deadline)
+            if math.isnan(deadline):
+                raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
         if not isinstance(rng, Rng):
             if isinstance(rng, np.integer) and not isinstance(rng, np.bool_):
                 rng = int(rng)  # a numpy seed, as a numpy seat is taken

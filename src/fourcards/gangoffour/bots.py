@@ -22,7 +22,7 @@ from ..errors import FourCardsError
 from ..rng import Rng
 from ..search import check_budget, run_compiled
 from . import _deck, _kernels
-from .match import GIVE_BACK, PHASE_NAMES, Observation, legal_for
+from .match import GIVE_BACK, PHASE_NAMES, Observation, legal_for, with_announcement
 
 __all__ = ["RandomBot", "GreedyBot", "SearchBot"]
 
@@ -147,7 +147,7 @@ class SearchBot:
         legal = set(int(a) for a in legal_actions)
         for action, _visits, _reward in self.last_statistics:
             if action in legal:
-                return int(action)
+                return with_announcement(int(action), observation, legal)
         return self._greedy.choose(observation, legal_actions)
 
     def __getstate__(self) -> dict[str, Any]:

@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from ..errors import FourCardsError
 from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
-from .match import OBSERVATION_SIZE, Observation, legal_for
+from .match import OBSERVATION_SIZE, Observation, legal_for, with_announcement
 
 __all__ = ["LearnedBot", "PolicyWeights", "load_policy", "FORMAT", "FORMAT_VERSION", "POLICY_FILE"]
 
@@ -179,7 +179,8 @@ class LearnedBot:
             return legal_actions[0]
         state = observation_tensor(observation, out=self._state)
         rows, actions = action_rows(observation.hand_mask, legal_actions)
-        return int(actions[int(np.argmax(self.weights.scores(state, rows)))])
+        return with_announcement(int(actions[int(np.argmax(self.weights.scores(state, rows)))]), observation,
+                                 legal_actions)
 
     def __repr__(self) -> str:
         return f"LearnedBot(policy={self.weights.source!r})"

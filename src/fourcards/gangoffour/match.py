@@ -24,7 +24,7 @@ The integer action space (``num_distinct_actions``):
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
@@ -69,6 +69,16 @@ def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
             raise IllegalMoveError(f"the legal actions do not fit the observation: action {action} is not legal "
                                    f"for seat {observation.player}")
     return legal
+
+
+def with_announcement(action: int, observation: Observation, legal: Collection[int]) -> int:
+    """``action``, announced when it leaves the seat one card and its announcing twin is in
+    ``legal`` (``manual_last_card``): a play that leaves one card unannounced cannot win the
+    round and costs a penalty point, so a player never prefers it."""
+    if (action < NUM_COMBOS and observation.hand_mask.bit_count() - _SIZES[action] == 1
+            and ANNOUNCE_BASE + action in legal):
+        return ANNOUNCE_BASE + action
+    return action
 
 
 def _observed_legal(observation: Observation) -> list[int]:
