@@ -526,3 +526,50 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
     from fractions import Fraction
 
     assert small.resample(small.current_player, 1, deadline=Fraction(10**12)).step == small.step
+
+
+def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample() -> None:
+    """A reviewer's trial: one thread's long sample (4.4 s at a 32-seat table) held the set's lock,
+    and another thread's 20 ms deadline was met only after it. It now waits at most its deadline."""
+    import threading
+    import time
+
+    from fourcards.errors import SamplingCostError
+
+    state = get_game("four-pack").new_game(players=32).new_match(8)
+    rng = Rng(1)
+    for _ in range(60):
+        state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
+    shared = state.information_set(state.current_player)
+    first: list[str] = []
+
+    def long_sample() -> None:
+        try:
+            shared.sample(1, deadline=time.perf_counter() + 1.0)
+            first.append("drawn")
+        except SamplingCostError:
+            first.append("too costly")
+
+    thread = threading.Thread(target=long_sample)
+    thread.start()
+    time.sleep(0.1)  # the first thread is counting
+    started = time.perf_counter()
+    with pytest.raises(SamplingCostError, match="another thread"):
+        shared.sample(2, deadline=time.perf_counter() + 0.02)
+    waited = time.perf_counter() - started
+    thread.join()
+    assert first == ["too costly"] and waited < 0.5, waited
+
+
+def test_an_information_set_copies_with_a_lock_of_its_own() -> None:
+    """``copy.deepcopy`` of a set said "cannot pickle '_thread.lock' object" once it held a lock."""
+    import copy
+
+    for name in GAMES:
+        state = get_game(name).new_game().new_match(3)
+        seat = state.current_player
+        made = state.information_set(seat)
+        for twin in (copy.copy(made), copy.deepcopy(made)):
+            assert twin._lock is not made._lock
+            assert hidden_state(twin.sample(4)) == hidden_state(made.sample(4))
+        assert state.resample(seat, 1, deadline=10**400).step == state.step  # past a float: no deadline

@@ -658,3 +658,19 @@ def test_every_bot_refuses_a_legal_list_its_observation_does_not_list(name: str)
             assert bot.choose(observation, legal) in legal
             checked += 1
     assert checked or name == "duelo", f"{name}: no decision with an action the seat may not take"
+
+
+def test_the_random_bot_plays_a_plug_ins_observation_whatever_its_legal_actions_field() -> None:
+    """A reviewer's trial: the random bot, which plays any game, checked a ``legal_actions`` field
+    it found on any observation: a method, a numpy array or a mask of bools broke it. It checks
+    only the engine's own (a tuple of ints)."""
+    from fourcards.bots import RandomBot
+
+    class Observation:
+        def __init__(self, legal_actions: Any) -> None:
+            self.legal_actions = legal_actions
+
+    for field in (lambda: [1, 2], np.array([0, 1, 2]), (True, False, True), (), None):
+        assert RandomBot(1).choose(Observation(field), [0, 2]) in (0, 2)
+    state = get_game("duelo").new_game().new_match(1)
+    assert RandomBot(1).choose(state, state.legal_actions()) in state.legal_actions()  # a State as its observation

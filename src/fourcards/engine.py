@@ -49,6 +49,7 @@ hidden until all eligible players have answered.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import hmac
 import inspect
@@ -56,6 +57,7 @@ import json
 import math
 import numbers
 import threading
+import time
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -70,7 +72,7 @@ from ._links import unroll
 from .errors import (
     FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidSeatsError,
     InvalidStateError,
-    NotYourTurnError, StaleActionError, UnknownSeatError,
+    NotYourTurnError, SamplingCostError, StaleActionError, UnknownSeatError,
 )
 from .rng import MASK64, Rng, seed_in_range
 
@@ -169,7 +171,7 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None, observatio
     elif min(legal) < 0:
         raise InvalidActionError(f"legal action {min(legal)} is not an action of any game (actions are 0 and up)")
     listed = getattr(observation, "legal_actions", None)
-    if listed:
+    if isinstance(listed, tuple) and listed and type(listed[0]) is int:  # the engine's observations' tuple
         allowed = set(listed)
         for action in legal:
             if action not in allowed:
@@ -1538,6 +1540,13 @@ class InformationSet(Generic[S]):
         self.state, self.player, self.deal, self._write = state.clone(), player, deal, write
         self._lock = threading.Lock()
 
+    def __copy__(self) -> InformationSet[S]:
+        return InformationSet(self.state, self.player, self.deal, self._write)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> InformationSet[S]:
+        """A copy with its own sampler (and its own lock: a lock is never copied)."""
+        return InformationSet(self.state, self.player, copy.deepcopy(self.deal, memo), self._write)
+
     def sample(self, rng: Rng | int, deadline: float | None = None) -> S:
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
         with ``deadline`` (a ``time.perf_counter()`` value), a
@@ -1545,7 +1554,10 @@ class InformationSet(Generic[S]):
         if deadline is not None:
             if isinstance(deadline, (bool, np.bool_)) or not isinstance(deadline, numbers.Real):
                 raise TypeError(f"deadline must be a time.perf_counter() value or None, not {type(deadline).__name__}")
-            deadline = float(deadline)
+            try:
+                deadline = float(deadline)
+            except OverflowError:  # past any float: no deadline this side of forever
+                deadline = math.inf if deadline > 0 else -math.inf
             if math.isnan(deadline):
                 raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
         if not isinstance(rng, Rng):
@@ -1558,8 +1570,16 @@ class InformationSet(Generic[S]):
         if self.deal is None:
             cards: list[list[int]] = []
         else:
-            with self._lock:  # the sampler counts its deals once, on its first sample: one thread at a time
+            # the sampler counts its deals once, on its first sample: one thread at a time, and a
+            # thread with a deadline waits for another's sample no longer than its deadline
+            wait = -1.0 if deadline is None else max(0.0, min(deadline - time.perf_counter(), threading.TIMEOUT_MAX))
+            if not self._lock.acquire(timeout=wait):
+                raise SamplingCostError("no deal drawn before the deadline (another thread was drawing from this "
+                                        "information set)")
+            try:
                 cards = self.deal.sample(rng, deadline)
+            finally:
+                self._lock.release()
         self._write(other, cards, rng)
         other.setup = {**self.state.setup, RESAMPLED: self.player}
         return other

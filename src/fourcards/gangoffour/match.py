@@ -1168,14 +1168,9 @@ class MatchState(State[Action]):
     def _forced_ok(self, seat: int, hand: int, action: int, table: int) -> bool:
         """Whether ``seat`` holding ``hand``, bound by the last-card rule over
         ``table``, may take ``action`` (the rule's checks of :meth:`_why_illegal`)."""
-        scratch = self.clone()
-        scratch._hands[seat] = hand
-        scratch._current = seat
-        scratch._table = table
-        scratch._m1_lead = False
         if action == PASS:
-            return scratch._pass_reason(True) is None
-        return scratch._combo_reason(action, True) is None
+            return _pass_rule(hand, table, True, self._rules.last_card_may_pass) is None
+        return _combo_rule(action, hand, table, False, True) is None
 
     # -- referee access for tests and tools --------------------------------------------------
     def _hand_masks(self) -> tuple[int, ...]:
