@@ -79,7 +79,8 @@ from .rng import MASK64, Rng, seed_in_range
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "simulation_seeds", "MAX_GAMES",
-    "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "check_flag", "option",
+    "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "check_flag", "check_real",
+    "option",
     "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
     "checked_legal", "check_to_act",
 ]
@@ -118,6 +119,22 @@ def check_count(value: Any, name: str) -> int:
         raise FourCardsError(f"{name}={value} must be at least 0")
     count: int = value
     return count
+
+
+def check_real(value: Any, name: str) -> float:
+    """``value`` as a float: any real number (numpy's, a ``Fraction``), not a bool
+    (TypeError otherwise); an int past a float's range is an infinity, which any
+    range checked after refuses or, for a deadline, never reaches.
+
+    >>> check_real(np.float32(0.5), "time_per_move"), check_real(10**400, "deadline")
+    (0.5, inf)
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def check_flag(value: Any, name: str) -> bool:
@@ -1552,12 +1569,7 @@ class InformationSet(Generic[S]):
         with ``deadline`` (a ``time.perf_counter()`` value), a
         :class:`~fourcards.sampling.SamplingCostError` once it passes."""
         if deadline is not None:
-            if isinstance(deadline, (bool, np.bool_)) or not isinstance(deadline, numbers.Real):
-                raise TypeError(f"deadline must be a time.perf_counter() value or None, not {type(deadline).__name__}")
-            try:
-                deadline = float(deadline)
-            except OverflowError:  # past any float: no deadline this side of forever
-                deadline = math.inf if deadline > 0 else -math.inf
+            deadline = check_real(deadline, "deadline")  # a time.perf_counter() value
             if math.isnan(deadline):
                 raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
         if not isinstance(rng, Rng):

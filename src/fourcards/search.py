@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .engine import check_real
 from .errors import FourCardsError, IllegalMoveError
 from .rng import Rng
 
@@ -50,16 +51,6 @@ __all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget
 
 #: The longest a search may be given to choose one move (an hour).
 MAX_TIME_PER_MOVE = 3600.0
-
-
-def _number(value: Any, name: str) -> float:
-    """``value`` as a float: any real number (numpy's too), not a bool; TypeError otherwise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    try:
-        return float(value)
-    except OverflowError:  # an int past a float's range: out of any range checked after
-        return math.inf if value > 0 else -math.inf
 
 
 def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7,
@@ -86,14 +77,14 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7,
     if time_per_move is None:
         seconds = default_time
     else:
-        seconds = _number(time_per_move, "time_per_move")
+        seconds = check_real(time_per_move, "time_per_move")
         if not 0 < seconds <= MAX_TIME_PER_MOVE:  # NaN fails too
             raise FourCardsError(f"time_per_move={time_per_move!r} must be a number of seconds above 0 and at "
                                  f"most {MAX_TIME_PER_MOVE:g}")
         if iterations is not None:
             raise FourCardsError(f"give iterations={iterations} (repeatable) or time_per_move={time_per_move!r} "
                                  "(a clock), not both")
-    explore = _number(exploration, "exploration")
+    explore = check_real(exploration, "exploration")
     if not 0 <= explore <= 1000:  # NaN fails too
         raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
     return iterations, seconds, explore
