@@ -242,7 +242,7 @@ def exact_weights(position: Position, real: State[Any], actions: list[int]) -> C
     return weights
 
 
-def check_exact(position: Position, samples: int = 4000) -> None:
+def check_exact(position: Position, samples: int = 4000, method: str = "auto") -> None:
     real = position.build(position.pool)
     actions = [real.action_to_int(a) for a in position.actions(real.clone())]
     for action in actions:
@@ -250,6 +250,8 @@ def check_exact(position: Position, samples: int = 4000) -> None:
     weights = exact_weights(position, real, actions)
     assert len(weights) >= 2, "the position must leave the seat some doubt"
     info = real.information_set(position.seat)
+    if info.deal is not None:
+        info.deal.method = method  # by proposal: the same deals, as often
     rng = Rng(2026)
     samples = max(samples, 8 * len(weights))
     seen = Counter(position.key(info.sample(rng)) for _ in range(samples))
@@ -390,9 +392,12 @@ EXACT: dict[str, Callable[[], Position]] = {
 
 
 @pytest.mark.engine  # thousands of samples: slow on the pure-Python twin
+@pytest.mark.parametrize("method", ["auto", "propose"])
 @pytest.mark.parametrize("case", list(EXACT))
-def test_samples_land_where_the_exact_count_says(case: str) -> None:
-    check_exact(EXACT[case]())
+def test_samples_land_where_the_exact_count_says(case: str, method: str) -> None:
+    """Drawn from the counts, and by proposal (what a table of many seats uses): each
+    game's own bounds, listed placements, ``accept`` and ``removed`` weights."""
+    check_exact(EXACT[case](), method=method)
 
 
 def test_every_game_of_fourcards_has_an_exact_case() -> None:
@@ -508,10 +513,13 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
         state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
     seat = state.current_player
     before = state.to_json()
+    counted = state.information_set(seat)
+    counted.deal.method = "count"  # by default so many places are drawn by proposal: a sample in ms
     started = time.perf_counter()
     with pytest.raises(SamplingCostError) as caught:
-        state.resample(seat, 1, deadline=started + 0.05)
+        counted.sample(1, deadline=started + 0.05)
     assert time.perf_counter() - started < 1.5  # the deadline is looked at every few thousand splits
+    assert state.resample(seat, 1).observation(seat) == state.observation(seat)
     assert caught.value.code == "too_costly" and "too_costly" in ERROR_CODES
     assert fourcards.SamplingCostError is SamplingCostError and isinstance(caught.value, FourCardsError)
     assert state.to_json() == before
@@ -541,6 +549,7 @@ def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample() -> 
     for _ in range(60):
         state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
     shared = state.information_set(state.current_player)
+    shared.deal.method = "count"  # seconds to count (by default drawn by proposal, in milliseconds)
     first: list[str] = []
 
     def long_sample() -> None:

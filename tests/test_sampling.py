@@ -59,36 +59,41 @@ def test_the_count_is_the_brute_force_count(sizes: list[int], free: list[int], g
     assert sampler.count() == sum(brute_force(sizes, free, groups).values())
 
 
-@pytest.mark.parametrize("engine", ["grid", "exact"])
+@pytest.mark.parametrize("engine", ["grid", "exact", "propose"])
 @pytest.mark.parametrize("sizes, free, groups", CASES)
 def test_every_deal_within_the_bounds_comes_up_as_often(sizes: list[int], free: list[int], groups: list[Group],
                                                        engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both ways of counting: in floats over the whole grid of used slots, and in
-    exact integers over the states reached (for grids too large)."""
+    exact integers over the states reached (for grids too large); and by proposal."""
     if engine == "exact":
         monkeypatch.setattr(sampling, "GRID_CELLS", 0)
     weights = brute_force(sizes, free, groups)
-    sampler = DealSampler(sizes, free, groups)
-    sampler._prepare()
-    assert (sampler._grid is not None) == (engine == "grid")
+    if engine == "propose":
+        sampler = DealSampler(sizes, free, groups, method="propose")
+    else:
+        sampler = DealSampler(sizes, free, groups)
+        sampler._prepare()
+        assert (sampler._grid is not None) == (engine == "grid")
     rng = Rng(2026)
     samples = max(2000, 12 * len(weights))
     seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(samples))
     statistic, df, p = chi_square(seen, expected_counts(weights, samples))
     assert p > 1e-4, (statistic, df, p)
+    assert (sampler._memo is None) == (engine == "propose")  # a proposal counts nothing
 
 
-def test_accept_keeps_the_draws_uniform_over_the_deals_it_takes() -> None:
+@pytest.mark.parametrize("method", ["count", "propose"])
+def test_accept_keeps_the_draws_uniform_over_the_deals_it_takes(method: str) -> None:
     sizes, free = [2, 2], [1, 2, 3, 4]
     weights = Counter({k: v for k, v in brute_force(sizes, free, []).items() if 1 not in k[0]})
 
-    sampler = DealSampler(sizes, free, accept=lambda deal: 1 not in deal[0])
+    sampler = DealSampler(sizes, free, accept=lambda deal: 1 not in deal[0], method=method)
     rng = Rng(7)
     seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(3000))
     assert chi_square(seen, expected_counts(weights, 3000))[2] > 1e-4
 
 
-@pytest.mark.parametrize("engine", ["grid", "exact"])
+@pytest.mark.parametrize("engine", ["grid", "exact", "propose"])
 def test_listed_placements_draw_exactly_the_deals_a_test_of_the_whole_deal_would_take(
         engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A condition on cards together (place 0 holds one or two of 7, 8, 9 and place 2 none of
@@ -103,8 +108,10 @@ def test_listed_placements_draw_exactly_the_deals_a_test_of_the_whole_deal_would
     weights = Counter({k: v for k, v in brute_force(sizes, free + list(together), []).items() if keeps(k)})
     ways = tuple(way for way in itertools.product(range(3), repeat=3)
                  if 1 <= way.count(0) <= 2 and way[1] != 2)
-    sampler = DealSampler(sizes, free, [Placements(together, ways)])
-    assert sampler.count() == sum(weights.values())
+    method = "propose" if engine == "propose" else "auto"
+    sampler = DealSampler(sizes, free, [Placements(together, ways)], method=method)
+    if engine != "propose":
+        assert sampler.count() == sum(weights.values())
     rng = Rng(11)
     samples = max(3000, 12 * len(weights))
     seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(samples))
@@ -126,11 +133,19 @@ def test_a_sample_that_costs_too_much_is_a_sampling_cost_error(monkeypatch: pyte
     with pytest.raises(sampling.SamplingCostError, match="splits weighed"):
         never.sample(Rng(1))
     assert never._draw_work <= 10_000 + 8 * 3
-    big = DealSampler([8, 8, 8], [], [Group(tuple(range(3 * g, 3 * g + 3))) for g in range(8)])
+    groups = [Group(tuple(range(3 * g, 3 * g + 3)), high=(3, 3, 1)) for g in range(8)]
+    big = DealSampler([8, 8, 8], [], groups, method="count")
     monkeypatch.setattr(sampling, "GRID_CELLS", 0)  # the exact count, in integers
     monkeypatch.setattr(sampling, "MAX_WORK", 200)
     with pytest.raises(sampling.SamplingCostError, match="splits to weigh"):
         big.sample(Rng(1))
+    # by default a count too large to make is let go, and the deal drawn by proposal
+    auto = DealSampler([8, 8, 8], [], groups)
+    deal = auto.sample(Rng(1))
+    assert auto._uncountable and auto._memo is None and not any(auto._splits.values())
+    assert sorted(deal[0] + deal[1] + deal[2]) == list(range(24))
+    assert all(sum(card // 3 == g for card in deal[2]) <= 1 for g in range(8))  # the bounds kept
+    assert auto.sample(Rng(1)) == deal  # the same generator, the same deal
 
 
 class LateClock:
@@ -153,13 +168,13 @@ def test_listing_the_splits_of_a_group_keeps_to_the_deadline_and_the_work_bound(
     before any deadline or work bound was looked at."""
     sizes = [4] * 32
     wide = [Group(tuple(range(8 * g, 8 * g + 8))) for g in range(16)]  # 8 cards a group, over 32 places
-    late = DealSampler(sizes, [], wide)
+    late = DealSampler(sizes, [], wide, method="count")
     monkeypatch.setattr(sampling, "time", LateClock())
     with pytest.raises(sampling.SamplingCostError, match="deadline"):
         late.sample(Rng(1), deadline=1.0)
     assert 0 < late._work <= 2 * 2048  # stopped at its first look while listing, not after every split
     monkeypatch.setattr(sampling, "MAX_WORK", 5_000)
-    bounded = DealSampler(sizes, [], wide)
+    bounded = DealSampler(sizes, [], wide, method="count")
     with pytest.raises(sampling.SamplingCostError, match="splits to weigh"):
         bounded.count()
     assert bounded._work <= 5_000 + 256
@@ -170,7 +185,7 @@ def test_the_splits_a_sampler_lists_are_bounded(monkeypatch: pytest.MonkeyPatch)
     MAX_WORK splits before it was refused, 630 MB at its peak; the splits are half a kilobyte
     each, so their number is bounded on its own."""
     monkeypatch.setattr(sampling, "MAX_SPLITS", 1_000)
-    wide = DealSampler([4] * 32, list(range(6, 128)), [Group(tuple(range(6)))])
+    wide = DealSampler([4] * 32, list(range(6, 128)), [Group(tuple(range(6)))], method="count")
     with pytest.raises(sampling.SamplingCostError, match="1,000 splits to list"):
         wide.sample(Rng(1))
     assert wide._listing is not None and len(wide._listing[0]) <= 1_000 + 256
@@ -183,9 +198,9 @@ def test_a_listing_stopped_by_the_deadline_goes_on_where_it_stopped(monkeypatch:
     and at last refused for good ("too large") what a fresh one drew. And the ends of the count
     (up to MAX_MEMO of them) were never looked at against the deadline."""
     sizes, groups, free = [4] * 12, [Group(tuple(range(8)))], list(range(8, 48))
-    fresh = DealSampler(sizes, free, groups)
+    fresh = DealSampler(sizes, free, groups, method="count")
     fresh.sample(Rng(1))
-    stopped = DealSampler(sizes, free, groups)
+    stopped = DealSampler(sizes, free, groups, method="count")
     for tries in range(1, 4):
         monkeypatch.setattr(sampling, "time", LateClock())
         with pytest.raises(sampling.SamplingCostError, match="deadline"):
@@ -193,7 +208,7 @@ def test_a_listing_stopped_by_the_deadline_goes_on_where_it_stopped(monkeypatch:
         assert 0 < stopped._work <= tries * 2 * 2048 < fresh._work  # stopped while listing
     stopped.sample(Rng(1))  # drawn: the listing went on
     assert stopped._work == fresh._work  # and nothing was listed or weighed twice
-    counted = DealSampler([4] * 32, list(range(4, 128)), [Group(tuple(range(4)))])
+    counted = DealSampler([4] * 32, list(range(4, 128)), [Group(tuple(range(4)))], method="count")
     counted._prepare()  # the splits listed: what is left is the count's ends
     listed = counted._work
     monkeypatch.setattr(sampling, "time", LateClock())
@@ -233,7 +248,7 @@ def test_the_p_value_is_right() -> None:
     assert math.isclose(gamma_q(10.0, 3.0), 0.9988975118, rel_tol=1e-8)
 
 
-@pytest.mark.parametrize("engine", ["grid", "exact"])
+@pytest.mark.parametrize("engine", ["grid", "exact", "propose"])
 def test_removed_copies_weigh_the_deals_behind_a_position(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Deals are equally likely, not positions: with ``removed``, a place that gave
     up copies of a card since the deal is as likely to hold the others as the
@@ -251,10 +266,42 @@ def test_removed_copies_weigh_the_deals_behind_a_position(engine: str, monkeypat
         dealt[tuple(tuple(sorted(h)) for h in hands)] += 1
     if engine == "exact":
         monkeypatch.setattr(sampling, "GRID_CELLS", 0)
-    sampler = DealSampler(sizes, [6, 7, 8], [Group((5, 5), removed=removed + ())])
+    sampler = DealSampler(sizes, [6, 7, 8], [Group((5, 5), removed=removed + ())],
+                          method="propose" if engine == "propose" else "auto")
     rng = Rng(3)
     seen = Counter(tuple(tuple(sorted(place)) for place in sampler.sample(rng)) for _ in range(6000))
     assert set(seen) == set(dealt)
     assert chi_square(seen, expected_counts(dealt, 6000))[2] > 1e-4
     plain = Counter(tuple(tuple(sorted(place)) for place in DealSampler(sizes, pool).sample(rng)) for _ in range(6000))
     assert chi_square(plain, expected_counts(dealt, 6000))[2] < 1e-6  # without the weights: not the deals' odds
+
+
+def test_a_sampler_of_many_places_draws_by_proposal_and_counts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first user's trial: ``resample`` at a 32-seat Four Pack table was refused at 87 of 121
+    positions after 2 s each (counting the deals of 31 places runs to millions of partial deals).
+    Past MANY_PLACES places with bounds a sampler draws by proposal first; a sample never counts."""
+    sizes = [1] * 31
+    groups = [Group((c,), high=tuple(0 if d in (c, (c + 1) % 31) else 1 for d in range(31))) for c in range(12)]
+    sampler = DealSampler(sizes, list(range(12, 31)), groups)
+    rng = Rng(4)
+    for _ in range(50):
+        deal = sampler.sample(rng)
+        assert all(deal[c] != [c] and deal[(c + 1) % 31] != [c] for c in range(12))
+    assert sampler._memo is None and sampler._work == 0 and not sampler._uncountable
+    assert sampler.draw_once(Rng(4)) in (None, DealSampler(sizes, list(range(12, 31)), groups).sample(Rng(4)))
+    # few places: counted, as before
+    few = DealSampler([2] * 4, [4, 5, 6, 7], [Group((0, 1, 2, 3), high=(0, 2, 2, 2))])
+    few.sample(Rng(1))
+    assert few._memo is not None
+    # proposals that keep too few: after PROPOSALS_FIRST of them, counted
+    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 3)
+    narrow = DealSampler(sizes, list(range(1, 31)), [Group((0,), high=(0,) * 30 + (1,))])
+    assert narrow.sample(Rng(1))[30] == [0]
+    assert narrow._tried_proposals and narrow._memo is not None
+
+
+def test_a_way_to_draw_is_named() -> None:
+    with pytest.raises(FourCardsError, match="method='guess' is not a way to draw: one of auto, count, propose"):
+        DealSampler([1], [1], method="guess")
+    with pytest.raises(sampling.SamplingCostError, match="100,000 proposals"):
+        DealSampler([1, 1], [1, 2], accept=lambda deal: False, method="propose").sample(Rng(1))

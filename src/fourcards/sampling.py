@@ -20,6 +20,14 @@ condition on a few cards together (a hand holds one or two of a family's
 unseen cards) is a :class:`Placements`: every way to place those cards, listed,
 so that no sample is refused for it.
 
+Counting takes time and memory that grow with the places: past a handful of
+places with bounds (a Four Pack table of 12 to 32 seats), the counts run to
+millions of partial deals. There a sampler draws *by proposal*: the listed
+cards placed by one of their ways, every other card shuffled into the slots
+left, the proposal kept with the probability that makes the deals it keeps
+uniform (the weights of ``removed`` too) and refused when a bound fails.
+Both ways draw from the same distribution, exactly (``method``).
+
 Deals, not positions, are equally likely. Where a hand has given up copies of
 a card in the open since the deal (played, discarded), the hand it was dealt
 held those too, and a hand dealt more copies of one card could be dealt in
@@ -40,6 +48,7 @@ still holds the other as an even spread of the unseen cards would say.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -52,7 +61,7 @@ from .errors import FourCardsError, SamplingCostError
 from .rng import Rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
-           "SamplingCostError"]
+           "MANY_PLACES", "PROPOSALS_FIRST", "METHODS", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
@@ -67,12 +76,24 @@ MAX_WORK = 2_000_000
 MAX_SPLITS = 250_000
 #: Splits listed or weighed between two looks at a sample's deadline.
 _DEADLINE_EVERY = 2048
+#: Places with room past which a sampler with bounds draws by proposal before it counts
+#: (``method="auto"``): counting the deals of so many places takes seconds or is refused.
+MANY_PLACES = 8
+#: Proposals a sampler of many places tries for a deal before it counts instead.
+PROPOSALS_FIRST = 20_000
+#: The ways a sampler draws (see the module's docstring).
+METHODS = ("auto", "count", "propose")
 
 
 #: The largest table of counts (cells) and work (cells x splits) counted in floats
 #: over the whole grid; beyond, the counts are exact integers over the states reached.
 GRID_CELLS = 400_000
 GRID_WORK = 40_000_000
+
+
+class _TooLargeToCount(SamplingCostError):
+    """Counting refused by a bound (:data:`MAX_WORK`, :data:`MAX_MEMO`, :data:`MAX_SPLITS`), not by a
+    deadline: with ``method="auto"`` the sampler draws by proposal from then on."""
 
 
 def below_big(rng: Rng, n: int) -> int:
@@ -137,13 +158,27 @@ class DealSampler:
     test of a whole deal (a list per place of its labels, in slot order), or
     None. The pool (free cards and groups' cards) must fill the places exactly.
     Built once for a position, then :meth:`sample` as often as wanted; the
-    counting is done on the first sample."""
+    counting is done on the first sample.
+
+    ``method``: ``"count"`` draws from the counts; ``"propose"`` by proposal
+    and refusal, never counting; ``"auto"`` (the default) counts, unless more
+    than :data:`MANY_PLACES` places have room and there are bounds (then it
+    tries :data:`PROPOSALS_FIRST` proposals first), and draws by proposal once
+    counting is refused as too large. Each sample is exact whichever way drew it.
+
+    >>> wide = DealSampler([1] * 20, list(range(1, 20)), [Group((0,), high=(0,) * 19 + (1,))])
+    >>> wide.sample(Rng(2))[19]  # card 0 may only be in the last place
+    [0]
+    """
 
     def __init__(self, sizes: Sequence[int], free: Sequence[int], groups: Sequence[Group | Placements] = (),
-                 accept: Callable[[list[list[int]]], bool] | None = None) -> None:
+                 accept: Callable[[list[list[int]]], bool] | None = None, method: str = "auto") -> None:
+        if method not in METHODS:
+            raise FourCardsError(f"method={method!r:.40} is not a way to draw: one of {', '.join(METHODS)}")
         self.sizes = tuple(int(s) for s in sizes)
         self.free = tuple(free)
         self.accept = accept
+        self.method = method
         places = len(self.sizes)
         if any(s < 0 for s in self.sizes):
             raise ValueError(f"place sizes must be at least 0, got {self.sizes}")
@@ -203,6 +238,10 @@ class DealSampler:
                              Iterator[tuple[int, ...]]] | None = None
         self._grid: list[npt.NDArray[np.float64]] | None = None
         self._axes: list[int] = []
+        #: Counting was refused as too large (``method="auto"``): drawn by proposal from then on.
+        self._uncountable = False
+        self._tried_proposals = False  # ``auto``'s first proposals kept none: it counts
+        self._proposal: _Proposal | None = None
 
     # -- counting -----------------------------------------------------------------------
     def _compositions(self, count: int, low: tuple[int, ...], high: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -232,7 +271,7 @@ class DealSampler:
         :data:`MAX_WORK`, or past the deadline (looked at every few thousand)."""
         self._work += work
         if self._work > MAX_WORK:
-            raise SamplingCostError(f"more than {MAX_WORK:,} splits to weigh: this information set is too "
+            raise _TooLargeToCount(f"more than {MAX_WORK:,} splits to weigh: this information set is too "
                                     "large to sample exactly")
         if self.deadline is not None and self._work - self._looked >= _DEADLINE_EVERY:
             self._looked = self._work
@@ -266,7 +305,7 @@ class DealSampler:
                 if len(plain) % 256 == 0:
                     self._spend(256)
                     if sum(map(len, done[False])) + len(plain) > MAX_SPLITS:
-                        raise SamplingCostError(f"more than {MAX_SPLITS:,} splits to list: this information set "
+                        raise _TooLargeToCount(f"more than {MAX_SPLITS:,} splits to list: this information set "
                                                 "is too large to sample exactly")
             self._listing = None
             done[False].append(plain)
@@ -345,7 +384,7 @@ class DealSampler:
                 if all(a <= s for a, s in zip(after, self.sizes)):
                     total += weight * self._ways(i + 1, after, weighted)
         if len(memo) >= MAX_MEMO:
-            raise SamplingCostError(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
+            raise _TooLargeToCount(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
                                     "too large to sample exactly")
         memo[key] = total
         return total
@@ -428,6 +467,78 @@ class DealSampler:
             rng.shuffle(deal[d])  # the bounded cards' slots: uniform within the place
         return deal
 
+    # -- drawing by proposal --------------------------------------------------------------
+    def _many_places(self) -> bool:
+        """Bounds over more places with room than counting affords (``method="auto"``)."""
+        return bool(self.groups) and sum(1 for size in self.sizes if size) > MANY_PLACES
+
+    def _propose(self, rng: Rng) -> list[list[int]] | None:
+        """One proposal: each listed group placed by one of its ways, uniform; every other
+        card shuffled into the slots left; kept with probability (the deals behind it) /
+        (the most deals behind any proposal), so that the deals kept are uniform (and
+        weighed by ``removed``) within the bounds; None when refused."""
+        proposal = self._proposal
+        if proposal is None:
+            proposal = self._proposal = _Proposal(self)
+        places = len(self.sizes)
+        deal: list[list[int]] = [[] for _ in range(places)]
+        room = list(self.sizes)
+        for labels, ways in proposal.ways:
+            way = ways[rng.below(len(ways))]
+            for label, d in zip(labels, way):
+                deal[d].append(label)
+                room[d] -= 1
+        if any(left < 0 for left in room):
+            return None
+        rest, owner = proposal.rest, proposal.owner
+        order = list(range(len(rest)))
+        rng.shuffle(order)
+        held = [[0] * places for _ in proposal.bounded]
+        start = 0
+        for d in range(places):
+            for k in order[start:start + room[d]]:
+                deal[d].append(rest[k])
+                if owner[k] >= 0:
+                    held[owner[k]][d] += 1
+            start += room[d]
+        fact = math.factorial
+        # the rest's arrangements over the room left, against the most any proposal leaves
+        keep, out_of = proposal.fewest, math.prod(fact(left) for left in room)
+        for counts, (low, high, removed, best, best_of) in zip(held, proposal.bounded):
+            if not all(lo <= y <= hi for y, lo, hi in zip(counts, low, high)):
+                return None
+            if removed is not None:  # y! / (y + removed)! a place, against its largest
+                keep *= math.prod(fact(y) for y in counts) * best_of
+                out_of *= math.prod(fact(y + r) for y, r in zip(counts, removed)) * best
+        if keep != out_of and below_big(rng, out_of) >= keep:
+            return None
+        if self.accept is not None and not self.accept(deal):
+            return None
+        for cards in deal:
+            rng.shuffle(cards)  # the slots within a place: uniform
+        return deal
+
+    def _by_proposal(self, rng: Rng, deadline: float | None, tries: int) -> list[list[int]] | None:
+        """Up to ``tries`` proposals: the first kept, or None."""
+        for tried in range(tries):
+            if deadline is not None and tried % 8 == 0 and time.perf_counter() > deadline:
+                raise SamplingCostError("no deal drawn before the deadline")
+            deal = self._propose(rng)
+            if deal is not None:
+                return deal
+        return None
+
+    def _proposed(self, rng: Rng, deadline: float | None) -> list[list[int]]:
+        deal = self._by_proposal(rng, deadline, MAX_TRIES)
+        if deal is None:
+            raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} proposals")
+        return deal
+
+    def _proposes(self) -> bool:
+        """Whether the next draw is by proposal."""
+        return self.method == "propose" or self._uncountable
+
+    # -- either way --------------------------------------------------------------------
     def sample(self, rng: Rng, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels in slot order (uniform among the
         deals within the bounds that ``accept`` takes); with ``deadline`` (a
@@ -435,15 +546,82 @@ class DealSampler:
         self.deadline = deadline
         self._draw_work = 0
         try:
-            for tries in range(MAX_TRIES):
-                if deadline is not None and tries % 8 == 0 and time.perf_counter() > deadline:
-                    raise SamplingCostError("no deal drawn before the deadline")
-                if self._draw_work > MAX_WORK:  # many refused, each costly: seconds spent on one sample
-                    raise SamplingCostError(f"no deal the player cannot rule out was found in {tries:,} tries "
-                                            f"(more than {MAX_WORK:,} splits weighed)")
-                deal = self._draw(rng)
-                if self.accept is None or self.accept(deal):
+            if self._proposes():
+                return self._proposed(rng, deadline)
+            if self.method == "auto" and self._memo is None and not self._tried_proposals and self._many_places():
+                deal = self._by_proposal(rng, deadline, PROPOSALS_FIRST)
+                if deal is not None:
                     return deal
+                self._tried_proposals = True  # too few kept: counting may do better
+            try:
+                return self._by_count(rng, deadline)
+            except _TooLargeToCount:
+                if self.method == "count":
+                    raise
+                self._uncountable = True  # and what the count holds is let go
+                self._memo, self._grid, self._listing = None, None, None
+                self._splits = {False: [], True: []}
+                return self._proposed(rng, deadline)
         finally:
             self.deadline = None
+
+    def draw_once(self, rng: Rng) -> list[list[int]] | None:
+        """One try at a deal, the way :meth:`sample` would draw it: the deal, or None when
+        the try was refused (``accept``, or a proposal's bound). For a quick look at whether
+        bounds hold any deal at all; :meth:`sample` tries until one is drawn."""
+        if self._proposes() or (self.method == "auto" and self._memo is None and self._many_places()):
+            return self._propose(rng)
+        deal = self._draw(rng)
+        return deal if self.accept is None or self.accept(deal) else None
+
+    def _by_count(self, rng: Rng, deadline: float | None) -> list[list[int]]:
+        for tries in range(MAX_TRIES):
+            if deadline is not None and tries % 8 == 0 and time.perf_counter() > deadline:
+                raise SamplingCostError("no deal drawn before the deadline")
+            if self._draw_work > MAX_WORK:  # many refused, each costly: seconds spent on one sample
+                raise SamplingCostError(f"no deal the player cannot rule out was found in {tries:,} tries "
+                                        f"(more than {MAX_WORK:,} splits weighed)")
+            deal = self._draw(rng)
+            if self.accept is None or self.accept(deal):
+                return deal
         raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")
+
+
+class _Proposal:
+    """What drawing by proposal needs of a sampler, worked out once: every way of each
+    listed group; the other cards and, per card, its bounded group (-1: free); each
+    bounded group's bounds, its ``removed`` (None: none) and the largest weight a split
+    of it can have (``y! / (y + removed)!`` a place, as ``best_of / best``); and the
+    fewest arrangements' denominator, ``prod(c!)`` over the room left spread as evenly
+    as the places allow (so a proposal's weight never passes 1)."""
+
+    __slots__ = ("ways", "rest", "owner", "bounded", "fewest")
+
+    def __init__(self, sampler: DealSampler) -> None:
+        fact = math.factorial
+        self.ways: list[tuple[tuple[int, ...], list[tuple[int, ...]]]] = []
+        rest, owner = list(sampler.free), [-1] * len(sampler.free)
+        self.bounded: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, int, int]] = []
+        for (labels, low, high, removed), listed in zip(sampler.groups, sampler._listed):
+            if listed is not None:
+                self.ways.append((labels, [way for ways in listed.values() for way in ways]))
+                continue
+            owner += [len(self.bounded)] * len(labels)
+            rest += labels
+            best = best_of = 1
+            if any(removed):  # y!/(y+r)! falls with y when r >= 0, grows when r < 0
+                for lo, hi, r in zip(low, high, removed):
+                    y = lo if r >= 0 else hi
+                    best *= fact(y)
+                    best_of *= fact(y + r)
+            self.bounded.append((low, high, removed if any(removed) else None, best, best_of))
+        self.rest, self.owner = tuple(rest), tuple(owner)
+        room = [0] * len(sampler.sizes)  # the rest spread as evenly as the places allow: the fewest c! product
+        heap = [(0, d) for d, size in enumerate(sampler.sizes) if size > 0]
+        heapq.heapify(heap)
+        for _ in range(len(rest)):
+            taken, d = heapq.heappop(heap)
+            room[d] += 1
+            if room[d] < sampler.sizes[d]:
+                heapq.heappush(heap, (room[d], d))
+        self.fewest = math.prod(fact(c) for c in room)

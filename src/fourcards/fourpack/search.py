@@ -250,8 +250,7 @@ class SearchBot(SearchPlayer):
                     for _ in range(_NARROW_TRIES):
                         if deal is None:
                             return narrowed
-                        drawn = deal._draw(self.rng)  # also finds a narrowing no deal meets
-                        if deal.accept is None or deal.accept(drawn):
+                        if deal.draw_once(self.rng) is not None:  # also finds a narrowing no deal meets
                             return narrowed
                         if deadline is not None and time.perf_counter() > deadline:
                             break
