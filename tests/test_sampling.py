@@ -276,10 +276,10 @@ def test_removed_copies_weigh_the_deals_behind_a_position(engine: str, monkeypat
     assert chi_square(plain, expected_counts(dealt, 6000))[2] < 1e-6  # without the weights: not the deals' odds
 
 
-def test_a_sampler_of_many_places_draws_by_proposal_and_counts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sampler_of_many_places_draws_by_proposal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A first user's trial: ``resample`` at a 32-seat Four Pack table was refused at 87 of 121
     positions after 2 s each (counting the deals of 31 places runs to millions of partial deals).
-    Past MANY_PLACES places with bounds a sampler draws by proposal first; a sample never counts."""
+    Past MANY_PLACES places with bounds a sampler draws by proposal first."""
     sizes = [1] * 31
     groups = [Group((c,), high=tuple(0 if d in (c, (c + 1) % 31) else 1 for d in range(31))) for c in range(12)]
     sampler = DealSampler(sizes, list(range(12, 31)), groups)
@@ -288,16 +288,109 @@ def test_a_sampler_of_many_places_draws_by_proposal_and_counts_nothing(monkeypat
         deal = sampler.sample(rng)
         assert all(deal[c] != [c] and deal[(c + 1) % 31] != [c] for c in range(12))
     assert sampler._memo is None and sampler._work == 0 and not sampler._uncountable
-    assert sampler.draw_once(Rng(4)) in (None, DealSampler(sizes, list(range(12, 31)), groups).sample(Rng(4)))
     # few places: counted, as before
     few = DealSampler([2] * 4, [4, 5, 6, 7], [Group((0, 1, 2, 3), high=(0, 2, 2, 2))])
     few.sample(Rng(1))
     assert few._memo is not None
-    # proposals that keep too few: after PROPOSALS_FIRST of them, counted
-    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 3)
+    # proposals that keep too few: after about what the count would cost, counted
+    small = DealSampler([1] * 12, list(range(1, 12)), [Group((0,), high=(0,) * 11 + (1,))])
+    assert small._plan() == "propose" and small._first == 2**11 // sampling.CELLS_A_PROPOSAL
+    monkeypatch.setattr(sampling, "PROPOSALS_LEAST", 1)
+    monkeypatch.setattr(sampling, "CELLS_A_PROPOSAL", 2**11)
+    small = DealSampler([1] * 12, list(range(1, 12)), [Group((0,), high=(0,) * 11 + (1,))])
+    assert small.sample(Rng(1))[11] == [0] and small._memo is not None
+    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 3)  # the same where the count would not fit the grid
     narrow = DealSampler(sizes, list(range(1, 31)), [Group((0,), high=(0,) * 30 + (1,))])
     assert narrow.sample(Rng(1))[30] == [0]
-    assert narrow._tried_proposals and narrow._memo is not None
+    assert narrow._memo is not None
+
+
+def test_a_sample_depends_only_on_its_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reviewer's trial: how a sampler of many places drew (proposals first, or the count)
+    depended on what it had drawn before, so one information set gave two deals for one seed
+    (a 32-seat Four Pack position). The way is now decided from the inputs alone."""
+    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 2)  # some samples go on to the count
+    sizes = [2] * 13
+    groups = [Group((0, 1, 2, 3), high=(0, 0) + (2,) * 11), Group((4, 5), high=(2,) * 12 + (0,))]
+
+    def fresh() -> DealSampler:
+        return DealSampler(sizes, list(range(6, 26)), groups)
+
+    seeds = range(16)
+    first = [fresh().sample(Rng(seed)) for seed in seeds]
+    used = fresh()
+    assert used._plan() == "propose"
+    assert [used.sample(Rng(seed)) for seed in seeds] == first  # one sampler, in order
+    assert used._memo is not None  # some went on to the count
+    counted = fresh()
+    counted.count()
+    assert [counted.sample(Rng(seed)) for seed in reversed(seeds)] == first[::-1]
+    monkeypatch.setattr(sampling, "MAX_WORK", 50)  # the count too large: proposals, the same stream
+    uncounted = fresh()
+    assert uncounted.sample(Rng(0)) != [] and uncounted._uncountable
+    again = [uncounted.sample(Rng(seed)) for seed in seeds]
+    assert again == [fresh().sample(Rng(seed)) for seed in seeds]
+
+
+def test_accept_sees_the_slots_of_a_proposal_in_their_final_order() -> None:
+    """A reviewer's trial: a proposal's places were shuffled after ``accept`` looked at them,
+    so an ``accept`` that reads the slot order let through deals it refused."""
+    sampler = DealSampler([2, 2], [1, 2, 3], [Placements((7,), ((0,), (1,)))],
+                          accept=lambda deal: deal[0][0] == 7, method="propose")
+    rng = Rng(1)
+    assert {tuple(sampler.sample(rng)[0]) for _ in range(200)} == {(7, 1), (7, 2), (7, 3)}
+
+
+def test_copies_received_in_the_open_weigh_the_deals_both_ways() -> None:
+    """``removed`` below 0 (copies a place received in the open): the deals behind a split
+    weigh ``y! / (y + removed)!`` a place, heaviest at the most copies (a reviewer's mutation,
+    the fewest taken for the heaviest, passed every test)."""
+    sizes, removed = [3, 2, 1], (-1, 1, 0)
+    labels = [5, 5, 5, 6, 7, 8]
+    weights: Counter[tuple[tuple[int, ...], ...]] = Counter()
+    for order in itertools.permutations(range(len(labels))):
+        hands = [[labels[i] for i in order[0:3]], [labels[i] for i in order[3:5]], [labels[i] for i in order[5:6]]]
+        held = [hand.count(5) for hand in hands]
+        if held[0] < 1:
+            continue  # place 0 received one 5: it holds it
+        key = tuple(tuple(sorted(h)) for h in hands)
+        weights[key] += math.prod(math.factorial(y) for y in held) * 10**6 // math.prod(
+            math.factorial(y + r) for y, r in zip(held, removed))
+    for method in ("count", "propose"):
+        sampler = DealSampler(sizes, [6, 7, 8], [Group((5, 5, 5), removed=removed)], method=method)
+        rng = Rng(8)
+        seen = Counter(tuple(tuple(sorted(place)) for place in sampler.sample(rng)) for _ in range(6000))
+        assert set(seen) == set(weights)
+        assert chi_square(seen, expected_counts(weights, 6000))[2] > 1e-4, method
+    # a low below 0 is no bound (it crashed proposals on a factorial of -1)
+    loose = DealSampler([2, 2], [1, 2], [Group((5, 5), low=(-1, 0), removed=(1, 0))], method="propose")
+    assert sorted(sum(loose.sample(Rng(1)), [])) == [1, 2, 5, 5]
+
+
+def test_proposals_keep_to_the_deadline_and_fall_back_in_a_single_try(monkeypatch: pytest.MonkeyPatch) -> None:
+    never = DealSampler([1, 1], [1, 2], accept=lambda deal: False, method="propose")
+    monkeypatch.setattr(sampling, "time", LateClock())
+    with pytest.raises(sampling.SamplingCostError, match="deadline"):
+        never.sample(Rng(1), deadline=1.0)
+    monkeypatch.undo()
+    # draw_once, like sample, lets go of a count too large to make (it raised a private error)
+    monkeypatch.setattr(sampling, "GRID_CELLS", 0)
+    monkeypatch.setattr(sampling, "MAX_WORK", 200)
+    big = DealSampler([8, 8, 8], [], [Group(tuple(range(3 * g, 3 * g + 3)), high=(3, 3, 2)) for g in range(8)])
+    tries = [big.draw_once(Rng(seed)) for seed in range(100)]
+    assert big._uncountable and any(deal is not None for deal in tries)
+
+
+def test_bounds_no_deal_meets_are_refused_when_the_sampler_is_made() -> None:
+    """A reviewer's trial: by proposal, bounds no deal meets spun through 100,000 proposals
+    (minutes with a large pool) before a ``too_costly`` error; they are a bad input."""
+    for groups in ([Group((5,), low=(1, 1))], [Group((5, 6), high=(0, 1))],
+                   [Placements((5, 6, 7), ((0, 0, 0), (1, 1, 1)))]):
+        for method in ("count", "propose"):
+            with pytest.raises(FourCardsError, match="no deal keeps"):
+                DealSampler([2, 2], [1, 2, 3, 4][: 4 - len(groups[0].labels)], groups, method=method)
+    fits = DealSampler([2, 2], [1], [Placements((5, 6, 7), ((0, 0, 0), (0, 1, 1)))], method="propose")
+    assert fits.sample(Rng(1)) in ([[5, 1], [6, 7]], [[1, 5], [6, 7]], [[5, 1], [7, 6]], [[1, 5], [7, 6]])
 
 
 def test_a_way_to_draw_is_named() -> None:

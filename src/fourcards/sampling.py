@@ -21,12 +21,14 @@ unseen cards) is a :class:`Placements`: every way to place those cards, listed,
 so that no sample is refused for it.
 
 Counting takes time and memory that grow with the places: past a handful of
-places with bounds (a Four Pack table of 12 to 32 seats), the counts run to
-millions of partial deals. There a sampler draws *by proposal*: the listed
+places with bounds (a Four Pack table of 10 to 32 seats), the counts can run
+to millions of partial deals. There a sampler draws *by proposal*: the listed
 cards placed by one of their ways, every other card shuffled into the slots
 left, the proposal kept with the probability that makes the deals it keeps
 uniform (the weights of ``removed`` too) and refused when a bound fails.
-Both ways draw from the same distribution, exactly (``method``).
+Both ways draw from the same distribution, exactly (``method``); which way a
+sampler draws is decided from its inputs, so a deal depends only on the
+generator it is drawn with.
 
 Deals, not positions, are equally likely. Where a hand has given up copies of
 a card in the open since the deal (played, discarded), the hand it was dealt
@@ -49,6 +51,7 @@ still holds the other as an even spread of the unseen cards would say.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -61,7 +64,7 @@ from .errors import FourCardsError, SamplingCostError
 from .rng import Rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
-           "MANY_PLACES", "PROPOSALS_FIRST", "METHODS", "SamplingCostError"]
+           "MANY_PLACES", "PROPOSALS_FIRST", "CELLS_A_PROPOSAL", "PROPOSALS_LEAST", "METHODS", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
@@ -77,10 +80,15 @@ MAX_SPLITS = 250_000
 #: Splits listed or weighed between two looks at a sample's deadline.
 _DEADLINE_EVERY = 2048
 #: Places with room past which a sampler with bounds draws by proposal before it counts
-#: (``method="auto"``): counting the deals of so many places takes seconds or is refused.
+#: (``method="auto"``): counting the deals of so many places can take seconds or be refused.
 MANY_PLACES = 8
-#: Proposals a sampler of many places tries for a deal before it counts instead.
-PROPOSALS_FIRST = 20_000
+#: Proposals a sampler of many places tries for a deal before it counts instead, where
+#: its counts would not fit the grid (:data:`GRID_CELLS`); where they would, one
+#: proposal for every :data:`CELLS_A_PROPOSAL` cells of it (about the same time), and at
+#: least :data:`PROPOSALS_LEAST`.
+PROPOSALS_FIRST = 100_000
+CELLS_A_PROPOSAL = 16
+PROPOSALS_LEAST = 64
 #: The ways a sampler draws (see the module's docstring).
 METHODS = ("auto", "count", "propose")
 
@@ -89,6 +97,8 @@ METHODS = ("auto", "count", "propose")
 #: over the whole grid; beyond, the counts are exact integers over the states reached.
 GRID_CELLS = 400_000
 GRID_WORK = 40_000_000
+#: Cells added up on the grid between two looks at a sample's deadline.
+_GRID_LOOK = 2_000_000
 
 
 class _TooLargeToCount(SamplingCostError):
@@ -163,8 +173,9 @@ class DealSampler:
     ``method``: ``"count"`` draws from the counts; ``"propose"`` by proposal
     and refusal, never counting; ``"auto"`` (the default) counts, unless more
     than :data:`MANY_PLACES` places have room and there are bounds (then it
-    tries :data:`PROPOSALS_FIRST` proposals first), and draws by proposal once
-    counting is refused as too large. Each sample is exact whichever way drew it.
+    tries proposals before it counts: about as many as cost what counting
+    would), and draws by proposal once counting is refused as too large. Each
+    sample is exact whichever way drew it.
 
     >>> wide = DealSampler([1] * 20, list(range(1, 20)), [Group((0,), high=(0,) * 19 + (1,))])
     >>> wide.sample(Rng(2))[19]  # card 0 may only be in the last place
@@ -197,7 +208,8 @@ class DealSampler:
                     split = [0] * places
                     for d in way:
                         split[d] += 1
-                    by_split.setdefault(tuple(split), []).append(tuple(way))
+                    if all(y <= size for y, size in zip(split, self.sizes)):  # a way that overflows: never dealt
+                        by_split.setdefault(tuple(split), []).append(tuple(way))
                 if not by_split:
                     raise FourCardsError("no deal keeps what the player has seen (cards with no allowed placement)")
                 if group.labels:
@@ -214,9 +226,9 @@ class DealSampler:
                 raise ValueError(f"a group's bounds must name each of the {places} places")
             if any(removed) and len(set(group.labels)) > 1:
                 raise ValueError("removed copies are counted for a group of copies of one card")
-            low = tuple(max(lo, -r) for lo, r in zip(low, removed))  # a hand cannot have been dealt less than none
+            low = tuple(max(lo, -r, 0) for lo, r in zip(low, removed))  # a hand was dealt none or more
             high = tuple(min(h, count, s) for h, s in zip(high, self.sizes))
-            if count and any(lo > hi for lo, hi in zip(low, high)):
+            if count and (any(lo > hi for lo, hi in zip(low, high)) or sum(low) > count or sum(high) < count):
                 raise FourCardsError("no deal keeps what the player has seen (a group's bounds cannot be met)")
             if count:
                 normal.append((group.labels, low, high, tuple(removed)))
@@ -240,7 +252,9 @@ class DealSampler:
         self._axes: list[int] = []
         #: Counting was refused as too large (``method="auto"``): drawn by proposal from then on.
         self._uncountable = False
-        self._tried_proposals = False  # ``auto``'s first proposals kept none: it counts
+        self._way: str | None = None  # how a sample is drawn (:meth:`_plan`)
+        self._first = 0  # proposals before the count, when ``_way`` is "propose"
+        self._entries = {False: 0, True: 0}  # the memo's entries, per table
         self._proposal: _Proposal | None = None
 
     # -- counting -----------------------------------------------------------------------
@@ -311,6 +325,7 @@ class DealSampler:
             done[False].append(plain)
             done[True].append(weighted)
         self._memo = {}
+        self._entries = {False: 0, True: 0}
         self._plan_grid()
 
     def _plan_grid(self) -> None:
@@ -345,9 +360,16 @@ class DealSampler:
             return
         layer = np.exp(logs - logs[np.isfinite(logs)].max())
         layers = [layer]
+        looked = 0
         for splits in reversed(self._splits[True]):
             new = np.zeros(shape)
             for y, weight in splits:
+                looked += cells
+                if self.deadline is not None and looked >= _GRID_LOOK:
+                    looked = 0
+                    if time.perf_counter() > self.deadline:  # the grid is made again, whole, next time
+                        self._memo = None
+                        raise SamplingCostError("no deal drawn before the deadline (counting the ways to deal)")
                 shift = [y[d] for d in axes]
                 if any(v >= size for v, size in zip(shift, shape)):
                     continue
@@ -383,7 +405,8 @@ class DealSampler:
                 after = tuple(u + v for u, v in zip(used, y))
                 if all(a <= s for a, s in zip(after, self.sizes)):
                     total += weight * self._ways(i + 1, after, weighted)
-        if len(memo) >= MAX_MEMO:
+        self._entries[weighted] += 1  # each table bounded on its own: count() leaves sample() as it was
+        if self._entries[weighted] > MAX_MEMO:
             raise _TooLargeToCount(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
                                     "too large to sample exactly")
         memo[key] = total
@@ -393,7 +416,12 @@ class DealSampler:
         """How many shuffles keep every group's bounds (slots ordered; before ``accept``)."""
         self._prepare()
         free = len(self.free)
-        return self._ways(0, (0,) * len(self.sizes), False) * math.factorial(free)
+        work = self._work
+        try:
+            return self._ways(0, (0,) * len(self.sizes), False) * math.factorial(free)
+        finally:
+            self._work = work  # the work bound of a sample's own count is not spent by this one
+            self._looked = min(self._looked, work)
 
     # -- drawing ------------------------------------------------------------------------
     def _splits_of(self, i: int, used: tuple[int, ...], rng: Rng) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -468,9 +496,26 @@ class DealSampler:
         return deal
 
     # -- drawing by proposal --------------------------------------------------------------
-    def _many_places(self) -> bool:
-        """Bounds over more places with room than counting affords (``method="auto"``)."""
-        return bool(self.groups) and sum(1 for size in self.sizes if size) > MANY_PLACES
+    def _plan(self) -> str:
+        """How :meth:`sample` draws, decided from the sampler's inputs alone (so that a
+        sample depends only on its generator, whatever was drawn before): ``"count"``
+        (from the counts; by proposal once they are found too large to count), or
+        ``"propose"`` (up to ``self._first`` proposals, then as ``"count"``). Proposals
+        first are as many as cost about what the count would (:data:`CELLS_A_PROPOSAL`):
+        never much more than the cheaper way."""
+        if self._way is None:
+            places = len(self.sizes)
+            if self.method != "auto":
+                self._way = self.method
+            elif not self.groups or sum(1 for size in self.sizes if size) <= MANY_PLACES:
+                self._way = "count"
+            else:
+                implied = max(range(places), key=lambda d: self.sizes[d])
+                cells = math.prod(self.sizes[d] + 1 for d in range(places) if d != implied)
+                self._first = max(PROPOSALS_LEAST, cells // CELLS_A_PROPOSAL) if cells <= GRID_CELLS \
+                    else PROPOSALS_FIRST
+                self._way = "propose"
+        return self._way
 
     def _propose(self, rng: Rng) -> list[list[int]] | None:
         """One proposal: each listed group placed by one of its ways, uniform; every other
@@ -501,27 +546,28 @@ class DealSampler:
                 if owner[k] >= 0:
                     held[owner[k]][d] += 1
             start += room[d]
-        fact = math.factorial
-        # the rest's arrangements over the room left, against the most any proposal leaves
-        keep, out_of = proposal.fewest, math.prod(fact(left) for left in room)
-        for counts, (low, high, removed, best, best_of) in zip(held, proposal.bounded):
+        for counts, (low, high, _removed, _best, _best_of) in zip(held, proposal.bounded):
             if not all(lo <= y <= hi for y, lo, hi in zip(counts, low, high)):
                 return None
+        # the rest's arrangements over the room left, against the most any proposal leaves
+        keep, out_of = proposal.weigh_room(room)
+        fact = math.factorial
+        for counts, (_low, _high, removed, best, best_of) in zip(held, proposal.bounded):
             if removed is not None:  # y! / (y + removed)! a place, against its largest
                 keep *= math.prod(fact(y) for y in counts) * best_of
                 out_of *= math.prod(fact(y + r) for y, r in zip(counts, removed)) * best
         if keep != out_of and below_big(rng, out_of) >= keep:
             return None
+        for cards in deal:
+            rng.shuffle(cards)  # the slots within a place: uniform (before accept: it may look at them)
         if self.accept is not None and not self.accept(deal):
             return None
-        for cards in deal:
-            rng.shuffle(cards)  # the slots within a place: uniform
         return deal
 
     def _by_proposal(self, rng: Rng, deadline: float | None, tries: int) -> list[list[int]] | None:
         """Up to ``tries`` proposals: the first kept, or None."""
-        for tried in range(tries):
-            if deadline is not None and tried % 8 == 0 and time.perf_counter() > deadline:
+        for _ in range(tries):
+            if deadline is not None and time.perf_counter() > deadline:
                 raise SamplingCostError("no deal drawn before the deadline")
             deal = self._propose(rng)
             if deal is not None:
@@ -534,44 +580,54 @@ class DealSampler:
             raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} proposals")
         return deal
 
-    def _proposes(self) -> bool:
-        """Whether the next draw is by proposal."""
-        return self.method == "propose" or self._uncountable
+    def _let_go_of_the_count(self) -> None:
+        """Counting was refused as too large: by proposal from then on, the count's tables freed."""
+        self._uncountable = True
+        self._memo, self._grid, self._listing = None, None, None
+        self._splits = {False: [], True: []}
 
     # -- either way --------------------------------------------------------------------
     def sample(self, rng: Rng, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels in slot order (uniform among the
         deals within the bounds that ``accept`` takes); with ``deadline`` (a
-        ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes."""
+        ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes.
+        The deal depends only on ``rng`` (and the sampler's inputs)."""
         self.deadline = deadline
         self._draw_work = 0
         try:
-            if self._proposes():
-                return self._proposed(rng, deadline)
-            if self.method == "auto" and self._memo is None and not self._tried_proposals and self._many_places():
-                deal = self._by_proposal(rng, deadline, PROPOSALS_FIRST)
+            plan = self._plan()
+            if plan == "propose":
+                if self.method == "propose":
+                    return self._proposed(rng, deadline)
+                deal = self._by_proposal(rng, deadline, self._first)
                 if deal is not None:
                     return deal
-                self._tried_proposals = True  # too few kept: counting may do better
-            try:
-                return self._by_count(rng, deadline)
-            except _TooLargeToCount:
-                if self.method == "count":
-                    raise
-                self._uncountable = True  # and what the count holds is let go
-                self._memo, self._grid, self._listing = None, None, None
-                self._splits = {False: [], True: []}
-                return self._proposed(rng, deadline)
+            # counting consumes nothing of ``rng``: a count found too large before, or now,
+            # leaves the same generator to the proposals
+            if not self._uncountable:
+                try:
+                    return self._by_count(rng, deadline)
+                except _TooLargeToCount:
+                    if self.method == "count":
+                        raise
+                    self._let_go_of_the_count()
+            return self._proposed(rng, deadline)
         finally:
             self.deadline = None
 
     def draw_once(self, rng: Rng) -> list[list[int]] | None:
-        """One try at a deal, the way :meth:`sample` would draw it: the deal, or None when
-        the try was refused (``accept``, or a proposal's bound). For a quick look at whether
-        bounds hold any deal at all; :meth:`sample` tries until one is drawn."""
-        if self._proposes() or (self.method == "auto" and self._memo is None and self._many_places()):
+        """One try at a deal, the way :meth:`sample` first tries: the deal, or None when the
+        try was refused (``accept``, or a proposal's bound). A quick look at whether bounds
+        hold any deal at all; :meth:`sample` tries until one is drawn."""
+        if self._plan() == "propose" or self._uncountable:
             return self._propose(rng)
-        deal = self._draw(rng)
+        try:
+            deal = self._draw(rng)
+        except _TooLargeToCount:
+            if self.method == "count":
+                raise
+            self._let_go_of_the_count()
+            return self._propose(rng)
         return deal if self.accept is None or self.accept(deal) else None
 
     def _by_count(self, rng: Rng, deadline: float | None) -> list[list[int]]:
@@ -591,20 +647,26 @@ class _Proposal:
     """What drawing by proposal needs of a sampler, worked out once: every way of each
     listed group; the other cards and, per card, its bounded group (-1: free); each
     bounded group's bounds, its ``removed`` (None: none) and the largest weight a split
-    of it can have (``y! / (y + removed)!`` a place, as ``best_of / best``); and the
-    fewest arrangements' denominator, ``prod(c!)`` over the room left spread as evenly
-    as the places allow (so a proposal's weight never passes 1)."""
+    of it can have (``y! / (y + removed)!`` a place, as ``best_of / best``); and
+    ``fewest``, the least ``prod(c!)`` over the room ``c`` a proposal may leave the other
+    cards (so a proposal's weight, ``fewest / prod(c!)``, never passes 1)."""
 
-    __slots__ = ("ways", "rest", "owner", "bounded", "fewest")
+    __slots__ = ("ways", "rest", "owner", "bounded", "fewest", "_weighed")
+
+    #: The combinations of the listed groups' splits looked through for ``fewest`` (beyond,
+    #: a bound over every room that fits the places: as exact, more proposals refused).
+    COMBINATIONS = 20_000
 
     def __init__(self, sampler: DealSampler) -> None:
         fact = math.factorial
         self.ways: list[tuple[tuple[int, ...], list[tuple[int, ...]]]] = []
         rest, owner = list(sampler.free), [-1] * len(sampler.free)
         self.bounded: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, int, int]] = []
+        splits: list[list[tuple[int, ...]]] = []
         for (labels, low, high, removed), listed in zip(sampler.groups, sampler._listed):
             if listed is not None:
                 self.ways.append((labels, [way for ways in listed.values() for way in ways]))
+                splits.append(list(listed))
                 continue
             owner += [len(self.bounded)] * len(labels)
             rest += labels
@@ -616,12 +678,35 @@ class _Proposal:
                     best_of *= fact(y + r)
             self.bounded.append((low, high, removed if any(removed) else None, best, best_of))
         self.rest, self.owner = tuple(rest), tuple(owner)
-        room = [0] * len(sampler.sizes)  # the rest spread as evenly as the places allow: the fewest c! product
-        heap = [(0, d) for d, size in enumerate(sampler.sizes) if size > 0]
-        heapq.heapify(heap)
-        for _ in range(len(rest)):
-            taken, d = heapq.heappop(heap)
-            room[d] += 1
-            if room[d] < sampler.sizes[d]:
-                heapq.heappush(heap, (room[d], d))
-        self.fewest = math.prod(fact(c) for c in room)
+        sizes = sampler.sizes
+        self.fewest = 0
+        if math.prod(len(options) for options in splits) <= self.COMBINATIONS:  # every room a proposal leaves
+            for combination in itertools.product(*splits):
+                room = [size - sum(split[d] for split in combination) for d, size in enumerate(sizes)]
+                if min(room, default=0) >= 0:
+                    weight = math.prod(fact(c) for c in room)
+                    self.fewest = weight if not self.fewest else min(self.fewest, weight)
+        if not self.fewest:  # the rest spread as evenly as the places allow: the least product
+            room = [0] * len(sizes)
+            heap = [(0, d) for d, size in enumerate(sizes) if size > 0]
+            heapq.heapify(heap)
+            for _ in range(len(rest)):
+                taken, d = heapq.heappop(heap)
+                room[d] += 1
+                if room[d] < sizes[d]:
+                    heapq.heappush(heap, (room[d], d))
+            self.fewest = math.prod(fact(c) for c in room)
+        self._weighed: dict[tuple[int, ...], int] = {}
+
+    def weigh_room(self, room: list[int]) -> tuple[int, int]:
+        """``(fewest, prod(c!))`` for the room left: how likely the proposal is to be kept,
+        as a fraction (1 where no listed group moves the room)."""
+        if not self.ways:
+            return 1, 1
+        key = tuple(room)
+        product = self._weighed.get(key)
+        if product is None:
+            product = math.prod(math.factorial(c) for c in room)
+            if len(self._weighed) < 4096:
+                self._weighed[key] = product
+        return self.fewest, product

@@ -185,7 +185,7 @@ class SearchBot(SearchPlayer):
         it by more than one playout: when the clock is up before every question had a
         playout (a table of many seats), or a deal cannot be drawn in time, it asks the
         rule bot's question (:func:`~fourcards.fourpack.bots.memory_choice`), as it does
-        when the deals are too many to count (:data:`~fourcards.sampling.MAX_MEMO`)."""
+        when no deal can be drawn within the sampler's bounds (:mod:`fourcards.sampling`)."""
         if not isinstance(observation, FourPackObservation):
             raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
@@ -239,7 +239,8 @@ class SearchBot(SearchPlayer):
         """The seat's information set; with ``askers_hold``, narrowed to the deals where
         every asker held a card of the family it asked for, unless no such deal turns up
         in a few draws (a seat that asks for families it does not hold, as the rules may
-        allow): then the rules' own."""
+        allow; at a table of many seats, where each draw is one proposal that seldom meets
+        every asker's family, most often): then the rules' own."""
         if self.askers_hold and not self.game.rules.must_hold_family:
             try:
                 narrowed = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=True))
