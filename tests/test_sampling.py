@@ -292,14 +292,18 @@ def test_a_sampler_of_many_places_draws_by_proposal(monkeypatch: pytest.MonkeyPa
     few = DealSampler([2] * 4, [4, 5, 6, 7], [Group((0, 1, 2, 3), high=(0, 2, 2, 2))])
     few.sample(Rng(1))
     assert few._memo is not None
-    # proposals that keep too few: after about what the count would cost, counted
-    small = DealSampler([1] * 12, list(range(1, 12)), [Group((0,), high=(0,) * 11 + (1,))])
-    assert small._plan() == "propose" and small._first == 2**11 // sampling.CELLS_A_PROPOSAL
-    monkeypatch.setattr(sampling, "PROPOSALS_LEAST", 1)
-    monkeypatch.setattr(sampling, "CELLS_A_PROPOSAL", 2**11)
-    small = DealSampler([1] * 12, list(range(1, 12)), [Group((0,), high=(0,) * 11 + (1,))])
-    assert small.sample(Rng(1))[11] == [0] and small._memo is not None
-    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 3)  # the same where the count would not fit the grid
+    # many places whose counts fit the grid: a pilot of proposals decides, the same every time
+    often = DealSampler([1] * 12, list(range(1, 12)), [Group((0,), high=(0,) * 11 + (1,))])  # kept 1 in 12
+    assert often.sample(Rng(1))[11] == [0] and often._plan() == "propose" and often._memo is None
+
+    def seldom() -> DealSampler:  # kept about 1 in 1,320: counted
+        pinned = [Group((c,), high=tuple(int(d == c) for d in range(12))) for c in range(3)]
+        return DealSampler([1] * 12, list(range(3, 12)), pinned)
+
+    counted = seldom()
+    assert counted.sample(Rng(1))[:3] == [[0], [1], [2]] and counted._plan() == "count" and counted._memo is not None
+    assert all(seldom()._plan() == "count" for _ in range(3))
+    monkeypatch.setattr(sampling, "PROPOSALS_FIRST", 3)  # where the count would not fit the grid: proposals first
     narrow = DealSampler(sizes, list(range(1, 31)), [Group((0,), high=(0,) * 30 + (1,))])
     assert narrow.sample(Rng(1))[30] == [0]
     assert narrow._memo is not None
@@ -398,3 +402,23 @@ def test_a_way_to_draw_is_named() -> None:
         DealSampler([1], [1], method="guess")
     with pytest.raises(sampling.SamplingCostError, match="100,000 proposals"):
         DealSampler([1, 1], [1, 2], accept=lambda deal: False, method="propose").sample(Rng(1))
+
+
+def test_a_sampler_refuses_what_is_not_a_deal_by_name() -> None:
+    """A first user's trial: ``sizes="12"`` was taken as two places, ``[1.5, 0.5]`` cut to
+    whole numbers, ``sample(5)`` failed inside the shuffle, a string deadline in a
+    comparison; the refusals were plain ValueErrors and did not name the bound."""
+    for sizes in ("12", [1.5, 0.5], [True, 1], None):
+        with pytest.raises(FourCardsError, match="sizes must be a sequence of whole numbers"):
+            DealSampler(sizes, [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="place sizes must be at least 0"):
+        DealSampler([-1, 3], [1, 2])
+    with pytest.raises(FourCardsError, match=r"place 1: at least 2, at most 1"):
+        DealSampler([2, 2], [1, 2], [Group((5, 6), low=(0, 2), high=(2, 1))])
+    sampler = DealSampler([2, 2], [1, 2, 3, 4])
+    assert sampler.sample(5) == sampler.sample(Rng(5))  # a seed, as InformationSet.sample takes
+    with pytest.raises(TypeError, match="rng must be a fourcards.rng.Rng or an int seed, not float"):
+        sampler.sample(5.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="deadline must be a number, not str"):
+        sampler.sample(5, deadline="soon")  # type: ignore[arg-type]
+    assert isinstance(FourCardsError("x"), ValueError)

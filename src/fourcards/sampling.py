@@ -60,11 +60,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .engine import check_real
 from .errors import FourCardsError, SamplingCostError
 from .rng import Rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
-           "MANY_PLACES", "PROPOSALS_FIRST", "CELLS_A_PROPOSAL", "PROPOSALS_LEAST", "METHODS", "SamplingCostError"]
+           "MANY_PLACES", "PROPOSALS_FIRST", "GRID_WORK_A_PROPOSAL", "PROPOSALS_LEAST", "PILOT_RATE",
+           "METHODS", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
@@ -82,13 +84,17 @@ _DEADLINE_EVERY = 2048
 #: Places with room past which a sampler with bounds draws by proposal before it counts
 #: (``method="auto"``): counting the deals of so many places can take seconds or be refused.
 MANY_PLACES = 8
-#: Proposals a sampler of many places tries for a deal before it counts instead, where
-#: its counts would not fit the grid (:data:`GRID_CELLS`); where they would, one
-#: proposal for every :data:`CELLS_A_PROPOSAL` cells of it (about the same time), and at
-#: least :data:`PROPOSALS_LEAST`.
+#: Proposals a sampler of many places tries for a deal before it counts instead.
 PROPOSALS_FIRST = 100_000
-CELLS_A_PROPOSAL = 16
+#: Where the counts of many places would fit the grid, a pilot of proposals decides how
+#: to draw: at most one proposal for every :data:`GRID_WORK_A_PROPOSAL` of the count's
+#: work on the grid (cells x splits: about the same time), at least
+#: :data:`PROPOSALS_LEAST`; by proposal when one in :data:`PILOT_RATE` or more is kept (a
+#: sample in a few milliseconds).
+GRID_WORK_A_PROPOSAL = 2_000
 PROPOSALS_LEAST = 64
+PILOT_RATE = 256
+_PILOT_SEED = 0x5A3D_1E7
 #: The ways a sampler draws (see the module's docstring).
 METHODS = ("auto", "count", "propose")
 
@@ -119,10 +125,8 @@ def below_big(rng: Rng, n: int) -> int:
         return rng.below(n)
     bits = n.bit_length()
     words = (bits + 63) // 64
-    while True:
-        value = 0
-        for _ in range(words):
-            value = (value << 64) | rng.next_u64()
+    while True:  # the words joined high first (in bytes: a shift a word was quadratic in the words)
+        value = int.from_bytes(b"".join(rng.next_u64().to_bytes(8, "big") for _ in range(words)), "big")
         value >>= words * 64 - bits
         if value < n:
             return value
@@ -145,7 +149,8 @@ class Group:
 @dataclass(frozen=True)
 class Placements:
     """A few cards placed together: every allowed way to place them (``ways``: per
-    way, the place of each of ``labels`` in order), each as likely as the others.
+    way, the place of each of ``labels`` in order), each one arrangement of those
+    cards (a way is then as likely as the deals of the other cards it leaves room for).
     For conditions on the cards together that no :class:`Group` bounds express (a
     place holds one to three of them); a deal is then drawn exactly, where an
     ``accept`` test would refuse samples.
@@ -173,9 +178,10 @@ class DealSampler:
     ``method``: ``"count"`` draws from the counts; ``"propose"`` by proposal
     and refusal, never counting; ``"auto"`` (the default) counts, unless more
     than :data:`MANY_PLACES` places have room and there are bounds (then it
-    tries proposals before it counts: about as many as cost what counting
-    would), and draws by proposal once counting is refused as too large. Each
-    sample is exact whichever way drew it.
+    draws by proposal where proposals are kept often enough or the counts would
+    be too large), and draws by proposal once counting is refused as too large.
+    Each sample is exact whichever way drew it, and the way is decided from the
+    inputs alone: a sample depends only on its generator.
 
     >>> wide = DealSampler([1] * 20, list(range(1, 20)), [Group((0,), high=(0,) * 19 + (1,))])
     >>> wide.sample(Rng(2))[19]  # card 0 may only be in the last place
@@ -184,15 +190,18 @@ class DealSampler:
 
     def __init__(self, sizes: Sequence[int], free: Sequence[int], groups: Sequence[Group | Placements] = (),
                  accept: Callable[[list[list[int]]], bool] | None = None, method: str = "auto") -> None:
-        if method not in METHODS:
+        if not isinstance(method, str) or method not in METHODS:
             raise FourCardsError(f"method={method!r:.40} is not a way to draw: one of {', '.join(METHODS)}")
+        if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not all(
+                isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)) for size in sizes):
+            raise FourCardsError(f"sizes must be a sequence of whole numbers, one a place, not {sizes!r:.60}")
         self.sizes = tuple(int(s) for s in sizes)
         self.free = tuple(free)
         self.accept = accept
         self.method = method
         places = len(self.sizes)
         if any(s < 0 for s in self.sizes):
-            raise ValueError(f"place sizes must be at least 0, got {self.sizes}")
+            raise FourCardsError(f"place sizes must be at least 0, got {self.sizes}")
         normal: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
         #: Per group, its listed ways by split (a :class:`Placements`), or None.
         self._listed: list[dict[tuple[int, ...], list[tuple[int, ...]]] | None] = []
@@ -200,10 +209,10 @@ class DealSampler:
             if isinstance(group, Placements):
                 by_split: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
                 if len(set(group.ways)) != len(group.ways):
-                    raise ValueError("a placement is listed twice: it would be drawn twice as often")
+                    raise FourCardsError("a placement is listed twice: it would be drawn twice as often")
                 for way in group.ways:
                     if len(way) != len(group.labels) or not all(0 <= d < places for d in way):
-                        raise ValueError(f"a placement names a place of each of its {len(group.labels)} cards, "
+                        raise FourCardsError(f"a placement names a place of each of its {len(group.labels)} cards, "
                                          f"each 0..{places - 1}, not {way!r:.60}")
                     split = [0] * places
                     for d in way:
@@ -223,20 +232,23 @@ class DealSampler:
             high = group.high if group.high is not None else (count,) * places
             removed = group.removed if group.removed is not None else (0,) * places
             if len(low) != places or len(high) != places or len(removed) != places:
-                raise ValueError(f"a group's bounds must name each of the {places} places")
+                raise FourCardsError(f"a group's bounds must name each of the {places} places")
             if any(removed) and len(set(group.labels)) > 1:
-                raise ValueError("removed copies are counted for a group of copies of one card")
+                raise FourCardsError("removed copies are counted for a group of copies of one card")
             low = tuple(max(lo, -r, 0) for lo, r in zip(low, removed))  # a hand was dealt none or more
             high = tuple(min(h, count, s) for h, s in zip(high, self.sizes))
             if count and (any(lo > hi for lo, hi in zip(low, high)) or sum(low) > count or sum(high) < count):
-                raise FourCardsError("no deal keeps what the player has seen (a group's bounds cannot be met)")
+                where = next((f"place {d}: at least {lo}, at most {hi}" for d, (lo, hi) in enumerate(zip(low, high))
+                              if lo > hi), f"at least {sum(low)} and at most {sum(high)} of its {count} cards")
+                raise FourCardsError(f"no deal keeps what the player has seen (a group's bounds cannot be met: "
+                                     f"{where})")
             if count:
                 normal.append((group.labels, low, high, tuple(removed)))
                 self._listed.append(None)
         self.groups = tuple(normal)
         pool = len(self.free) + sum(len(g[0]) for g in self.groups)
         if pool != sum(self.sizes):
-            raise ValueError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
+            raise FourCardsError(f"the pool holds {pool} cards but the places {sum(self.sizes)} slots")
         self._memo: dict[tuple[bool, int, tuple[int, ...]], int] | None = None
         self._work = 0  # splits listed and weighed while counting (bounded by MAX_WORK)
         self._looked = 0  # self._work when the deadline was last looked at
@@ -253,7 +265,6 @@ class DealSampler:
         #: Counting was refused as too large (``method="auto"``): drawn by proposal from then on.
         self._uncountable = False
         self._way: str | None = None  # how a sample is drawn (:meth:`_plan`)
-        self._first = 0  # proposals before the count, when ``_way`` is "propose"
         self._entries = {False: 0, True: 0}  # the memo's entries, per table
         self._proposal: _Proposal | None = None
 
@@ -311,13 +322,14 @@ class DealSampler:
                 self._listing = ([], [], self._compositions(len(labels), low, high))
             plain, weighted, walk = self._listing
             g = len(labels)
+            every = 256 if g <= 64 else 1
             scale = [fact(g + r) for r in removed]
             for y in walk:  # a group of many cards over many seats: millions of splits
                 plain.append((y, fact(g) // math.prod(fact(v) for v in y)))
                 # the deals behind each split: 1 / (held + removed)! a place, scaled to whole numbers
                 weighted.append((y, math.prod(f // fact(v + r) for f, v, r in zip(scale, y, removed))))
-                if len(plain) % 256 == 0:
-                    self._spend(256)
+                if len(plain) % every == 0:  # a group of many cards: large factorials, looked at each split
+                    self._spend(every)
                     if sum(map(len, done[False])) + len(plain) > MAX_SPLITS:
                         raise _TooLargeToCount(f"more than {MAX_SPLITS:,} splits to list: this information set "
                                                 "is too large to sample exactly")
@@ -500,22 +512,61 @@ class DealSampler:
         """How :meth:`sample` draws, decided from the sampler's inputs alone (so that a
         sample depends only on its generator, whatever was drawn before): ``"count"``
         (from the counts; by proposal once they are found too large to count), or
-        ``"propose"`` (up to ``self._first`` proposals, then as ``"count"``). Proposals
-        first are as many as cost about what the count would (:data:`CELLS_A_PROPOSAL`):
-        never much more than the cheaper way."""
+        ``"propose"`` (up to :data:`PROPOSALS_FIRST` proposals, then as ``"count"``).
+
+        ``auto`` with many places: where the counts would not fit the grid of used
+        slots (:data:`GRID_CELLS`, :data:`GRID_WORK`), ``"propose"``. Where they
+        would, a pilot of proposals drawn with a generator of its own (so the same
+        every time) decides: ``"propose"`` once it has kept one proposal in
+        :data:`PILOT_RATE` or better, and ``"count"`` when about as many proposals as
+        the count would cost (:data:`GRID_WORK_A_PROPOSAL`) did not."""
         if self._way is None:
-            places = len(self.sizes)
             if self.method != "auto":
                 self._way = self.method
             elif not self.groups or sum(1 for size in self.sizes if size) <= MANY_PLACES:
                 self._way = "count"
             else:
-                implied = max(range(places), key=lambda d: self.sizes[d])
-                cells = math.prod(self.sizes[d] + 1 for d in range(places) if d != implied)
-                self._first = max(PROPOSALS_LEAST, cells // CELLS_A_PROPOSAL) if cells <= GRID_CELLS \
-                    else PROPOSALS_FIRST
-                self._way = "propose"
+                work = self._grid_work()
+                if work is None:
+                    self._way = "propose"
+                else:
+                    self._way = self._pilot(max(PROPOSALS_LEAST, work // GRID_WORK_A_PROPOSAL))
         return self._way
+
+    def _grid_work(self) -> int | None:
+        """The work (cells x splits) of counting on the grid of used slots (see
+        :meth:`_plan_grid`), its splits predicted from the bounds without listing them;
+        None where the counts would not fit the grid."""
+        places = len(self.sizes)
+        implied = max(range(places), key=lambda d: self.sizes[d])
+        cells = math.prod(self.sizes[d] + 1 for d in range(places) if d != implied)
+        if cells > GRID_CELLS:
+            return None
+        budget = min(MAX_SPLITS, GRID_WORK // cells)
+        splits = 0
+        for (labels, low, high, _removed), listed in zip(self.groups, self._listed):
+            if listed is not None:
+                splits += len(listed)
+            else:  # compositions of the group within its bounds, place by place
+                ways = [1] + [0] * len(labels)
+                for lo, hi in zip(low, high):
+                    ways = [sum(ways[k - y] for y in range(lo, min(hi, k) + 1)) for k in range(len(labels) + 1)]
+                splits += ways[-1]
+            if splits > budget:
+                return None
+        return cells * splits
+
+    def _pilot(self, tries: int) -> str:
+        pilot, kept = Rng(_PILOT_SEED), 0
+        deadline = self.deadline
+        for tried in range(1, tries + 1):
+            if deadline is not None and tried % 64 == 0 and time.perf_counter() > deadline:
+                raise SamplingCostError("no deal drawn before the deadline (choosing how to draw)")
+            if self._propose(pilot) is not None:
+                kept += 1
+                if tried <= PILOT_RATE * kept:
+                    return "propose"
+        return "count"
 
     def _propose(self, rng: Rng) -> list[list[int]] | None:
         """One proposal: each listed group placed by one of its ways, uniform; every other
@@ -587,11 +638,18 @@ class DealSampler:
         self._splits = {False: [], True: []}
 
     # -- either way --------------------------------------------------------------------
-    def sample(self, rng: Rng, deadline: float | None = None) -> list[list[int]]:
+    def sample(self, rng: Rng | int, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels in slot order (uniform among the
         deals within the bounds that ``accept`` takes); with ``deadline`` (a
         ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes.
         The deal depends only on ``rng`` (and the sampler's inputs)."""
+        if not isinstance(rng, Rng):
+            if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+                rng = Rng(int(rng))  # a seed, as InformationSet.sample takes one
+            else:
+                raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
+        if deadline is not None:
+            deadline = check_real(deadline, "deadline")
         self.deadline = deadline
         self._draw_work = 0
         try:
@@ -599,7 +657,7 @@ class DealSampler:
             if plan == "propose":
                 if self.method == "propose":
                     return self._proposed(rng, deadline)
-                deal = self._by_proposal(rng, deadline, self._first)
+                deal = self._by_proposal(rng, deadline, PROPOSALS_FIRST)
                 if deal is not None:
                     return deal
             # counting consumes nothing of ``rng``: a count found too large before, or now,
