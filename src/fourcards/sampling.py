@@ -66,18 +66,19 @@ from .rng import Rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
            "MANY_PLACES", "PROPOSALS_FIRST", "GRID_WORK_A_PROPOSAL", "PROPOSALS_LEAST", "PILOT_RATE",
-           "METHODS", "SamplingCostError"]
+           "PILOT_KEPT", "METHODS", "SamplingCostError"]
 
 #: How many samples ``accept`` may refuse in a row before :class:`DealSampler` gives up.
 MAX_TRIES = 100_000
 #: The most counts of partial deals a sampler keeps (a table of many seats has more
-#: ways to split a group than memory holds): past it, sampling is refused.
+#: ways to split a group than memory holds): past it, counting is refused (``method="auto"``
+#: then draws by proposal; ``"count"`` raises :class:`SamplingCostError`).
 MAX_MEMO = 200_000
 #: The most splits a sampler lists or weighs while counting (each partial deal weighs every
-#: split of its group): past it, sampling is refused, as past :data:`MAX_MEMO`.
+#: split of its group): past it, counting is refused, as past :data:`MAX_MEMO`.
 MAX_WORK = 2_000_000
 #: The most splits of its groups a sampler lists (about 0.5 kB each with 32 places): past it,
-#: sampling is refused, before the listing holds more memory than a server can spare.
+#: counting is refused, before the listing holds more memory than a server can spare.
 MAX_SPLITS = 250_000
 #: Splits listed or weighed between two looks at a sample's deadline.
 _DEADLINE_EVERY = 2048
@@ -94,6 +95,8 @@ PROPOSALS_FIRST = 100_000
 GRID_WORK_A_PROPOSAL = 2_000
 PROPOSALS_LEAST = 64
 PILOT_RATE = 256
+#: Proposals kept before the pilot judges the rate (or it judges at its end).
+PILOT_KEPT = 8
 _PILOT_SEED = 0x5A3D_1E7
 #: The ways a sampler draws (see the module's docstring).
 METHODS = ("auto", "count", "propose")
@@ -266,6 +269,7 @@ class DealSampler:
         self._uncountable = False
         self._way: str | None = None  # how a sample is drawn (:meth:`_plan`)
         self._entries = {False: 0, True: 0}  # the memo's entries, per table
+        self._listing_work = 0  # the work of listing the splits (a count's work starts from it)
         self._proposal: _Proposal | None = None
 
     # -- counting -----------------------------------------------------------------------
@@ -338,7 +342,11 @@ class DealSampler:
             done[True].append(weighted)
         self._memo = {}
         self._entries = {False: 0, True: 0}
-        self._plan_grid()
+        self._listing_work = self._work
+        try:
+            self._plan_grid()
+        except OverflowError:  # weights past a float's range: counted in integers
+            self._grid = None
 
     def _plan_grid(self) -> None:
         """Count the weighted splits in floats over the whole grid of used slots, when
@@ -405,18 +413,25 @@ class DealSampler:
         found = memo.get(key)
         if found is not None:
             return found
-        if i == len(self.groups):
-            self._spend(1)  # many such ends (up to MAX_MEMO): the deadline is looked at among them too
-            total = 1
-            for size, taken in zip(self.sizes, used):
-                total *= math.perm(size, taken)
-        else:
-            total = 0
-            self._spend(len(self._splits[weighted][i]))
-            for y, weight in self._splits[weighted][i]:
-                after = tuple(u + v for u, v in zip(used, y))
-                if all(a <= s for a, s in zip(after, self.sizes)):
-                    total += weight * self._ways(i + 1, after, weighted)
+        # a node's work is charged once it is stored: work a deadline cut off is done again,
+        # and counted once, so the bound is crossed where it would be without the deadline
+        charged = 1 if i == len(self.groups) else len(self._splits[weighted][i])
+        try:
+            self._spend(charged)  # many ends (up to MAX_MEMO): the deadline is looked at among them too
+            if i == len(self.groups):
+                total = 1
+                for size, taken in zip(self.sizes, used):
+                    total *= math.perm(size, taken)
+            else:
+                total = 0
+                for y, weight in self._splits[weighted][i]:
+                    after = tuple(u + v for u, v in zip(used, y))
+                    if all(a <= s for a, s in zip(after, self.sizes)):
+                        total += weight * self._ways(i + 1, after, weighted)
+        except SamplingCostError as error:
+            if type(error) is SamplingCostError:  # the deadline (a bound is final)
+                self._work -= charged
+            raise
         self._entries[weighted] += 1  # each table bounded on its own: count() leaves sample() as it was
         if self._entries[weighted] > MAX_MEMO:
             raise _TooLargeToCount(f"more than {MAX_MEMO:,} partial deals to count: this information set is "
@@ -429,10 +444,11 @@ class DealSampler:
         self._prepare()
         free = len(self.free)
         work = self._work
+        self._work = self._listing_work  # a bound of its own: a sample's count spends nothing of it
         try:
             return self._ways(0, (0,) * len(self.sizes), False) * math.factorial(free)
         finally:
-            self._work = work  # the work bound of a sample's own count is not spent by this one
+            self._work = work  # nor this one anything of a sample's
             self._looked = min(self._looked, work)
 
     # -- drawing ------------------------------------------------------------------------
@@ -517,9 +533,10 @@ class DealSampler:
         ``auto`` with many places: where the counts would not fit the grid of used
         slots (:data:`GRID_CELLS`, :data:`GRID_WORK`), ``"propose"``. Where they
         would, a pilot of proposals drawn with a generator of its own (so the same
-        every time) decides: ``"propose"`` once it has kept one proposal in
-        :data:`PILOT_RATE` or better, and ``"count"`` when about as many proposals as
-        the count would cost (:data:`GRID_WORK_A_PROPOSAL`) did not."""
+        every time) decides: ``"propose"`` once it has kept :data:`PILOT_KEPT`
+        proposals at one in :data:`PILOT_RATE` or better, or that rate over all of it,
+        and ``"count"`` otherwise, after about as many proposals as the count would
+        cost (:data:`GRID_WORK_A_PROPOSAL`)."""
         if self._way is None:
             if self.method != "auto":
                 self._way = self.method
@@ -547,10 +564,15 @@ class DealSampler:
         for (labels, low, high, _removed), listed in zip(self.groups, self._listed):
             if listed is not None:
                 splits += len(listed)
-            else:  # compositions of the group within its bounds, place by place
-                ways = [1] + [0] * len(labels)
+            else:  # compositions of the group within its bounds, place by place (prefix sums, capped)
+                g, cap = len(labels), budget + 1
+                ways = [1] + [0] * g
                 for lo, hi in zip(low, high):
-                    ways = [sum(ways[k - y] for y in range(lo, min(hi, k) + 1)) for k in range(len(labels) + 1)]
+                    prefix = [0]
+                    for value in ways:
+                        prefix.append(prefix[-1] + value)
+                    ways = [min(cap, prefix[k - lo + 1] - prefix[max(0, k - hi)]) if k >= lo else 0
+                            for k in range(g + 1)]
                 splits += ways[-1]
             if splits > budget:
                 return None
@@ -564,9 +586,9 @@ class DealSampler:
                 raise SamplingCostError("no deal drawn before the deadline (choosing how to draw)")
             if self._propose(pilot) is not None:
                 kept += 1
-                if tried <= PILOT_RATE * kept:
+                if kept >= PILOT_KEPT and tried <= PILOT_RATE * kept:
                     return "propose"
-        return "count"
+        return "propose" if kept and tries <= PILOT_RATE * kept else "count"
 
     def _propose(self, rng: Rng) -> list[list[int]] | None:
         """One proposal: each listed group placed by one of its ways, uniform; every other
@@ -650,6 +672,8 @@ class DealSampler:
                 raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
         if deadline is not None:
             deadline = check_real(deadline, "deadline")
+            if math.isnan(deadline):
+                raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
         self.deadline = deadline
         self._draw_work = 0
         try:
@@ -690,7 +714,7 @@ class DealSampler:
 
     def _by_count(self, rng: Rng, deadline: float | None) -> list[list[int]]:
         for tries in range(MAX_TRIES):
-            if deadline is not None and tries % 8 == 0 and time.perf_counter() > deadline:
+            if deadline is not None and time.perf_counter() > deadline:
                 raise SamplingCostError("no deal drawn before the deadline")
             if self._draw_work > MAX_WORK:  # many refused, each costly: seconds spent on one sample
                 raise SamplingCostError(f"no deal the player cannot rule out was found in {tries:,} tries "
