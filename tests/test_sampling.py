@@ -429,6 +429,12 @@ def test_a_sampler_refuses_what_is_not_a_deal_by_name() -> None:
         sampler.sample(5.0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="deadline must be a number, not str"):
         sampler.sample(5, deadline="soon")  # type: ignore[arg-type]
+    assert sampler.draw_once(5) == sampler.draw_once(Rng(5))  # it failed inside the shuffle
+    for bad in (1.5, None, True):
+        with pytest.raises(TypeError, match="rng must be a fourcards.rng.Rng or an int seed"):
+            sampler.draw_once(bad)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="seed=-1 must be in"):
+        sampler.sample(-1)
     assert isinstance(FourCardsError("x"), ValueError)
 
 

@@ -74,13 +74,13 @@ from .errors import (
     InvalidStateError,
     NotYourTurnError, SamplingCostError, StaleActionError, UnknownSeatError,
 )
-from .rng import MASK64, Rng, seed_in_range
+from .rng import MASK64, Rng, as_rng, seed_in_range
 
 __all__ = [
     "Bot", "Game", "GameRules", "State", "SimultaneousDecision", "play_match", "derive_seed", "derive_seeds",
     "simulation_seeds", "MAX_GAMES",
     "win_shares", "policy_codes", "unroll", "tensor_buffer", "spread_pick", "check_count", "check_flag", "check_real",
-    "option",
+    "check_deadline", "option",
     "ENVELOPE_FORMAT", "ENVELOPE_VERSION", "GameInfo", "InformationSet", "read_envelope", "check_signature",
     "checked_legal", "check_to_act",
 ]
@@ -135,6 +135,21 @@ def check_real(value: Any, name: str) -> float:
         return float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
+
+
+def check_deadline(value: Any) -> float | None:
+    """A sample's ``deadline``: None, or a ``time.perf_counter()`` value as a float
+    (:func:`check_real`; NaN, which would never pass nor be passed, refused).
+
+    >>> check_deadline(None), check_deadline(np.int64(3))
+    (None, 3.0)
+    """
+    if value is None:
+        return None
+    deadline = check_real(value, "deadline")
+    if math.isnan(deadline):
+        raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
+    return deadline
 
 
 def check_flag(value: Any, name: str) -> bool:
@@ -1568,16 +1583,8 @@ class InformationSet(Generic[S]):
         """One state of the set (``rng``: a :class:`~fourcards.rng.Rng`, advanced, or a seed);
         with ``deadline`` (a ``time.perf_counter()`` value), a
         :class:`~fourcards.sampling.SamplingCostError` once it passes."""
-        if deadline is not None:
-            deadline = check_real(deadline, "deadline")  # a time.perf_counter() value
-            if math.isnan(deadline):
-                raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
-        if not isinstance(rng, Rng):
-            if isinstance(rng, np.integer) and not isinstance(rng, np.bool_):
-                rng = int(rng)  # a numpy seed, as a numpy seat is taken
-            if type(rng) is not int:
-                raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
-            rng = Rng(rng)
+        deadline = check_deadline(deadline)
+        rng = as_rng(rng)
         other = self.state.clone()
         if self.deal is None:
             cards: list[list[int]] = []

@@ -25,7 +25,7 @@ from typing import Any, Final, TypeVar
 
 from .errors import FourCardsError
 
-__all__ = ["Rng", "MASK64", "check_seed", "seed_in_range"]
+__all__ = ["Rng", "MASK64", "check_seed", "seed_in_range", "as_rng"]
 
 MASK64: Final = (1 << 64) - 1
 _GOLDEN: Final = 0x9E3779B97F4A7C15
@@ -127,3 +127,17 @@ class Rng:
 
     def __hash__(self) -> int:
         return hash(("Rng", self.state))
+
+
+def as_rng(value: Rng | int) -> Rng:
+    """``value`` as a generator: an :class:`Rng` itself, or a seed (an int, numpy's too, not a
+    bool) for a new one; TypeError naming ``rng`` otherwise.
+
+    >>> as_rng(5) == Rng(5), as_rng(Rng(5)) == Rng(5)
+    (True, True)
+    """
+    if isinstance(value, Rng):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # numpy's bool is no Integral
+        return Rng(int(value))
+    raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(value).__name__}")

@@ -60,9 +60,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .engine import check_real
+from .engine import check_deadline
 from .errors import FourCardsError, SamplingCostError
-from .rng import Rng
+from .rng import Rng, as_rng
 
 __all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
            "MANY_PLACES", "PROPOSALS_FIRST", "GRID_WORK_A_PROPOSAL", "PROPOSALS_LEAST", "PILOT_RATE",
@@ -176,7 +176,8 @@ class DealSampler:
     test of a whole deal (a list per place of its labels, in slot order), or
     None. The pool (free cards and groups' cards) must fill the places exactly.
     Built once for a position, then :meth:`sample` as often as wanted; the
-    counting is done on the first sample.
+    counting is done on the first sample. One thread at a time: threads share
+    an :class:`~fourcards.engine.InformationSet`, which draws one sample at a time.
 
     ``method``: ``"count"`` draws from the counts; ``"propose"`` by proposal
     and refusal, never counting; ``"auto"`` (the default) counts, unless more
@@ -348,6 +349,14 @@ class DealSampler:
         except OverflowError:  # weights past a float's range: counted in integers
             self._grid = None
 
+    def _grid_axes(self) -> tuple[int, list[int], tuple[int, ...]]:
+        """The grid of used slots: the largest place (whose count follows from the others'),
+        every other place an axis, and the grid's shape."""
+        places = len(self.sizes)
+        implied = max(range(places), key=lambda d: self.sizes[d])
+        axes = [d for d in range(places) if d != implied]
+        return implied, axes, tuple(self.sizes[d] + 1 for d in axes)
+
     def _plan_grid(self) -> None:
         """Count the weighted splits in floats over the whole grid of used slots, when
         it is small enough: every place but the largest (whose count follows from the
@@ -357,9 +366,7 @@ class DealSampler:
         places = len(self.sizes)
         if not self.groups or places < 2:
             return
-        implied = max(range(places), key=lambda d: self.sizes[d])
-        axes = [d for d in range(places) if d != implied]
-        shape = tuple(self.sizes[d] + 1 for d in axes)
+        implied, axes, shape = self._grid_axes()
         cells = math.prod(shape)
         if cells > GRID_CELLS or cells * sum(len(s) for s in self._splits[True]) > GRID_WORK:
             return
@@ -554,9 +561,7 @@ class DealSampler:
         """The work (cells x splits) of counting on the grid of used slots (see
         :meth:`_plan_grid`), its splits predicted from the bounds without listing them;
         None where the counts would not fit the grid."""
-        places = len(self.sizes)
-        implied = max(range(places), key=lambda d: self.sizes[d])
-        cells = math.prod(self.sizes[d] + 1 for d in range(places) if d != implied)
+        cells = math.prod(self._grid_axes()[2])
         if cells > GRID_CELLS:
             return None
         budget = min(MAX_SPLITS, GRID_WORK // cells)
@@ -665,15 +670,8 @@ class DealSampler:
         deals within the bounds that ``accept`` takes); with ``deadline`` (a
         ``time.perf_counter()`` value), :class:`SamplingCostError` once it passes.
         The deal depends only on ``rng`` (and the sampler's inputs)."""
-        if not isinstance(rng, Rng):
-            if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
-                rng = Rng(int(rng))  # a seed, as InformationSet.sample takes one
-            else:
-                raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(rng).__name__}")
-        if deadline is not None:
-            deadline = check_real(deadline, "deadline")
-            if math.isnan(deadline):
-                raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
+        rng = as_rng(rng)  # a seed, as InformationSet.sample takes one
+        deadline = check_deadline(deadline)
         self.deadline = deadline
         self._draw_work = 0
         try:
@@ -697,10 +695,11 @@ class DealSampler:
         finally:
             self.deadline = None
 
-    def draw_once(self, rng: Rng) -> list[list[int]] | None:
+    def draw_once(self, rng: Rng | int) -> list[list[int]] | None:
         """One try at a deal, the way :meth:`sample` first tries: the deal, or None when the
         try was refused (``accept``, or a proposal's bound). A quick look at whether bounds
         hold any deal at all; :meth:`sample` tries until one is drawn."""
+        rng = as_rng(rng)
         if self._plan() == "propose" or self._uncountable:
             return self._propose(rng)
         try:
