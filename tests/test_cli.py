@@ -215,6 +215,18 @@ def test_console_script_help() -> None:
         assert command in out
 
 
+@pytest.mark.parametrize(("game", "best"), [("gang-of-four", "search, or learned without the compiled core"),
+                                             ("four-color", "search, or greedy without the compiled core"),
+                                             ("zangle", "search"), ("four-pack", "search"), ("duelo", "search")])
+def test_play_help_names_what_best_falls_back_to(game: str, best: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's reading (2026-12-05): the help said "best (search, or search where it cannot
+    run)" in every game; without the compiled core Gang of Four's best is the learned bot, Four
+    Color's the greedy one, and the others' search runs anyway."""
+    with pytest.raises(SystemExit):
+        main(["play", game, "--help"])
+    assert f"or best ({best})" in " ".join(capsys.readouterr().out.split())
+
+
 def test_tournament_takes_a_policy_file_for_the_learned_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``learned:policy=FILE``: an option's value may be text (a file name, spaces and all); two
     learned bots with other policies are reported apart; a missing file is refused by name."""

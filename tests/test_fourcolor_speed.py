@@ -195,9 +195,11 @@ def test_public_functions_refuse_bad_hands_cleanly() -> None:
         best_points([2 ** 70] + [0] * 27)
     with pytest.raises(ImpossibleCardsError):
         waits([-1] + [0] * 27)
-    for bad in (None, 3, 1.5, True, math.nan):
-        with pytest.raises(TypeError):
-            best_split(bad)  # type: ignore[arg-type]
+    for bad in (None, 3, 1.5, True, math.nan, b"RG RA", object()):
+        for function in (best_split, waits, is_complete, best_points):
+            with pytest.raises(TypeError, match=f"cards must be text or an iterable of Card or str, "
+                                                f"not {type(bad).__name__}"):
+                function(bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         waits([KINDS[0], None])  # type: ignore[arg-type]
     with pytest.raises(TypeError):

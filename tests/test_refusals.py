@@ -714,3 +714,33 @@ def test_a_seed_outside_64_bits_is_refused_not_wrapped(seed: int) -> None:
         run_tournament([parse_entrant("random")] * 4, deals=1, seed=seed)
     top = get_game("gang-of-four").new_game().new_match(2**64 - 1)
     assert top.seed == 2**64 - 1 and RandomBot(2**64 - 1) is not None
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 2**80])
+def test_the_deal_helpers_and_derive_seed_refuse_a_seed_outside_64_bits(seed: int) -> None:
+    """A first user's trial (2026-12-05): ``deal_codes(1, seed=2**80)`` and ``deal_counts(1,
+    seed=2**64)`` dealt, ``derive_seed(2**64, 1)`` gave ``derive_seed(0, 1)`` and ``derive_seed(-1, 1)``
+    that of 2**64-1, and ``derive_seed(1.5, 1)`` failed inside with a bare ``&`` TypeError."""
+    from fourcards.engine import derive_seed
+    from fourcards.fourcolor.deal import deal_counts
+    from fourcards.gangoffour import deal_codes
+
+    for deal_many in (deal_codes, deal_counts):
+        with pytest.raises(FourCardsError, match=r"seed=.* must be in 0..2\*\*64-1"):
+            deal_many(1, seed=seed)
+        assert deal_many(1, seed=2**64 - 1).shape[0] == 1
+        wrongs: tuple[Any, ...] = (1.5, True, "3", None)
+        for wrong in wrongs:
+            with pytest.raises(TypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
+                deal_many(1, seed=wrong)
+    with pytest.raises(FourCardsError, match=r"seed=.* must be in 0..2\*\*64-1"):
+        derive_seed(seed, 1)
+    with pytest.raises(FourCardsError, match=r"stream=.* must be in 0..2\*\*64-1"):
+        derive_seed(1, seed)
+    for wrong in wrongs:
+        with pytest.raises(TypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
+            derive_seed(wrong, 1)
+        with pytest.raises(TypeError, match=f"stream must be an int, not {type(wrong).__name__}"):
+            derive_seed(1, wrong)
+    top: Any = np.uint64(2**64 - 1)
+    assert derive_seed(top, np.int64(3).item()) == derive_seed(2**64 - 1, 3) == derive_seed(top, top * 0 + 3)

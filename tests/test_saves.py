@@ -428,3 +428,36 @@ def test_a_saved_seed_outside_64_bits_is_refused_on_load() -> None:
         data["signature"] = _signature(data, KEY)
         with pytest.raises(InvalidStateError, match="'seed'"):
             fourcards.load(json.dumps(data), key=KEY)
+
+
+# -- one name everywhere (a first user, 2026-12-05) ----------------------------------------------------
+
+def test_every_game_calls_itself_by_its_registry_name() -> None:
+    """Four Color named itself ``four-color-cards`` in ``info().name``, its saves' ``"game"`` and its
+    errors, while the registry, the command line and the server call it ``four-color``."""
+    from fourcards.games import GAMES
+
+    for name, entry in GAMES.items():
+        game = entry.new_game()
+        assert game.name == name and game.info().name == name
+        assert json.loads(game.new_match(1).to_json())["game"] == name
+
+
+@pytest.mark.parametrize("key", [None, KEY])
+def test_a_save_under_the_former_name_still_loads(key: bytes | None) -> None:
+    """A save written before the rename (``"game": "four-color-cards"``, digested and signed as it
+    was) loads through ``fourcards.load`` and the game's ``from_json``, and saves again under the
+    new name; no other name is taken for it."""
+    game = get_game("four-color").new_game(players=3)
+    state = game.new_match(5)
+    for _ in range(7):
+        state.apply(state.legal_actions()[0])
+    data = json.loads(state.to_json(key))
+    data["game"] = "four-color-cards"
+    old = resign(data, key)
+    for loaded in (fourcards.load(old, key), game.from_json(old, key)):
+        assert fingerprint(loaded) == fingerprint(state)
+        assert json.loads(loaded.to_json(key))["game"] == "four-color"
+    data["game"] = "four-pack"
+    with pytest.raises(InvalidStateError, match="saved match is of 'four-pack', not 'four-color'"):
+        game.from_json(resign(data, key), key)

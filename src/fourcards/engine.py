@@ -245,11 +245,17 @@ def derive_seed(seed: int, stream: int) -> int:
 
     The first output of :class:`~fourcards.rng.Rng` seeded with
     ``seed + stream * 0xD1B54A32D192ED03`` (mod 2**64); the compiled simulator
-    derives its per-player streams the same way.
+    derives its per-player streams the same way. Both are ints 0..2**64-1 (a
+    larger or negative one would alias another: :class:`FourCardsError`).
 
     >>> derive_seed(1, 0) == Rng(1).next_u64()
     True
     """
+    seed, stream = seed_in_range(seed), seed_in_range(stream, "stream")
+    return _derive_seed(seed, stream)
+
+
+def _derive_seed(seed: int, stream: int) -> int:
     return Rng((seed + stream * 0xD1B54A32D192ED03) & MASK64).next_u64()
 
 
@@ -264,7 +270,7 @@ def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64
     seed, count, start = seed_in_range(seed), check_count(count, "count"), check_count(start, "start")
     if count > MAX_GAMES:
         raise FourCardsError(f"count={count} seeds: at most {MAX_GAMES:,} at a time")
-    return np.array([derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
+    return np.array([_derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
 
 
 def simulation_seeds(games: Any, seed: Any = 0) -> npt.NDArray[np.uint64]:
@@ -491,6 +497,8 @@ class Game(ABC, Generic[S]):
     ``players`` field) or from the rules' options as keywords."""
 
     name: ClassVar[str]
+    #: Other names this game's saves may carry (saves of an older fourcards): read, never written.
+    former_names: ClassVar[tuple[str, ...]] = ()
     rules_type: ClassVar[type]
     rules: Any
 
@@ -695,7 +703,7 @@ class Game(ABC, Generic[S]):
         replaying (its signature vouches for it), in time independent of the
         match's length."""
         secret = _key_bytes(key)
-        data = read_envelope(text, self.name)
+        data = read_envelope(text, self.name, self.former_names)
         check_signature(data, secret, verify)
         if not self._same_rules(data["rules"]):
             raise InvalidStateError(
@@ -1404,10 +1412,11 @@ def _short(value: Any) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def read_envelope(text: str | bytes, game: str | None = None) -> dict[str, Any]:
+def read_envelope(text: str | bytes, game: str | None = None, former: tuple[str, ...] = ()) -> dict[str, Any]:
     """A saved match's envelope, checked: JSON, format, version, ``game`` (when
-    given), the fields' types and the digest; the signature is
-    :func:`check_signature`'s. Every refusal is an :class:`InvalidStateError`."""
+    given: that name, or one of its ``former`` names), the fields' types and the
+    digest; the signature is :func:`check_signature`'s. Every refusal is an
+    :class:`InvalidStateError`."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise TypeError(f"a saved match is str or bytes, not {type(text).__name__}")
     try:
@@ -1417,12 +1426,12 @@ def read_envelope(text: str | bytes, game: str | None = None) -> dict[str, Any]:
     except (TypeError, ValueError) as error:
         raise InvalidStateError(f"saved match is not JSON: {error}") from None
     try:
-        return _checked_envelope(data, game)
+        return _checked_envelope(data, game, former)
     except RecursionError:
         raise InvalidStateError("saved match is nested too deeply") from None
 
 
-def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
+def _checked_envelope(data: Any, game: str | None, former: tuple[str, ...] = ()) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidStateError(f"saved match must be a JSON object, not {type(data).__name__}")
     if data.get("format") != ENVELOPE_FORMAT:
@@ -1431,7 +1440,8 @@ def _checked_envelope(data: Any, game: str | None) -> dict[str, Any]:
         raise InvalidStateError(
             f"saved match has version {_short(data.get('version'))}; this fourcards reads {ENVELOPE_VERSION}"
         )
-    if game is not None and data.get("game") != game:
+    if game is not None and data.get("game") != game and not (data.get("game") in former
+                                                              and isinstance(data.get("game"), str)):
         raise InvalidStateError(f"saved match is of {_short(data.get('game'))}, not {game!r}")
     if not isinstance(data.get("game"), str):
         raise InvalidStateError(f"saved match names no game ({_short(data.get('game'))})")

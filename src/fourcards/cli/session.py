@@ -35,9 +35,12 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
     entry = get_game(game)
     default = default_opponents or table_class(game).default_bot or entry.hint_bot
     parser.add_argument("--seed", type=SEED, default=None, help="the deal's seed (default: a random one)")
+    plain = [kind for kind in entry.bot_kinds if kind not in entry.compiled_bots]
+    fallback = entry.best_bot if entry.best_bot not in entry.compiled_bots or not plain else plain[-1]
+    best = entry.best_bot if fallback == entry.best_bot else f"{entry.best_bot}, or {fallback} without the compiled core"
     parser.add_argument("--opponents", choices=(*entry.bot_kinds, BEST), default=default,
                         help=f"the bots you play against: {', '.join(entry.bot_kinds)}, or {BEST} "
-                             f"({entry.best_bot}, or {entry.hint_bot} where it cannot run) (default: {default})")
+                             f"({best}) (default: {default})")
     parser.add_argument("--resume", metavar="FILE", type=file_name, help="continue a match saved with --save or 'save FILE' (default: a new match)")
     parser.add_argument("--save", metavar="FILE", type=file_name,
                         help="save the match to FILE when you quit, press Ctrl-D or Ctrl-C (default: no save)")

@@ -183,6 +183,8 @@ def _cards(cards: Any) -> list[Card]:
         return [Card.parse(t) for t in cards.replace(",", " ").split()]
     if isinstance(cards, Card):
         raise TypeError("expected several cards, got one Card; wrap it in a list")
+    if isinstance(cards, (bytes, bytearray, memoryview)) or not isinstance(cards, Iterable):
+        raise TypeError(f"cards must be text or an iterable of Card or str, not {type(cards).__name__}")
     result = []
     for item in cards:
         if isinstance(item, Card):

@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from ..engine import MAX_GAMES
 from ..errors import FourCardsError
+from ..rng import seed_in_range
 from . import _deck
 
 __all__ = ["deal_counts"]
@@ -32,8 +33,7 @@ def deal_counts(hands: int, seed: int = 0, cards: int = 21) -> npt.NDArray[np.ui
         raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
     if hands > MAX_GAMES:
         raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise FourCardsError(f"seed must be an int >= 0, not {seed!r}")
+    seed = seed_in_range(seed)  # TypeError for a bool or a float; 2**64 would alias seed 0
     deck_size = _deck.NUM_KINDS * _deck.COPIES
     if isinstance(cards, bool) or not isinstance(cards, (int, np.integer)) or not 0 <= cards <= deck_size:
         raise FourCardsError(f"cards must be a hand size 0..{deck_size}, not {cards!r}")

@@ -278,7 +278,9 @@ class FourColor(Game["FourColorState"]):
     (0, 'discard', (21, 20, 20, 20))
     """
 
-    name = "four-color-cards"
+    name = "four-color"
+    #: Saves made before the game took its registry name carry this one.
+    former_names = ("four-color-cards",)
     rules_type = Rules
     rules: Rules
     title = "Four Color Cards"

@@ -8,7 +8,7 @@ import numpy.typing as npt
 
 from ..engine import MAX_GAMES
 from ..errors import FourCardsError
-from ..rng import Rng
+from ..rng import Rng, seed_in_range
 from ._deck import PAD
 from .cards import DECK, Card
 
@@ -56,8 +56,7 @@ def deal_codes(hands: int, seed: int = 0, cards: int | tuple[int, int] = 16) -> 
         raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
     if hands > MAX_GAMES:
         raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise FourCardsError(f"seed must be an int >= 0, not {seed!r}")
+    seed = seed_in_range(seed)  # TypeError for a bool or a float; 2**64 would alias seed 0
     low, high = (cards, cards) if isinstance(cards, (int, np.integer)) and not isinstance(cards, bool) else (
         cards if isinstance(cards, tuple) and len(cards) == 2 else (None, None))
     if not (isinstance(low, (int, np.integer)) and isinstance(high, (int, np.integer))
