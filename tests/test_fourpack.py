@@ -297,3 +297,50 @@ def test_a_position_where_few_deals_keep_the_family_rules_resamples_exactly() ->
         for seed in range(5):
             sample = state.resample(seat, seed)
             assert sample.observation(seat) == state.observation(seat)
+
+
+def test_a_familys_placements_are_listed_as_the_product_filtered_by_its_bounds() -> None:
+    """The placements listed for a family a seat must hold a card of are exactly those of
+    ``itertools.product`` that meet every bound, in its order (the listing cuts branches early,
+    which let a 16-seat table list them: with the whole product listed, a family of four cards
+    over 14 seats was past the limit, and ``resample`` was refused after 14 s at 10 of 133
+    positions of a ``must_hold_family`` match); None past the limit."""
+    import itertools
+
+    from fourcards.fourpack.game import _placements
+
+    rng = random.Random(7)
+    for _ in range(400):
+        places = rng.randint(1, 7)
+        allowed = [sorted(rng.sample(range(places), rng.randint(0, places))) for _ in range(rng.randint(1, 4))]
+        bounds = [(i, rng.randint(0, 3), rng.randint(0, 2)) for i in sorted(rng.sample(range(places),
+                                                                                       rng.randint(0, places)))]
+        every = tuple(way for way in itertools.product(*allowed)
+                      if all(need <= way.count(i) <= cap for i, cap, need in bounds))
+        limit = rng.choice([len(every), len(every) + 1, max(0, len(every) - 1), 1_000])
+        assert _placements(allowed, bounds, limit) == (every if len(every) <= limit else None)
+
+
+def test_must_hold_family_at_12_and_16_seats_resamples_where_it_was_refused() -> None:
+    """First users' trials (2026-12-05): with ``must_hold_family`` at 12 seats ``resample(1, 1)``
+    was refused ("no deal ... found in 100,000 proposals", 4 s) at a position two other seeds
+    sampled, and at 16 seats 10 of 133 positions of a match were refused after 14 s each: a
+    family of four unseen cards over 14 seats had more placements than were listed, so its
+    "must hold one" was left to refusing whole deals. The placements kept are now listed
+    (branches cut early), and the grid of counts takes the 12-seat position."""
+    from fourcards.fourpack.bots import MemoryBot
+
+    game = FourPack(players=12, must_hold_family=True)
+    state = game.replay(1, [83, 186, 1, 157, 53, 278, 202, 38, 256, 6, 236, 266, 9, 45])
+    for seed in range(3):
+        assert state.resample(1, seed).observation(1) == state.observation(1)
+
+    game = FourPack(players=16, must_hold_family=True)
+    state = game.new_match(2)
+    bots = [MemoryBot() for _ in range(16)]
+    while state.step <= 60:
+        seat = state.current_player
+        if state.step >= 21 and state.step % 3 == 0:
+            other = (seat + 1) % 16
+            assert state.resample(other, state.step).observation(other) == state.observation(other)
+        state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)

@@ -91,8 +91,8 @@ PROPOSALS_FIRST = 100_000
 #: to draw: at most one proposal for every :data:`GRID_WORK_A_PROPOSAL` of the count's
 #: work on the grid (cells x splits: about the same time), at least
 #: :data:`PROPOSALS_LEAST`; by proposal when one in :data:`PILOT_RATE` or more is kept (a
-#: sample in a few milliseconds).
-GRID_WORK_A_PROPOSAL = 2_000
+#: sample in a few milliseconds), counting as soon as far fewer are.
+GRID_WORK_A_PROPOSAL = 8_000
 PROPOSALS_LEAST = 64
 PILOT_RATE = 256
 #: Proposals kept before the pilot judges the rate (or it judges at its end).
@@ -105,7 +105,9 @@ METHODS = ("auto", "count", "propose")
 #: The largest table of counts (cells) and work (cells x splits) counted in floats
 #: over the whole grid; beyond, the counts are exact integers over the states reached.
 GRID_CELLS = 400_000
-GRID_WORK = 40_000_000
+GRID_WORK = 400_000_000
+#: The most floats the grid's layers hold together (one layer a group, and one more).
+GRID_FLOATS = 4_000_000
 #: Cells added up on the grid between two looks at a sample's deadline.
 _GRID_LOOK = 2_000_000
 
@@ -368,7 +370,8 @@ class DealSampler:
             return
         implied, axes, shape = self._grid_axes()
         cells = math.prod(shape)
-        if cells > GRID_CELLS or cells * sum(len(s) for s in self._splits[True]) > GRID_WORK:
+        if (cells > GRID_CELLS or cells * (len(self.groups) + 1) > GRID_FLOATS
+                or cells * sum(len(s) for s in self._splits[True]) > GRID_WORK):
             return
         total = sum(len(g[0]) for g in self.groups)
         index = np.indices(shape, dtype=np.int64)
@@ -562,7 +565,7 @@ class DealSampler:
         :meth:`_plan_grid`), its splits predicted from the bounds without listing them;
         None where the counts would not fit the grid."""
         cells = math.prod(self._grid_axes()[2])
-        if cells > GRID_CELLS:
+        if cells > GRID_CELLS or cells * (len(self.groups) + 1) > GRID_FLOATS:
             return None
         budget = min(MAX_SPLITS, GRID_WORK // cells)
         splits = 0
@@ -593,6 +596,8 @@ class DealSampler:
                 kept += 1
                 if kept >= PILOT_KEPT and tried <= PILOT_RATE * kept:
                     return "propose"
+            elif tried >= 2 * PILOT_RATE * (kept + PILOT_KEPT):  # kept clearly too seldom: count
+                return "count"
         return "propose" if kept and tries <= PILOT_RATE * kept else "count"
 
     def _propose(self, rng: Rng) -> list[list[int]] | None:

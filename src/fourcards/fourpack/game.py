@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,7 +25,7 @@ __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
 MAX_PLAYERS: Final = 32
 #: The most placements of one family's unseen cards a deal lists (exact sampling); a
 #: family with more ways (very many seats) is checked by refusing samples instead.
-MAX_PLACEMENTS: Final = 20_000
+MAX_PLACEMENTS: Final = 100_000
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
 #: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
@@ -129,6 +127,49 @@ class FourPackObservation:
     rules: Rules
     legal_actions: tuple[int, ...] = field(default=())
 
+
+
+def _placements(allowed: Sequence[Sequence[int]], bounds: Sequence[tuple[int, int, int]],
+                limit: int) -> tuple[tuple[int, ...], ...] | None:
+    """Every placement of a family's cards (card ``j`` in one of ``allowed[j]``) that puts
+    ``need`` to ``cap`` of them at each bounded place (``bounds``: place, cap, need), in
+    the order ``itertools.product`` gives them; None past ``limit`` of them. The cards are
+    placed one by one and a branch is cut as soon as it breaks a cap or can no longer
+    meet the needs, so the work follows the placements kept, not all of them.
+
+    >>> _placements([[0, 1], [0, 1]], [(0, 1, 1)], 10)
+    ((0, 1), (1, 0))
+    >>> _placements([[0, 1, 2]] * 3, [], 5) is None
+    True
+    """
+    cap = {i: cap_ for i, cap_, _ in bounds}
+    need = {i: need_ for i, _, need_ in bounds if need_ > 0}
+    held = dict.fromkeys(cap, 0)
+    cards = len(allowed)
+    found: list[tuple[int, ...]] = []
+    way: list[int] = []
+
+    def place(j: int) -> bool:
+        if sum(max(0, n - held[i]) for i, n in need.items()) > cards - j:
+            return True  # the cards left cannot meet the needs
+        if j == cards:
+            found.append(tuple(way))
+            return len(found) <= limit
+        for i in allowed[j]:
+            if i in cap and held[i] >= cap[i]:
+                continue
+            if i in held:
+                held[i] += 1
+            way.append(i)
+            going = place(j + 1)
+            way.pop()
+            if i in held:
+                held[i] -= 1
+            if not going:
+                return False
+        return True
+
+    return tuple(found) if place(0) else None
 
 class FourPack(Game["FourPackState"]):
     """Four Pack under a set of :class:`Rules`, with a deck (default: the sample deck)."""
@@ -482,11 +523,10 @@ class FourPackState(State[Ask]):
         for f in sorted({f for _, f, _, need_ in every_check if need_}):
             codes = [code for code in hidden if code // 4 == f]
             allowed = [[i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1] for code in codes]
-            if math.prod(len(a) for a in allowed) > MAX_PLACEMENTS:
-                continue
             bounds = [(i, cap_, need_) for i, f_, cap_, need_ in every_check if f_ == f]
-            ways = tuple(way for way in itertools.product(*allowed)
-                         if all(need_ <= way.count(i) <= cap_ for i, cap_, need_ in bounds))
+            ways = _placements(allowed, bounds, MAX_PLACEMENTS)
+            if ways is None:
+                continue
             listed.append(Placements(tuple(codes), ways))
             placed.update(codes)
             exact.add(f)
