@@ -294,6 +294,39 @@ def test_lookahead_chooses_as_its_twin(counts: list[int], seen: list[int], expos
     assert core.fc_lookahead_choose(counts, exposed_points, threshold, unseen, legal[::-1]) == choice
 
 
+@settings(max_examples=40, deadline=None)
+@given(meldy_hands(size=5), st.lists(st.integers(0, 27), max_size=6), st.integers(0, 4), st.sampled_from([0, 4, 10]))
+def test_the_shortlisted_lookahead_chooses_as_its_twin(counts: list[int], seen: list[int], exposed_points: int,
+                                                       threshold: int) -> None:
+    """The search's own discards in its playouts with ``playout="lookahead"``: the lookahead
+    player's choice among the greedy player's three best discards, in C as in Python."""
+    legal = [k for k in range(28) if counts[k] and k % 7 != 0]
+    assume(legal)
+    unseen = [0] * 28
+    for k in seen:
+        unseen[k] = min(4 - counts[k], unseen[k] + 1)
+    args = (counts, exposed_points, threshold, unseen, legal)
+    choice = core.fc_lookahead_shortlist_choose(*args)
+    assert choice == ref.lookahead_shortlist_choose(*args) and choice in legal
+    assert core.fc_lookahead_shortlist_choose(counts, exposed_points, threshold, unseen, legal[::-1]) == choice
+    shortlist = sorted(legal, key=lambda a: (-ref.hand_value([c - (k == a) for k, c in enumerate(counts)],
+                                                             exposed_points, threshold), a))[:3]
+    assert choice == ref.lookahead_choose(counts, exposed_points, threshold, unseen, sorted(shortlist))
+
+
+def test_the_shortlisted_lookahead_refuses_what_the_lookahead_refuses() -> None:
+    hand = hand_counts("RC RH RN GS YS RA")
+    for kernel in (core.fc_lookahead_shortlist_choose, ref.lookahead_shortlist_choose):
+        with pytest.raises(ValueError, match="no legal action"):
+            kernel(hand, 0, 10, [0] * 28, [])
+        with pytest.raises(ValueError, match="cannot discard"):
+            kernel(hand, 0, 10, [0] * 28, [Card.parse("WS").code])
+        with pytest.raises(ValueError, match="listed twice"):
+            kernel(hand, 0, 10, [0] * 28, [Card.parse("GS").code] * 2)
+        with pytest.raises(ValueError):
+            kernel(hand, -1, 10, [0] * 28, [Card.parse("GS").code])
+
+
 def test_lookahead_takes_the_discard_the_next_card_is_likeliest_to_complete() -> None:
     # RC RH RN is a field set and GS YS wait on a third soldier; the lone RA hangs
     # with nothing. With only white soldiers unseen, discarding RA is the one way the

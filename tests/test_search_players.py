@@ -402,6 +402,37 @@ def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals()
         SearchBot(game, deals=40, time_per_move=1e-6)
 
 
+def test_the_four_color_search_may_play_its_own_discards_as_the_lookahead_player_in_its_playouts() -> None:
+    """``playout="lookahead"``: the seat's own discards in its playouts are the lookahead
+    player's (among the greedy player's three best), so the same deals score the actions
+    otherwise; repeatable; named in the bot's repr; anything else refused by name."""
+    if not COMPILED:
+        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
+    from fourcards.fourcolor.game import FourColor
+    from fourcards.fourcolor.search import SearchBot
+
+    game = FourColor()
+    differ = 0
+    for state, player in decision_points("four-color", 6, seed=47):
+        observation, legal = state.observation(player), state.legal_actions()
+        if len(legal) < 3:
+            continue
+        greedy = SearchBot(game, seed=3, deals=30)
+        ahead = SearchBot(game, seed=3, deals=30, playout="lookahead")
+        choice = ahead.choose(observation, legal)
+        assert choice in legal
+        greedy.choose(observation, legal)
+        differ += greedy.last_statistics != ahead.last_statistics
+        again = SearchBot(game, seed=3, deals=30, playout="lookahead")
+        assert again.choose(observation, legal) == choice and again.last_statistics == ahead.last_statistics
+    assert differ > 0
+    assert repr(SearchBot(game, deals=30, playout="lookahead")) == (
+        "SearchBot(deals=30, rule='lookahead', playout='lookahead')")
+    for bad in ("clever", "LOOKAHEAD", None, 2, True):
+        with pytest.raises(FourCardsError, match="playout="):
+            SearchBot(game, playout=bad)  # type: ignore[arg-type]
+
+
 class _Toy:
     """A one-decision game for the search: the deal (its luck, +1 or -1) and the action taken."""
 

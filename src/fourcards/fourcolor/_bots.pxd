@@ -4,6 +4,7 @@
 # ``_melds.fc_init``.
 from libc.stdint cimport uint8_t
 from libc.string cimport memcpy
+from libc.limits cimport INT_MIN
 
 from fourcards.fourcolor._fc cimport (
     FcTables, FC_KINDS, FC_PASS, FC_HU, FC_CLAIM_BASE, _fc_indices, _fc_block_of, _fc_digit, _fc_table,
@@ -196,3 +197,37 @@ cdef inline int _fc_lookahead(const FcTables* t, uint8_t* hand, int exposed_poin
         if best_action < 0 or total > best_total or (total == best_total and d < best_action):
             best_action, best_total = d, total
     return best_action
+
+
+cdef enum:
+    # The greedy player's best discards the shortlisted lookahead looks one card ahead
+    # among (_reference.SHORTLIST).
+    FC_SHORTLIST = 3
+
+
+cdef inline int _fc_lookahead_shortlist(const FcTables* t, uint8_t* hand, int exposed_points, int threshold,
+                                        const uint8_t* unseen, const int* legal, int n_legal) noexcept nogil:
+    """The lookahead player's discard among the greedy player's FC_SHORTLIST best
+    (_reference.lookahead_shortlist_choose; ``legal`` ascending: of equal worths the
+    lower card is taken, as both players take it)."""
+    cdef int value[128]
+    cdef int chosen[FC_SHORTLIST]
+    cdef int i, j, k, best, n = 0
+    if n_legal <= FC_SHORTLIST:
+        return _fc_lookahead(t, hand, exposed_points, threshold, unseen, legal, n_legal)
+    for i in range(n_legal):
+        value[i] = _fc_after_discard(t, hand, legal[i], exposed_points, threshold)
+    for k in range(FC_SHORTLIST):
+        best = -1
+        for i in range(n_legal):
+            if value[i] != INT_MIN and (best < 0 or value[i] > value[best]
+                                        or (value[i] == value[best] and legal[i] < legal[best])):
+                best = i
+        value[best] = INT_MIN
+        j = n  # kept ascending
+        while j > 0 and chosen[j - 1] > legal[best]:
+            chosen[j] = chosen[j - 1]
+            j -= 1
+        chosen[j] = legal[best]
+        n += 1
+    return _fc_lookahead(t, hand, exposed_points, threshold, unseen, chosen, n)

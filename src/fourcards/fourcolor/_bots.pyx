@@ -113,3 +113,37 @@ def fc_lookahead_choose(hand, exposed_points, threshold, unseen, legal):
             raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
         actions[i] = a
     return _fc_lookahead(_t, counts, points, top, live, actions, n)
+
+
+
+def fc_lookahead_shortlist_choose(hand, exposed_points, threshold, unseen, legal):
+    """The Four Color search's own discards in its playouts (``SearchBot(playout="lookahead")``):
+    LookaheadBot's discard among GreedyBot's three best; arguments as
+    :func:`fc_lookahead_choose`'s (``legal`` in any order)."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef uint8_t live[FC_KINDS]
+    cdef int actions[FC_KINDS]
+    cdef int i, n, points, top
+    if not (_t.ready and _t.num_melds):
+        raise RuntimeError("the Four Color tables are not loaded")
+    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
+    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
+    legal = sorted(legal) if all(type(a) is int for a in legal) else list(legal)
+    n = len(legal)
+    _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
+    _fc_read_small(unseen, live, FC_KINDS, 4, "unseen")
+    for i in range(FC_KINDS):
+        if counts[i] + live[i] > 4:
+            raise ValueError(f"unseen[{i}] = {live[i]}: the hand holds {counts[i]} of the 4 copies")
+    if n == 0:
+        raise ValueError("no legal action to choose from")
+    if n > FC_KINDS:
+        raise ValueError(f"{n} legal actions: a discard has at most {FC_KINDS}")
+    for i in range(n):
+        a = legal[i]
+        if type(a) is not int or not 0 <= a < FC_KINDS or counts[a] == 0 or a % 7 == 0:
+            raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
+        if i and a == legal[i - 1]:
+            raise ValueError(f"discard {a} is listed twice")
+        actions[i] = a
+    return _fc_lookahead_shortlist(_t, counts, points, top, live, actions, n)

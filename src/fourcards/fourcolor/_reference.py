@@ -542,3 +542,29 @@ def lookahead_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any
             counts[discard] += 1
 
     return max(actions, key=lambda a: (worth(a), -a))
+
+
+#: How many of the greedy player's best discards the shortlisted lookahead weighs.
+SHORTLIST = 3
+
+
+def lookahead_shortlist_choose(hand: Any, exposed_points: int, threshold: int, unseen: Any,
+                               legal: Iterable[int]) -> int:
+    """The Four Color search's own discards in its playouts (``SearchBot(playout="lookahead")``):
+    :func:`lookahead_choose` among the :data:`SHORTLIST` discards after which
+    :func:`hand_value` is highest (of equal values, the lower cards)."""
+    actions = sorted(legal)
+    counts = _small_counts(hand, "hand")
+    if len(set(actions)) != len(actions):
+        raise ValueError("a discard is listed twice")
+
+    def after(discard: int) -> int:
+        counts[discard] -= 1
+        try:
+            return hand_value(counts, exposed_points, threshold)
+        finally:
+            counts[discard] += 1
+
+    if len(actions) > SHORTLIST and all(type(a) is int and 0 <= a < d.NUM_KINDS and counts[a] for a in actions):
+        actions = sorted(sorted(actions, key=lambda a: (-after(a), a))[:SHORTLIST])
+    return lookahead_choose(hand, exposed_points, threshold, unseen, actions)

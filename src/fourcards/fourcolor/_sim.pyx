@@ -22,7 +22,7 @@ from fourcards.fourcolor._fc cimport (
     FC_COMMAND,
 )
 from fourcards.fourcolor._melds cimport fc_tables, _fc_best_plain, _fc_best
-from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value, _fc_lookahead
+from fourcards.fourcolor._bots cimport _fc_greedy, _fc_can_claim, _fc_hand_value, _fc_lookahead, _fc_lookahead_shortlist
 
 cdef const FcTables* _t = fc_tables()
 
@@ -343,6 +343,19 @@ cdef int _sim_lookahead(FcGame* s, int p, const int* legal, int n_legal) noexcep
     return _fc_lookahead(_t, s.hands[p], s.exposed_points[p], s.threshold, unseen, legal, n_legal)
 
 
+cdef int _sim_lookahead_shortlist(FcGame* s, int p, const int* legal, int n_legal) noexcept nogil:
+    """The lookahead player's discard for seat ``p`` among the greedy player's best few
+    (``_fc_lookahead_shortlist``), the unseen cards as :func:`_sim_lookahead` has them."""
+    cdef uint8_t unseen[FC_KINDS]
+    cdef int k, q, left
+    for k in range(FC_KINDS):
+        left = 4 - s.hands[p][k] - s.gone[k]
+        for q in range(s.n):
+            left -= s.exposed[q][k]
+        unseen[k] = <uint8_t>(left if left > 0 else 0)
+    return _fc_lookahead_shortlist(_t, s.hands[p], s.exposed_points[p], s.threshold, unseen, legal, n_legal)
+
+
 cdef int64_t _sim_play(FcGame* s, uint64_t seed, const int* policies, const uint64_t* bot_seeds,
                        int32_t* log, int64_t log_size) noexcept nogil:
     """Play one game from ``seed``; the number of actions (-1: the log overflowed)."""
@@ -529,6 +542,9 @@ cdef class FcSearch:
     cdef public long iterations
     cdef bint ready
     cdef bint busy
+    # The seat's own discards in the playouts: 1 the greedy player's, 2 the lookahead
+    # player's among the greedy player's best few (``reset(own_playout=...)``).
+    cdef int own_playout
 
     def __cinit__(self):
         self.ready = False
@@ -539,14 +555,19 @@ cdef class FcSearch:
               exposed_points, hidden, sizes, int stock_n, int phase, int offer_card, int offer_source,
               int offer_player, order, int answered, answers, totals, legal, seed, double scale, int burn,
               int mixing, double weight, bint same_colour_soldiers=True, bint generals_hu=True,
-              bint halving=True):
+              bint halving=True, int own_playout=1):
         """Start a search (see the class); every argument is checked by the caller.
-        ``halving=False``: every action stays in (each round plays all of them)."""
+        ``halving=False``: every action stays in (each round plays all of them).
+        ``own_playout``: the seat's own discards in the playouts, 1 the greedy player's,
+        2 the lookahead player's among the greedy player's three best."""
         cdef int p, k, i
         cdef uint64_t seed_value = seed
         cdef FcGame* s
         if self.busy:
             raise RuntimeError("this FcSearch is searching in another thread")
+        if own_playout not in (1, 2):
+            raise ValueError(f"own_playout={own_playout} is not 1 (greedy) or 2 (lookahead)")
+        self.own_playout = own_playout
         memset(&self.root, 0, sizeof(FcGame))
         s = &self.root
         s.n, s.threshold, s.rounds, s.rank_only = players, threshold, rounds, rank_only
@@ -787,8 +808,11 @@ cdef class FcSearch:
             if n_legal == 0:
                 break
             offer = s.offer_card if s.phase == FC_CLAIM else -1
-            chosen = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer,
-                                s.offer_source != FC_TURNED or s.offer_player != p, legal, n_legal)
+            if p == self.me and offer < 0 and self.own_playout == 2:
+                chosen = _sim_lookahead_shortlist(s, p, legal, n_legal)
+            else:
+                chosen = _fc_greedy(t, s.hands[p], s.exposed_points[p], s.threshold, offer,
+                                    s.offer_source != FC_TURNED or s.offer_player != p, legal, n_legal)
             _sim_apply(s, chosen)
         if s.phase == FC_OVER:  # the game's end: its share of the win
             top = s.totals[0]

@@ -39,12 +39,16 @@ from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, Four
 from ..engine import check_to_act, checked_legal
 
 #: The rule-based players the search may start from (``SearchBot(rule=...)``): its
-#: choice is the baseline (the playouts stay greedy in every seat: measured, the
-#: lookahead player in the seat's own playouts gained nothing for three to four
-#: times the time, docs/ai/four-color.md).
+#: choice is the baseline.
 RULES: dict[str, type[GreedyBot]] = {"greedy": GreedyBot, "lookahead": LookaheadBot}
+#: Who makes the seat's own discards in its playouts (``SearchBot(playout=...)``; the
+#: other seats' choices are always the greedy player's): ``"greedy"``, or
+#: ``"lookahead"``, the lookahead player's discard among the greedy player's three best
+#: (docs/ai/four-color.md).
+PLAYOUTS: dict[str, int] = {"greedy": 1, "lookahead": 2}
+DEFAULT_PLAYOUT = "greedy"
 
-__all__ = ["RULES", "SearchBot", "search_inputs", "histories"]
+__all__ = ["PLAYOUTS", "RULES", "SearchBot", "search_inputs", "histories"]
 
 _SOURCES = {"discard": 0, "turned": 1, "laid": 2}
 
@@ -229,12 +233,14 @@ class SearchBot(SearchPlayer):
     aside (no sequential halving), instead of ``iterations`` or
     ``time_per_move``: repeatable, and every decision compared as finely
     (``deals=1000`` to ``2000``: the strongest measured, docs/ai/four-color.md).
+    ``playout``: who makes the seat's own discards in the playouts (:data:`PLAYOUTS`).
     One bot may be shared by threads (its searches take turns)."""
 
     def __init__(self, game: FourColor | None = None, seed: int = 0, iterations: int | None = None,
                  time_per_move: float | None = None, exploration: float = 0.4, scale: float = 30.0, burn: int = 300,
                  mixing: int = 10, weight: float = 2.0, margin: float | None = 2.0,
-                 settle: int | None = None, rule: str = "lookahead", deals: int | None = None) -> None:
+                 settle: int | None = None, rule: str = "lookahead", deals: int | None = None,
+                 playout: str = DEFAULT_PLAYOUT) -> None:
         budget = check_budget(iterations, time_per_move, exploration, 0.05)
         if deals is not None and (type(deals) is not int or not 1 <= deals <= 1_000_000):
             raise FourCardsError(f"deals={deals!r} must be None or an int 1..1000000")
@@ -272,6 +278,9 @@ class SearchBot(SearchPlayer):
             raise FourCardsError(f"rule={rule!r} must be one of {sorted(RULES)}")
         self.rule = rule
         self._rule = RULES[rule]()
+        if not isinstance(playout, str) or playout not in PLAYOUTS:
+            raise FourCardsError(f"playout={playout!r} must be one of {sorted(PLAYOUTS)}")
+        self.playout = playout
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
         SearchPlayer.__init__(self)
@@ -288,7 +297,7 @@ class SearchBot(SearchPlayer):
             inputs = search_inputs(observation, legal_actions)
             search = self._search
             search.reset(**inputs, seed=self.rng.next_u64(), scale=self.scale, burn=self.burn, mixing=self.mixing,
-                         weight=self.weight, halving=self.deals is None)
+                         weight=self.weight, halving=self.deals is None, own_playout=PLAYOUTS[self.playout])
             for seat, events in histories(observation).items():
                 search.set_history(seat, events)
             if self.margin is not None:
@@ -308,7 +317,7 @@ class SearchBot(SearchPlayer):
         return SearchPlayer._budget_text(self) if self.deals is None else f"deals={self.deals}"
 
     def _options_text(self) -> str:
-        return f", rule={self.rule!r}"
+        return f", rule={self.rule!r}" + (f", playout={self.playout!r}" if self.playout != DEFAULT_PLAYOUT else "")
 
     _unpicklable = ("_lock", "_search")
 
