@@ -325,6 +325,13 @@ def test_the_shortlisted_lookahead_refuses_what_the_lookahead_refuses() -> None:
             kernel(hand, 0, 10, [0] * 28, [Card.parse("GS").code] * 2)
         with pytest.raises(ValueError):
             kernel(hand, -1, 10, [0] * 28, [Card.parse("GS").code])
+        many = [Card.parse(c).code for c in ("RC", "RH", "RN", "GS", "YS", "RA")]
+        with pytest.raises(ValueError, match="cannot discard"):  # past the three kept, a General too
+            kernel(hand_counts("RC RH RN GS YS RA RG"), 0, 10, [0] * 28, [*many, Card.parse("RG").code])
+        for bad in (None, 1.5, "RA"):
+            with pytest.raises(ValueError, match="cannot discard"):
+                kernel(hand, 0, 10, [0] * 28, [*many, bad])
+        assert kernel(hand, 0, 10, [0] * 28, (a for a in many)) == kernel(hand, 0, 10, [0] * 28, many)
 
 
 def test_lookahead_takes_the_discard_the_next_card_is_likeliest_to_complete() -> None:

@@ -742,5 +742,10 @@ def test_the_deal_helpers_and_derive_seed_refuse_a_seed_outside_64_bits(seed: in
             derive_seed(wrong, 1)
         with pytest.raises(TypeError, match=f"stream must be an int, not {type(wrong).__name__}"):
             derive_seed(1, wrong)
+    from fourcards.engine import derive_seeds
+
+    with pytest.raises(FourCardsError, match=r"streams .* must be in 0..2\*\*64-1"):
+        derive_seeds(1, 2, start=2**64 - 1)  # would be derive_seeds(1, 1, start=0)'s second
+    assert derive_seeds(1, 1, start=2**64 - 1).tolist() == [derive_seed(1, 2**64 - 1)]
     top: Any = np.uint64(2**64 - 1)
     assert derive_seed(top, np.int64(3).item()) == derive_seed(2**64 - 1, 3) == derive_seed(top, top * 0 + 3)

@@ -461,3 +461,14 @@ def test_a_save_under_the_former_name_still_loads(key: bytes | None) -> None:
     data["game"] = "four-pack"
     with pytest.raises(InvalidStateError, match="saved match is of 'four-pack', not 'four-color'"):
         game.from_json(resign(data, key), key)
+
+
+def test_former_names_must_be_a_tuple_of_names() -> None:
+    """A game that wrote ``former_names = "old-name"`` would have taken any part of it
+    (``"old"``) as its name in a save: refused when the class is made."""
+    from fourcards.fourcolor.game import FourColor
+
+    for bad in ("old-name", ["old-name"], (1,)):
+        with pytest.raises(TypeError, match="former_names must be a tuple of names"):
+            type("Renamed", (FourColor,), {"former_names": bad})
+    assert type("Renamed", (FourColor,), {"former_names": ("old-name",)}).former_names == ("old-name",)

@@ -270,6 +270,8 @@ def derive_seeds(seed: int, count: int, start: int = 0) -> npt.NDArray[np.uint64
     seed, count, start = seed_in_range(seed), check_count(count, "count"), check_count(start, "start")
     if count > MAX_GAMES:
         raise FourCardsError(f"count={count} seeds: at most {MAX_GAMES:,} at a time")
+    if count and start + count - 1 > MASK64:  # a stream past 64 bits would alias another
+        raise FourCardsError(f"start={start}: the streams {start}..{start + count - 1} must be in 0..2**64-1")
     return np.array([_derive_seed(seed, i) for i in range(start, start + count)], dtype=np.uint64)
 
 
@@ -504,6 +506,9 @@ class Game(ABC, Generic[S]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        former = cls.__dict__.get("former_names", ())
+        if not isinstance(former, tuple) or not all(isinstance(name, str) for name in former):
+            raise TypeError(f"{cls.__name__}.former_names must be a tuple of names, not {former!r}")
         if "rules_type" in cls.__dict__:
             # only what help() shows: a game whose rules it cannot read keeps its own signature
             with contextlib.suppress(TypeError, ValueError):

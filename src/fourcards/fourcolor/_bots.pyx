@@ -128,7 +128,9 @@ def fc_lookahead_shortlist_choose(hand, exposed_points, threshold, unseen, legal
         raise RuntimeError("the Four Color tables are not loaded")
     points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
     top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
-    legal = sorted(legal) if all(type(a) is int for a in legal) else list(legal)
+    legal = list(legal)  # any iterable, once
+    if all(type(a) is int for a in legal):
+        legal.sort()
     n = len(legal)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
     _fc_read_small(unseen, live, FC_KINDS, 4, "unseen")

@@ -553,8 +553,12 @@ def lookahead_shortlist_choose(hand: Any, exposed_points: int, threshold: int, u
     """The Four Color search's own discards in its playouts (``SearchBot(playout="lookahead")``):
     :func:`lookahead_choose` among the :data:`SHORTLIST` discards after which
     :func:`hand_value` is highest (of equal values, the lower cards)."""
-    actions = sorted(legal)
+    actions = list(legal)
     counts = _small_counts(hand, "hand")
+    for a in actions:  # every discard checked, not only the three kept
+        if type(a) is not int or not 0 <= a < d.NUM_KINDS or counts[a] == 0 or a % 7 == d.GENERAL:
+            raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
+    actions.sort()
     if len(set(actions)) != len(actions):
         raise ValueError("a discard is listed twice")
 
@@ -565,6 +569,6 @@ def lookahead_shortlist_choose(hand: Any, exposed_points: int, threshold: int, u
         finally:
             counts[discard] += 1
 
-    if len(actions) > SHORTLIST and all(type(a) is int and 0 <= a < d.NUM_KINDS and counts[a] for a in actions):
+    if len(actions) > SHORTLIST:
         actions = sorted(sorted(actions, key=lambda a: (-after(a), a))[:SHORTLIST])
     return lookahead_choose(hand, exposed_points, threshold, unseen, actions)

@@ -471,7 +471,7 @@ def fc_simulate(seeds, policies, int players, int threshold, int rounds, bint lu
     return totals, winners, step_counts, logs
 
 
-# -- search: information-set Monte Carlo at the root, greedy playouts -------------------------
+# -- search: information-set Monte Carlo at the root, rule-bot playouts -----------------------
 
 
 cdef enum:
@@ -487,7 +487,9 @@ cdef class FcSearch:
     the stock hold, and its legal actions. Each round of ``run`` deals the
     hidden cards at random (other hands, then the stock, the rest out of play)
     and plays every root action still in from that same deal, the round out,
-    with the rule-based player in every seat: actions are compared on the same
+    with the rule-based player in every seat (the seat's own discards, with
+    ``own_playout=2``, the lookahead player's among the greedy player's three best):
+    actions are compared on the same
     cards (the playouts are deterministic, so the difference is exact on that
     deal). A playout scores the seat's payments against the others' mean (the
     last round: its share of the game's win). As rounds double, the weaker half

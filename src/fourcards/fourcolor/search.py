@@ -1,4 +1,4 @@
-"""The Four Color search player: information-set Monte Carlo in C, greedy playouts.
+"""The Four Color search player: information-set Monte Carlo in C, rule-bot playouts.
 
 :class:`SearchBot` searches over the deals the seat to act cannot tell apart
 from what it observes: every card it cannot see (the other concealed hands,
@@ -7,7 +7,8 @@ random for each iteration, keeping each hand's size and the stock's. The
 root action (a discard, or the answer to the card on offer: pass, hu, or a
 claim) is chosen by UCB1 over these determinizations, and the round is
 played out by the rule-based player (:class:`~fourcards.fourcolor.bots.GreedyBot`)
-in every seat, in the compiled simulator, without the GIL
+in every seat (the seat's own discards, with ``playout="lookahead"``, the lookahead
+player's among the greedy player's three best), in the compiled simulator, without the GIL
 (``fourcards.fourcolor._sim.FcSearch``). A playout scores the seat's payments
 in the round against the other seats' mean (in the last round, its share of
 the game's win). Answers to the card on offer given before the seat's, still
@@ -216,7 +217,7 @@ def _can_claim(hand: Sequence[int], action: int, card: int) -> bool:
 
 
 class SearchBot(SearchPlayer):
-    """Information-set Monte Carlo search in C over greedy playouts (see the module).
+    """Information-set Monte Carlo search in C over rule-bot playouts (see the module).
 
     ``iterations`` playouts a decision at most (repeatable), else ``time_per_move``
     seconds; ``exploration`` UCB1's constant; ``scale`` the payments that move a
@@ -323,4 +324,6 @@ class SearchBot(SearchPlayer):
 
     def _restore(self) -> None:
         SearchPlayer._restore(self)
+        if not hasattr(self, "playout"):  # pickled before the option
+            self.playout = DEFAULT_PLAYOUT
         self._search = _kernels.sim.FcSearch() if _kernels.sim is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -23,9 +24,14 @@ __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
 #: "3 o más" players: as many as the deck can deal, every player at least one card
 #: (a 33rd player would start with none, out of the game before it begins).
 MAX_PLAYERS: Final = 32
-#: The most placements of one family's unseen cards a deal lists (exact sampling); a
-#: family with more ways (very many seats) is checked by refusing samples instead.
-MAX_PLACEMENTS: Final = 100_000
+#: The most placements of one family's unseen cards a deal lists (exact sampling), counted
+#: before its bounds (the product of the places each card may be in): a family with more
+#: (very many seats) is checked by refusing samples instead. Where the rules say a seat
+#: holds a card of the family it asks for (``must_hold_family``), up to this many (a
+#: family of four cards over 16 seats); where a search only assumes it (``askers_hold``,
+#: at every decision), up to :data:`ASSUMED_PLACEMENTS`.
+MAX_PLACEMENTS: Final = 60_000
+ASSUMED_PLACEMENTS: Final = 20_000
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
 #: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
@@ -129,47 +135,54 @@ class FourPackObservation:
 
 
 
-def _placements(allowed: Sequence[Sequence[int]], bounds: Sequence[tuple[int, int, int]],
-                limit: int) -> tuple[tuple[int, ...], ...] | None:
+def _placements(allowed: Sequence[Sequence[int]],
+                bounds: Sequence[tuple[int, int, int]]) -> tuple[tuple[int, ...], ...]:
     """Every placement of a family's cards (card ``j`` in one of ``allowed[j]``) that puts
     ``need`` to ``cap`` of them at each bounded place (``bounds``: place, cap, need), in
-    the order ``itertools.product`` gives them; None past ``limit`` of them. The cards are
-    placed one by one and a branch is cut as soon as it breaks a cap or can no longer
-    meet the needs, so the work follows the placements kept, not all of them.
+    the order ``itertools.product`` gives them. The cards are placed one by one, and a
+    branch is cut as soon as it breaks a cap or the cards left, where they may go, can no
+    longer meet every need.
 
-    >>> _placements([[0, 1], [0, 1]], [(0, 1, 1)], 10)
+    >>> _placements([[0, 1], [0, 1]], [(0, 1, 1)])
     ((0, 1), (1, 0))
-    >>> _placements([[0, 1, 2]] * 3, [], 5) is None
-    True
+    >>> _placements([[1], [0, 1]], [(0, 2, 2)])
+    ()
     """
     cap = {i: cap_ for i, cap_, _ in bounds}
     need = {i: need_ for i, _, need_ in bounds if need_ > 0}
     held = dict.fromkeys(cap, 0)
     cards = len(allowed)
+    # per place with a need: how many of the cards from j on may go there
+    reach = {i: [sum(i in allowed[k] for k in range(j, cards)) for j in range(cards + 1)] for i in need}
     found: list[tuple[int, ...]] = []
     way: list[int] = []
 
-    def place(j: int) -> bool:
-        if sum(max(0, n - held[i]) for i, n in need.items()) > cards - j:
-            return True  # the cards left cannot meet the needs
+    def place(j: int) -> None:
+        short = 0
+        for i, n in need.items():
+            missing = n - held[i]
+            if missing > 0:
+                if missing > reach[i][j]:
+                    return
+                short += missing
+        if short > cards - j:
+            return
         if j == cards:
             found.append(tuple(way))
-            return len(found) <= limit
+            return
         for i in allowed[j]:
-            if i in cap and held[i] >= cap[i]:
-                continue
-            if i in held:
+            if i in cap:
+                if held[i] >= cap[i]:
+                    continue
                 held[i] += 1
             way.append(i)
-            going = place(j + 1)
+            place(j + 1)
             way.pop()
-            if i in held:
+            if i in cap:
                 held[i] -= 1
-            if not going:
-                return False
-        return True
 
-    return tuple(found) if place(0) else None
+    place(0)
+    return tuple(found)
 
 class FourPack(Game["FourPackState"]):
     """Four Pack under a set of :class:`Rules`, with a deck (default: the sample deck)."""
@@ -502,6 +515,7 @@ class FourPackState(State[Ask]):
                     if seat in place:
                         forbidden[code] |= 1 << place[seat]
         must_hold = self.game.rules.must_hold_family if askers_hold is None else askers_hold
+        limit = MAX_PLACEMENTS if must_hold and self.game.rules.must_hold_family else ASSUMED_PLACEMENTS
         cap, need = self._family_facts(player, asks, known, must_hold)
         for code in hidden:
             for seat, i in place.items():
@@ -524,9 +538,9 @@ class FourPackState(State[Ask]):
             codes = [code for code in hidden if code // 4 == f]
             allowed = [[i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1] for code in codes]
             bounds = [(i, cap_, need_) for i, f_, cap_, need_ in every_check if f_ == f]
-            ways = _placements(allowed, bounds, MAX_PLACEMENTS)
-            if ways is None:
+            if math.prod(len(a) for a in allowed) > limit:
                 continue
+            ways = _placements(allowed, bounds)
             listed.append(Placements(tuple(codes), ways))
             placed.update(codes)
             exact.add(f)
