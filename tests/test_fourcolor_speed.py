@@ -328,7 +328,8 @@ def test_the_shortlisted_lookahead_refuses_what_the_lookahead_refuses() -> None:
         many = [Card.parse(c).code for c in ("RC", "RH", "RN", "GS", "YS", "RA")]
         with pytest.raises(ValueError, match="cannot discard"):  # past the three kept, a General too
             kernel(hand_counts("RC RH RN GS YS RA RG"), 0, 10, [0] * 28, [*many, Card.parse("RG").code])
-        for bad in (None, 1.5, "RA"):
+        wrongs: tuple[Any, ...] = (None, 1.5, "RA")
+        for bad in wrongs:
             with pytest.raises(ValueError, match="cannot discard"):
                 kernel(hand, 0, 10, [0] * 28, [*many, bad])
         assert kernel(hand, 0, 10, [0] * 28, (a for a in many)) == kernel(hand, 0, 10, [0] * 28, many)

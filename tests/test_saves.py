@@ -471,4 +471,5 @@ def test_former_names_must_be_a_tuple_of_names() -> None:
     for bad in ("old-name", ["old-name"], (1,)):
         with pytest.raises(TypeError, match="former_names must be a tuple of names"):
             type("Renamed", (FourColor,), {"former_names": bad})
-    assert type("Renamed", (FourColor,), {"former_names": ("old-name",)}).former_names == ("old-name",)
+    renamed: Any = type("Renamed", (FourColor,), {"former_names": ("old-name",)})
+    assert renamed.former_names == ("old-name",)
