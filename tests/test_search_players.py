@@ -282,7 +282,8 @@ def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_
     for listed in ROWS:  # a row's own options are ones its search player takes
         entry = get_game(listed.game)
         entry.new_bot("search", entry.new_game(players=listed.players), 1, **dict(listed.options))
-    assert dict(next(r for r in ROWS if r.game == "four-color").options).get("deals")
+    four_color = dict(next(r for r in ROWS if r.game == "four-color").options)
+    assert four_color.get("deals") and four_color.get("playout") == "lookahead"
     row = Row("duelo", "category", 2, 0.58, 10)
     wins, seconds, decisions = play("duelo", "category", 2, range(4), 7, {"iterations": 5})
     assert 0 <= wins <= 4 and decisions > 0 and seconds > 0

@@ -49,7 +49,7 @@ class Row:
 
 #: The issue's targets (win share of the search player), at <= 100 ms a decision.
 ROWS: tuple[Row, ...] = (
-    Row("four-color", "greedy", 4, 0.40, 240, (("deals", 1000),)),
+    Row("four-color", "greedy", 4, 0.40, 240, (("deals", 1000), ("playout", "lookahead"))),
     Row("four-pack", "memory", 4, 0.40, 240),
     Row("zangle", "greedy", 3, 0.45, 240),
     Row("duelo", "category", 2, 0.58, 600),
