@@ -108,6 +108,8 @@ def test_four_color_deals_count_rows_for_the_batch_kernels() -> None:
     assert [int(p) for p in points[:50]] == [best_points([int(c) for c in row]) for row in rows[:50]]
     assert waits_batch(deal_counts(10, seed=1, cards=20)).shape == (10, 28)
     assert (deal_counts(3, cards=112) == 4).all() and (deal_counts(3, cards=0) == 0).all()
-    for bad in ({"hands": -1}, {"hands": 2, "cards": 113}, {"hands": 2, "cards": 1.5}, {"hands": 2, "seed": "1"}):
+    for bad in ({"hands": -1}, {"hands": 2, "cards": 113}, {"hands": 2, "cards": 1.5}, {"hands": 2, "seed": 2**64}):
         with pytest.raises(FourCardsError):
             deal_counts(**bad)
+    with pytest.raises(TypeError, match="seed must be an int, not str"):  # as every seed the library takes
+        deal_counts(2, seed="1")  # type: ignore[arg-type]
