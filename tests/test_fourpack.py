@@ -343,3 +343,27 @@ def test_must_hold_family_at_12_and_16_seats_resamples_where_it_was_refused() ->
             other = (seat + 1) % 16
             assert state.resample(other, state.step).observation(other) == state.observation(other)
         state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
+
+
+def test_the_search_lists_fewer_placements_than_a_resample_at_a_big_table() -> None:
+    """Listing a family's placements is outside the search's clock: at 24 seats with
+    ``must_hold_family`` a search decision took 0.49 s at a 0.05 s clock while the rules'
+    information set listed families of four over 23 seats (up to ``MAX_PLACEMENTS``); the
+    search lists up to ``SEARCH_PLACEMENTS`` and refuses the rest of the deals instead."""
+    from fourcards.fourpack.bots import MemoryBot
+    from fourcards.fourpack.game import MAX_PLACEMENTS, SEARCH_PLACEMENTS
+
+    assert SEARCH_PLACEMENTS < MAX_PLACEMENTS
+    state = FourPack(players=24, must_hold_family=True).new_match(2)
+    bots = [MemoryBot() for _ in range(24)]
+    fewer = 0
+    while not state.is_terminal and state.step < 150:
+        seat = state.current_player
+        if state.step % 10 == 0:
+            whole, _ = state._information_set(seat)
+            bounded, _ = state._information_set(seat, most_placements=SEARCH_PLACEMENTS)
+            listed = [sum(1 for ways in deal._listed if ways is not None) for deal in (whole, bounded)]
+            assert listed[0] >= listed[1]
+            fewer += listed[0] > listed[1]
+        state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
+    assert fewer > 0

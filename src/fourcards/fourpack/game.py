@@ -29,9 +29,11 @@ MAX_PLAYERS: Final = 32
 #: (very many seats) is checked by refusing samples instead. Where the rules say a seat
 #: holds a card of the family it asks for (``must_hold_family``), up to this many (a
 #: family of four cards over 23 seats: 0.1 to 0.3 s to list); where a search only assumes
-#: it (``askers_hold``, at every decision), up to :data:`ASSUMED_PLACEMENTS`.
+#: it (``askers_hold``, at every decision), up to :data:`ASSUMED_PLACEMENTS`; the search
+#: lists up to :data:`SEARCH_PLACEMENTS` at each decision (a family of four over 16 seats).
 MAX_PLACEMENTS: Final = 300_000
 ASSUMED_PLACEMENTS: Final = 20_000
+SEARCH_PLACEMENTS: Final = 60_000
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
 #: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
@@ -482,7 +484,8 @@ class FourPackState(State[Ask]):
     def _down_masks(self) -> tuple[int, ...]:
         return tuple(self._down)
 
-    def _information_set(self, player: int, askers_hold: bool | None = None) -> tuple[DealSampler, Any]:
+    def _information_set(self, player: int, askers_hold: bool | None = None,
+                         most_placements: int | None = None) -> tuple[DealSampler, Any]:
         """Hidden from a seat: where the cards nobody has seen change hands are
         (never handed over, not in a family laid down, not its own), among the
         other seats (and out of play, in a position). Cards only move in the open,
@@ -516,6 +519,8 @@ class FourPackState(State[Ask]):
                         forbidden[code] |= 1 << place[seat]
         must_hold = self.game.rules.must_hold_family if askers_hold is None else askers_hold
         limit = MAX_PLACEMENTS if must_hold and self.game.rules.must_hold_family else ASSUMED_PLACEMENTS
+        if most_placements is not None:  # a search on a clock: listing is outside it
+            limit = min(limit, most_placements)
         cap, need = self._family_facts(player, asks, known, must_hold)
         for code in hidden:
             for seat, i in place.items():

@@ -34,7 +34,7 @@ from ..rng import Rng
 from ..sampling import SamplingCostError
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
 from .bots import MemoryBot, memory_choice
-from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
+from .game import FAMILY_MASK, SEARCH_PLACEMENTS, FourPack, FourPackObservation, FourPackState, LaidDown
 
 __all__ = ["SearchBot", "state_of"]
 
@@ -262,5 +262,5 @@ class SearchBot(SearchPlayer):
                 raise
             except FourCardsError:  # bounds no deal meets
                 pass
-        return surrogate.information_set(me)
+        return InformationSet(surrogate, me, *surrogate._information_set(me, most_placements=SEARCH_PLACEMENTS))
 
