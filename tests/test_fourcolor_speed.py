@@ -278,17 +278,25 @@ def test_greedy_bot_chooses_as_its_twin_on_real_states() -> None:
 
 # -- the lookahead player: C against its Python twin ------------------------------------------------
 
-@settings(max_examples=40, deadline=None)
-@given(meldy_hands(size=3), st.lists(st.integers(0, 27), max_size=6), st.integers(0, 4), st.sampled_from([0, 4, 10]))
-def test_lookahead_chooses_as_its_twin(counts: list[int], seen: list[int], exposed_points: int,
-                                       threshold: int) -> None:
-    # a small hand and a few unseen kinds keep the twin's plain search quick
+def _discard_args(counts: list[int], seen: list[int], exposed_points: int,
+                  threshold: int) -> tuple[list[int], int, int, list[int], list[int]]:
+    """The lookahead kernels' arguments for a hand: every discard it allows (none: the
+    example is dropped), and the kinds ``seen`` unseen once each, within the 4 copies."""
     legal = [k for k in range(28) if counts[k] and k % 7 != 0]
     assume(legal)
     unseen = [0] * 28
     for k in seen:
         unseen[k] = min(4 - counts[k], unseen[k] + 1)
-    args = (counts, exposed_points, threshold, unseen, legal)
+    return counts, exposed_points, threshold, unseen, legal
+
+
+@settings(max_examples=40, deadline=None)
+@given(meldy_hands(size=3), st.lists(st.integers(0, 27), max_size=6), st.integers(0, 4), st.sampled_from([0, 4, 10]))
+def test_lookahead_chooses_as_its_twin(counts: list[int], seen: list[int], exposed_points: int,
+                                       threshold: int) -> None:
+    # a small hand and a few unseen kinds keep the twin's plain search quick
+    args = _discard_args(counts, seen, exposed_points, threshold)
+    legal, unseen = args[4], args[3]
     choice = core.fc_lookahead_choose(*args)
     assert choice == ref.lookahead_choose(*args) and choice in legal
     assert core.fc_lookahead_choose(counts, exposed_points, threshold, unseen, legal[::-1]) == choice
@@ -300,12 +308,8 @@ def test_the_shortlisted_lookahead_chooses_as_its_twin(counts: list[int], seen: 
                                                        threshold: int) -> None:
     """The search's own discards in its playouts with ``playout="lookahead"``: the lookahead
     player's choice among the greedy player's three best discards, in C as in Python."""
-    legal = [k for k in range(28) if counts[k] and k % 7 != 0]
-    assume(legal)
-    unseen = [0] * 28
-    for k in seen:
-        unseen[k] = min(4 - counts[k], unseen[k] + 1)
-    args = (counts, exposed_points, threshold, unseen, legal)
+    args = _discard_args(counts, seen, exposed_points, threshold)
+    legal, unseen = args[4], args[3]
     choice = core.fc_lookahead_shortlist_choose(*args)
     assert choice == ref.lookahead_shortlist_choose(*args) and choice in legal
     assert core.fc_lookahead_shortlist_choose(counts, exposed_points, threshold, unseen, legal[::-1]) == choice

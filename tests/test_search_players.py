@@ -9,7 +9,7 @@ import math
 import threading
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -20,6 +20,10 @@ from fourcards.engine import State
 from fourcards.games import BEST, GAMES, get_game
 from fourcards.hosting.bots import bot_kind, checked_bot
 from fourcards.rng import Rng
+
+if TYPE_CHECKING:
+    from fourcards.fourcolor.game import FourColor, FourColorObservation
+    from fourcards.fourcolor.search import SearchBot as FourColorSearchBot
 
 pytestmark = pytest.mark.engine
 
@@ -367,21 +371,31 @@ def test_the_four_color_search_stops_once_its_choice_is_settled() -> None:
             SearchBot(game, settle=bad)  # type: ignore[arg-type]
 
 
-def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals() -> None:
-    """``deals=N``: every legal action is played out on N deals, none set aside (no halving),
-    with no clock (one given too is refused); without it the halving sets the weaker actions
-    aside early."""
+def _four_color_game_and_search() -> tuple[FourColor, type[FourColorSearchBot]]:
+    """A Four Color game and the search's class (skipped, saying why, without the compiled core)."""
     if not COMPILED:
         pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
     from fourcards.fourcolor.game import FourColor
     from fourcards.fourcolor.search import SearchBot
 
-    game = FourColor()
+    return FourColor(), SearchBot
+
+
+def _four_color_choices(games: int) -> Iterator[tuple[FourColorObservation, list[int]]]:
+    """Observations and legal actions of Four Color decisions with three or more actions."""
+    for state, player in decision_points("four-color", games, seed=47):
+        legal = state.legal_actions()
+        if len(legal) >= 3:
+            yield state.observation(player), legal
+
+
+def test_the_four_color_search_with_deals_plays_every_action_on_the_same_deals() -> None:
+    """``deals=N``: every legal action is played out on N deals, none set aside (no halving),
+    with no clock (one given too is refused); without it the halving sets the weaker actions
+    aside early."""
+    game, SearchBot = _four_color_game_and_search()
     uneven = 0
-    for state, player in decision_points("four-color", 8, seed=47):
-        observation, legal = state.observation(player), state.legal_actions()
-        if len(legal) < 3:
-            continue
+    for observation, legal in _four_color_choices(8):
         even = SearchBot(game, seed=3, deals=40)
         choice = even.choose(observation, legal)
         assert choice in legal
@@ -407,17 +421,9 @@ def test_the_four_color_search_may_play_its_own_discards_as_the_lookahead_player
     """``playout="lookahead"``: the seat's own discards in its playouts are the lookahead
     player's (among the greedy player's three best), so the same deals score the actions
     otherwise; repeatable; named in the bot's repr; anything else refused by name."""
-    if not COMPILED:
-        pytest.skip("the Four Color search runs in the compiled simulator, which is not in use")
-    from fourcards.fourcolor.game import FourColor
-    from fourcards.fourcolor.search import SearchBot
-
-    game = FourColor()
+    game, SearchBot = _four_color_game_and_search()
     differ = 0
-    for state, player in decision_points("four-color", 6, seed=47):
-        observation, legal = state.observation(player), state.legal_actions()
-        if len(legal) < 3:
-            continue
+    for observation, legal in _four_color_choices(6):
         greedy = SearchBot(game, seed=3, deals=30)
         ahead = SearchBot(game, seed=3, deals=30, playout="lookahead")
         choice = ahead.choose(observation, legal)

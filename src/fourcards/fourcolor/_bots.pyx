@@ -85,51 +85,18 @@ def fc_greedy_choose(hand, exposed_points, threshold, int offer_card, bint from_
 
 
 
-def fc_lookahead_choose(hand, exposed_points, threshold, unseen, legal):
-    """LookaheadBot's discard: ``hand`` and ``unseen`` 28 counts (together at most 4
-    of a kind), ``legal`` the discards to choose from (any iterable)."""
-    cdef uint8_t counts[FC_KINDS]
-    cdef uint8_t live[FC_KINDS]
-    cdef int actions[FC_KINDS]
-    cdef int i, n, points, top
+cdef int _fc_read_discard_args(hand, exposed_points, threshold, unseen, legal, bint distinct,
+                               uint8_t* counts, uint8_t* live, int* actions, int* points, int* top) except -1:
+    """Check and read the lookahead kernels' arguments (see :func:`fc_lookahead_choose`):
+    ``legal`` (any iterable, read once) into ``actions``, sorted and each once when
+    ``distinct``; returns how many."""
+    cdef int i, n
     if not (_t.ready and _t.num_melds):
         raise RuntimeError("the Four Color tables are not loaded")
-    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
-    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
+    points[0] = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
+    top[0] = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
     legal = list(legal)
-    n = len(legal)
-    _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
-    _fc_read_small(unseen, live, FC_KINDS, 4, "unseen")
-    for i in range(FC_KINDS):
-        if counts[i] + live[i] > 4:
-            raise ValueError(f"unseen[{i}] = {live[i]}: the hand holds {counts[i]} of the 4 copies")
-    if n == 0:
-        raise ValueError("no legal action to choose from")
-    if n > FC_KINDS:
-        raise ValueError(f"{n} legal actions: a discard has at most {FC_KINDS}")
-    for i in range(n):
-        a = legal[i]
-        if type(a) is not int or not 0 <= a < FC_KINDS or counts[a] == 0 or a % 7 == 0:
-            raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
-        actions[i] = a
-    return _fc_lookahead(_t, counts, points, top, live, actions, n)
-
-
-
-def fc_lookahead_shortlist_choose(hand, exposed_points, threshold, unseen, legal):
-    """The Four Color search's own discards in its playouts (``SearchBot(playout="lookahead")``):
-    LookaheadBot's discard among GreedyBot's three best; arguments as
-    :func:`fc_lookahead_choose`'s (``legal`` in any order)."""
-    cdef uint8_t counts[FC_KINDS]
-    cdef uint8_t live[FC_KINDS]
-    cdef int actions[FC_KINDS]
-    cdef int i, n, points, top
-    if not (_t.ready and _t.num_melds):
-        raise RuntimeError("the Four Color tables are not loaded")
-    points = _fc_read_bounded(exposed_points, "exposed_points", FC_MAX_EXPOSED_POINTS)
-    top = _fc_read_bounded(threshold, "threshold", FC_MAX_THRESHOLD)
-    legal = list(legal)  # any iterable, once
-    if all(type(a) is int for a in legal):
+    if distinct and all(type(a) is int for a in legal):
         legal.sort()
     n = len(legal)
     _fc_read_small(hand, counts, FC_KINDS, 4, "hand")
@@ -145,7 +112,32 @@ def fc_lookahead_shortlist_choose(hand, exposed_points, threshold, unseen, legal
         a = legal[i]
         if type(a) is not int or not 0 <= a < FC_KINDS or counts[a] == 0 or a % 7 == 0:
             raise ValueError(f"cannot discard {a!r}: the hand does not hold it, or it is a General")
-        if i and a == legal[i - 1]:
+        if distinct and i and a == legal[i - 1]:
             raise ValueError(f"discard {a} is listed twice")
         actions[i] = a
+    return n
+
+
+def fc_lookahead_choose(hand, exposed_points, threshold, unseen, legal):
+    """LookaheadBot's discard: ``hand`` and ``unseen`` 28 counts (together at most 4
+    of a kind), ``legal`` the discards to choose from (any iterable)."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef uint8_t live[FC_KINDS]
+    cdef int actions[FC_KINDS]
+    cdef int n, points, top
+    n = _fc_read_discard_args(hand, exposed_points, threshold, unseen, legal, False, counts, live, actions,
+                              &points, &top)
+    return _fc_lookahead(_t, counts, points, top, live, actions, n)
+
+
+def fc_lookahead_shortlist_choose(hand, exposed_points, threshold, unseen, legal):
+    """The Four Color search's own discards in its playouts (``SearchBot(playout="lookahead")``):
+    LookaheadBot's discard among GreedyBot's three best; arguments as
+    :func:`fc_lookahead_choose`'s (``legal`` in any order, each once)."""
+    cdef uint8_t counts[FC_KINDS]
+    cdef uint8_t live[FC_KINDS]
+    cdef int actions[FC_KINDS]
+    cdef int n, points, top
+    n = _fc_read_discard_args(hand, exposed_points, threshold, unseen, legal, True, counts, live, actions,
+                              &points, &top)
     return _fc_lookahead_shortlist(_t, counts, points, top, live, actions, n)

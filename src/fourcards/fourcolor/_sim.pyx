@@ -330,29 +330,29 @@ cdef int _sim_strict_hu(FcGame* s, int player, int offer, bint from_discard, int
     return j
 
 
-cdef int _sim_lookahead(FcGame* s, int p, const int* legal, int n_legal) noexcept nogil:
-    """LookaheadBot's discard for seat ``p``: the cards it has not seen are those
-    outside its hand, the exposed melds and the discards."""
-    cdef uint8_t unseen[FC_KINDS]
+cdef void _sim_unseen(FcGame* s, int p, uint8_t* unseen) noexcept nogil:
+    """The cards seat ``p`` has not seen: those outside its hand, the exposed melds
+    and the discards (28 counts)."""
     cdef int k, q, left
     for k in range(FC_KINDS):
         left = 4 - s.hands[p][k] - s.gone[k]
         for q in range(s.n):
             left -= s.exposed[q][k]
         unseen[k] = <uint8_t>(left if left > 0 else 0)
+
+
+cdef int _sim_lookahead(FcGame* s, int p, const int* legal, int n_legal) noexcept nogil:
+    """LookaheadBot's discard for seat ``p`` (the cards it has not seen: :func:`_sim_unseen`)."""
+    cdef uint8_t unseen[FC_KINDS]
+    _sim_unseen(s, p, unseen)
     return _fc_lookahead(_t, s.hands[p], s.exposed_points[p], s.threshold, unseen, legal, n_legal)
 
 
 cdef int _sim_lookahead_shortlist(FcGame* s, int p, const int* legal, int n_legal) noexcept nogil:
     """The lookahead player's discard for seat ``p`` among the greedy player's best few
-    (``_fc_lookahead_shortlist``), the unseen cards as :func:`_sim_lookahead` has them."""
+    (``_fc_lookahead_shortlist``), the unseen cards as :func:`_sim_unseen` has them."""
     cdef uint8_t unseen[FC_KINDS]
-    cdef int k, q, left
-    for k in range(FC_KINDS):
-        left = 4 - s.hands[p][k] - s.gone[k]
-        for q in range(s.n):
-            left -= s.exposed[q][k]
-        unseen[k] = <uint8_t>(left if left > 0 else 0)
+    _sim_unseen(s, p, unseen)
     return _fc_lookahead_shortlist(_t, s.hands[p], s.exposed_points[p], s.threshold, unseen, legal, n_legal)
 
 
