@@ -533,7 +533,32 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
     assert small.resample(small.current_player, 1, deadline=time.perf_counter() + 60).step == small.step
     from fractions import Fraction
 
-    assert small.resample(small.current_player, 1, deadline=Fraction(10**12)).step == small.step
+    assert small.resample(small.current_player, 1, deadline=Fraction(10**6)).step == small.step
+    assert small.resample(small.current_player, 1, deadline=math.inf).step == small.step  # no deadline
+
+
+def test_a_deadline_on_the_wrong_clock_is_refused() -> None:
+    """An easy slip: ``deadline=time.time() + 1`` (the wall clock, about 1.8e9) was taken
+    as a ``time.perf_counter()`` value decades away, so a sample it was meant to bound in a
+    server ran without one (up to seconds at a large Four Pack table). A finite deadline
+    more than ten years away is refused, naming the other clock; infinity stays no deadline."""
+    import time
+
+    from fourcards.engine import DEADLINE_HORIZON
+
+    state = get_game("four-pack").new_game(players=3).new_match(8)
+    seat = state.current_player
+    before = state.to_json()
+    information = state.information_set(seat)
+    for wall in (time.time() + 1, time.perf_counter() + DEADLINE_HORIZON + 3600, 1e300):
+        with pytest.raises(FourCardsError, match=r"years away on time\.perf_counter\(\)'s clock.*time\.time\(\)"):
+            state.resample(seat, 1, deadline=wall)
+        with pytest.raises(FourCardsError, match="years away"):
+            information.sample(1, deadline=wall)
+    assert state.to_json() == before
+    soon = time.perf_counter() + DEADLINE_HORIZON - 3600
+    assert state.resample(seat, 1, deadline=soon).step == state.step
+    assert state.resample(seat, 1, deadline=10**400).step == state.step  # past a float: infinity, no deadline
 
 
 def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample() -> None:

@@ -137,18 +137,34 @@ def check_real(value: Any, name: str) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+#: How far past ``time.perf_counter()`` a finite deadline may be (ten years): a ``time.time()``
+#: value (another clock, about 1.8e9 today) is far past it and would never be reached.
+DEADLINE_HORIZON = 10 * 365.25 * 86_400
+
+
 def check_deadline(value: Any) -> float | None:
     """A sample's ``deadline``: None, or a ``time.perf_counter()`` value as a float
-    (:func:`check_real`; NaN, which would never pass nor be passed, refused).
+    (:func:`check_real`; an infinity, like None, is no deadline). NaN, which would never
+    pass nor be passed, is refused, and so is a finite time more than
+    :data:`DEADLINE_HORIZON` away (a ``time.time()`` value, which would never be reached).
 
     >>> check_deadline(None), check_deadline(np.int64(3))
     (None, 3.0)
+    >>> import time
+    >>> check_deadline(time.time() + 1)
+    Traceback (most recent call last):
+    fourcards.errors.FourCardsError: deadline=... is ... years away on time.perf_counter()'s clock: ...
     """
     if value is None:
         return None
     deadline = check_real(value, "deadline")
     if math.isnan(deadline):
         raise FourCardsError("deadline=nan is no time: give a time.perf_counter() value or None")
+    if deadline != math.inf and deadline - time.perf_counter() > DEADLINE_HORIZON:
+        years = (deadline - time.perf_counter()) / (365.25 * 86_400)
+        raise FourCardsError(f"deadline={deadline:.6g} is {years:,.0f} years away on time.perf_counter()'s "
+                             "clock: give time.perf_counter() + seconds (time.time() is another clock), "
+                             "or None for no deadline")
     return deadline
 
 
