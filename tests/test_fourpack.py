@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -345,25 +346,72 @@ def test_must_hold_family_at_12_and_16_seats_resamples_where_it_was_refused() ->
         state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
 
 
-def test_the_search_lists_fewer_placements_than_a_resample_at_a_big_table() -> None:
-    """Listing a family's placements is outside the search's clock: at 24 seats with
-    ``must_hold_family`` a search decision took 0.49 s at a 0.05 s clock while the rules'
-    information set listed families of four over 23 seats (up to ``MAX_PLACEMENTS``); the
-    search lists up to ``SEARCH_PLACEMENTS`` and refuses the rest of the deals instead."""
+@pytest.mark.parametrize("players", [24, 32])
+def test_must_hold_family_at_24_and_32_seats_draws_every_position_as_a_matching(players: int) -> None:
+    """With ``must_hold_family`` at 24 and 32 seats, ``resample`` was refused after up to 13 s
+    at 8 of 163 and 45 of 221 positions of two matches: the hands hold one or two hidden
+    cards, so the families' placements had to fit together slot for slot, which proposals
+    almost never did. The deal is now drawn as a matching of the cards onto the slots:
+    every position of a match samples within seconds and keeps the observation (that the
+    draw keeps every asker's family: the next test)."""
     from fourcards.fourpack.bots import MemoryBot
-    from fourcards.fourpack.game import MAX_PLACEMENTS, SEARCH_PLACEMENTS
+    from fourcards.sampling import MatchingSampler
 
-    assert SEARCH_PLACEMENTS < MAX_PLACEMENTS
-    state = FourPack(players=24, must_hold_family=True).new_match(2)
-    bots = [MemoryBot() for _ in range(24)]
-    fewer = 0
-    while not state.is_terminal and state.step < 150:
+    game = FourPack(players=players, must_hold_family=True)
+    state = game.new_match(2)
+    bots = [MemoryBot() for _ in range(players)]
+    drawn = 0
+    while not state.is_terminal:
         seat = state.current_player
-        if state.step % 10 == 0:
-            whole, _ = state._information_set(seat)
-            bounded, _ = state._information_set(seat, most_placements=SEARCH_PLACEMENTS)
-            listed = [sum(1 for ways in deal._listed if ways is not None) for deal in (whole, bounded)]
-            assert listed[0] >= listed[1]
-            fewer += listed[0] > listed[1]
+        if state.step % 3 == 0:
+            other = (seat + 1) % players
+            deal, _ = state._information_set(other)
+            sample = state.resample(other, state.step, deadline=time.perf_counter() + 10)
+            assert sample.observation(other) == state.observation(other)
+            drawn += isinstance(deal, MatchingSampler)
         state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
-    assert fewer > 0
+    assert drawn > 20
+
+
+def test_a_matching_and_the_listed_placements_draw_the_same_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two exact ways to draw a 12-seat ``must_hold_family`` position (each hidden card's
+    place, over 2,000 draws each): as a matching (past ``MANY_PLACES`` places, the default)
+    and by listing each family's placements (the way of a few seats), alike by a two-sample
+    chi-square per card; and both keep every asker's family."""
+    from fourcards import sampling
+    from fourcards.fourpack import game as four_pack
+    from fourcards.fourpack.bots import MemoryBot
+    from fourcards.rng import Rng
+
+    from .stats import gamma_q
+
+    state = FourPack(players=12, must_hold_family=True).new_match(5)
+    bots = [MemoryBot() for _ in range(12)]
+    while state.step < 24:
+        seat = state.current_player
+        state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
+    me = state.current_player
+    matching, _ = state._information_set(me)
+    assert isinstance(matching, sampling.MatchingSampler) and matching.needs
+    with monkeypatch.context() as patched:
+        patched.setattr(four_pack, "MANY_PLACES", 99)
+        listing, _ = state._information_set(me)
+    assert isinstance(listing, sampling.DealSampler) and any(ways is not None for ways in listing._listed)
+    draws = 2000
+    where: list[dict[int, list[int]]] = []
+    for deal, seed in ((matching, 1), (listing, 2)):
+        rng = Rng(seed)
+        found: dict[int, list[int]] = {}
+        for _ in range(draws):
+            drawn = deal.sample(rng)
+            assert matching.accept is not None and matching.accept(drawn)  # every need met, every cap kept
+            for place, cards in enumerate(drawn):
+                for card in cards:
+                    found.setdefault(card, [0] * len(matching.sizes))[place] += 1
+        where.append(found)
+    assert where[0].keys() == where[1].keys()
+    for card, first in where[0].items():
+        second = where[1][card]
+        cells = [(a, b) for a, b in zip(first, second) if a + b]
+        statistic = sum((a - b) ** 2 / (a + b) for a, b in cells)  # equal totals: 2 x k homogeneity
+        assert gamma_q((len(cells) - 1) / 2, statistic / 2) > 1e-4 / len(where[0]), (card, first, second)

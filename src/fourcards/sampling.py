@@ -64,7 +64,8 @@ from .engine import check_deadline
 from .errors import FourCardsError, SamplingCostError
 from .rng import Rng, as_rng
 
-__all__ = ["Group", "Placements", "DealSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK", "MAX_SPLITS",
+__all__ = ["Group", "Placements", "DealSampler", "MatchingSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK",
+           "MAX_SPLITS",
            "MANY_PLACES", "PROPOSALS_FIRST", "GRID_WORK_A_PROPOSAL", "PROPOSALS_LEAST", "PILOT_RATE",
            "PILOT_KEPT", "METHODS", "SamplingCostError"]
 
@@ -796,3 +797,228 @@ class _Proposal:
             if len(self._weighed) < 4096:
                 self._weighed[key] = product
         return self.fewest, product
+
+
+#: ``_BOUND[r]``: Huber and Law's bound on a row of ``r`` ones, ``h(r) / e`` with
+#: ``h(r) = r + ln(r) / 2 + e - 1`` (``h(0) = 0``): the permanent of a 0/1 matrix is at
+#: most the product of its rows' bounds, and for any column ``j`` the bounds of the
+#: minors ``A(i, j)`` (row ``i`` and column ``j`` taken out) add up to at most ``A``'s.
+_BOUND = [0.0] + [(r + 0.5 * math.log(r) + math.e - 1) / math.e for r in range(1, 257)]
+#: ``_SHRINK[r] = h(r - 1) / h(r)``: a row's bound when one of its ``r`` ones goes.
+_SHRINK = [0.0] + [_BOUND[r - 1] / _BOUND[r] for r in range(1, 257)]
+
+
+class MatchingSampler:
+    """Uniform deals of distinct cards where each card may be in some places only and
+    some places must hold cards of a class (a family): exact at tables of many small
+    places, where :class:`DealSampler`'s counts do not fit and its proposals almost never
+    meet every place's need (an exact cover).
+
+    ``sizes``: the slots of each place; ``labels``: the pool, one label a card;
+    ``allowed``: per card, the places it may be in; ``classes``: per card, its class;
+    ``needs``: ``(place, class, fewest)`` triples (that place holds at least ``fewest``
+    cards of that class); ``accept``: a test of a whole deal (other bounds), or None.
+
+    A deal is drawn as a perfect matching of the cards onto the slots, each of a
+    place's first slots kept for a card of a class it needs, uniformly among the
+    matchings by Huber and Law's exact method (2008: each slot in turn takes a card in
+    proportion to a bound on the matchings left, and the draw starts again with the
+    probability the bound overstates them); the deal is then kept with probability
+    ``1 / prod(perm(held, fewest))`` over the needs (``held`` the cards of that class the
+    place got: the matchings behind a deal), which makes kept deals uniform among those
+    that meet every need, and then ``accept`` refuses or keeps it.
+
+    >>> sampler = MatchingSampler([1, 2], [10, 11, 20], [[0, 1], [0, 1], [0, 1]], [1, 1, 2], [(0, 2, 1)])
+    >>> sampler.sample(Rng(3))[0]  # place 0 must hold the class-2 card
+    [20]
+    """
+
+    def __init__(self, sizes: Sequence[int], labels: Sequence[int], allowed: Sequence[Sequence[int]],
+                 classes: Sequence[int], needs: Sequence[tuple[int, int, int]] = (),
+                 accept: Callable[[list[list[int]]], bool] | None = None) -> None:
+        def whole(value: object) -> bool:
+            return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+        def whole_numbers(values: object, what: str) -> tuple[int, ...]:
+            if (isinstance(values, (str, bytes)) or not isinstance(values, Sequence)
+                    or not all(whole(v) for v in values)):
+                raise FourCardsError(f"{what} must be a sequence of whole numbers, not {values!r:.60}")
+            return tuple(int(v) for v in values)
+
+        self.sizes = whole_numbers(sizes, "sizes")
+        self.labels = tuple(labels)
+        self.accept = accept
+        #: As :class:`DealSampler`'s (a caller may set it); unused: one try is short (a few slots' cards each).
+        self.deadline: float | None = None
+        places, n = len(self.sizes), len(self.labels)
+        if any(s < 0 for s in self.sizes):
+            raise FourCardsError(f"place sizes must be at least 0, got {self.sizes}")
+        if n != sum(self.sizes):
+            raise FourCardsError(f"the pool holds {n} cards but the places {sum(self.sizes)} slots")
+        if isinstance(allowed, (str, bytes)) or not isinstance(allowed, Sequence):
+            raise FourCardsError(f"allowed must be a sequence, one a card, of the places it may be in, "
+                                 f"not {allowed!r:.60}")
+        self.classes = whole_numbers(classes, "classes")
+        if len(allowed) != n or len(self.classes) != n:
+            raise FourCardsError(f"allowed and classes name each of the {n} cards")
+        if n >= len(_BOUND):
+            raise FourCardsError(f"at most {len(_BOUND) - 1} cards, not {n}")
+        masks = []
+        for k, places_of in enumerate(allowed):
+            mask = 0
+            for d in whole_numbers(places_of, f"allowed[{k}]"):
+                if not 0 <= d < places:
+                    raise FourCardsError(f"card {k} is allowed in place {d!r:.20}: places are 0..{places - 1}")
+                mask |= 1 << d
+            masks.append(mask)
+        wanted: dict[tuple[int, int], int] = {}
+        for need in needs:
+            if isinstance(need, (str, bytes)) or not isinstance(need, Sequence) or len(need) != 3:
+                raise FourCardsError(f"a need is (place, class, fewest), not {need!r:.60}")
+            place, kind, fewest = whole_numbers(need, "a need")
+            if not 0 <= place < places or fewest < 0:
+                raise FourCardsError(f"a need names a place 0..{places - 1} and at least 0 cards, not "
+                                     f"{(place, kind, fewest)!r:.60}")
+            if fewest:
+                wanted[place, kind] = max(wanted.get((place, kind), 0), fewest)
+        #: Per place, its slots' classes (None: any card the place allows).
+        slots: list[tuple[int, int | None]] = []
+        for d, size in enumerate(self.sizes):
+            kept = [kind for (place, kind), fewest in sorted(wanted.items()) if place == d for _ in range(fewest)]
+            if len(kept) > size:
+                raise FourCardsError(f"no deal keeps what the player has seen (place {d} must hold {len(kept)} "
+                                     f"cards of its size {size})")
+            slots += [(d, kind) for kind in kept] + [(d, None)] * (size - len(kept))
+        self.needs = tuple((place, kind, fewest) for (place, kind), fewest in sorted(wanted.items()))
+        columns = [sum(1 << k for k in range(n) if masks[k] >> d & 1 and (wants is None or self.classes[k] == wants))
+                   for d, wants in slots]
+        for (d, wants), column in zip(slots, columns):
+            if not column:
+                raise FourCardsError(f"no deal keeps what the player has seen (no card may fill place {d}"
+                                     + ("" if wants is None else f" with one of class {wants}") + ")")
+        self._slots = slots
+        fits = [sum(1 << j for j, column in enumerate(columns) if column >> k & 1) for k in range(n)]
+        # A slot only one card may fill, or a card that fits one slot: that pair is in every
+        # matching (placed once here; the bound would otherwise overstate the matchings
+        # around it, and each try would be refused more often)
+        forced: dict[int, int] = {}  # slot -> card
+        cards_left, slots_left = (1 << n) - 1, (1 << n) - 1
+        changed = True
+        while changed:
+            changed = False
+            for j in range(n):
+                if slots_left >> j & 1 and (columns[j] & cards_left).bit_count() == 1:
+                    forced[j] = (columns[j] & cards_left).bit_length() - 1
+                elif slots_left >> j & 1 and not columns[j] & cards_left:
+                    raise FourCardsError(f"no deal keeps what the player has seen (no card left to fill "
+                                         f"place {slots[j][0]})")
+                else:
+                    continue
+                cards_left &= ~(1 << forced[j])
+                slots_left &= ~(1 << j)
+                changed = True
+            for k in range(n):
+                if cards_left >> k & 1 and (fits[k] & slots_left).bit_count() <= 1:
+                    if not fits[k] & slots_left:
+                        raise FourCardsError(f"no deal keeps what the player has seen (card {self.labels[k]} "
+                                             "has no place left)")
+                    j = (fits[k] & slots_left).bit_length() - 1
+                    forced[j] = k
+                    cards_left &= ~(1 << k)
+                    slots_left &= ~(1 << j)
+                    changed = True
+        self._forced = forced
+        self._open = slots_left
+        #: Per card, the open slots it may fill (bits); per slot, how many cards left may fill it.
+        self._fits = [fits[k] & slots_left if cards_left >> k & 1 else 0 for k in range(n)]
+        self._sums = [(columns[j] & cards_left).bit_count() if slots_left >> j & 1 else 0 for j in range(n)]
+        #: The cards in the order they are placed: the fewest slots first.
+        self._order = sorted((k for k in range(n) if cards_left >> k & 1), key=lambda k: (self._fits[k].bit_count(), k))
+
+    def _match(self, rng: Rng) -> list[int] | None:
+        """One try at a uniform matching: the card of each slot, or None (start again).
+        The bound is on the slots (a kept slot's few cards make it tight there): each card
+        in turn takes an open slot ``i`` with probability bound(minor without card and
+        slot ``i``) / bound(now), and the try ends with the probability left over."""
+        sums = list(self._sums)
+        open_ = self._open
+        card_of = [0] * len(sums)
+        for j, k in self._forced.items():
+            card_of[j] = k
+        bound, shrink = _BOUND, _SHRINK
+        for k in self._order:
+            candidates = self._fits[k] & open_
+            if not candidates:
+                return None
+            slots = []
+            while candidates:
+                low = candidates & -candidates
+                slots.append(low.bit_length() - 1)
+                candidates ^= low
+            product, zeros = 1.0, 0
+            for i in slots:
+                if sums[i] == 1:
+                    zeros += 1
+                else:
+                    product *= shrink[sums[i]]
+            # the bound of the minor without card k and slot i, over the bound now
+            weights = []
+            for i in slots:
+                r = sums[i]
+                if zeros - (r == 1):
+                    weights.append(0.0)
+                else:
+                    weights.append((product if r == 1 else product / shrink[r]) / bound[r])
+            total = math.fsum(weights)
+            if total > 1.0 + 1e-9:  # Huber and Law's lemma: never (a test checks it on many matrices)
+                raise AssertionError(f"the bounds of the minors add up to {total} of the matrix's")
+            pick = rng.next_u64() / 2.0**64
+            if pick >= total:
+                return None
+            chosen = slots[-1]
+            for i, weight in zip(slots, weights):
+                if pick < weight:
+                    chosen = i
+                    break
+                pick -= weight
+            card_of[chosen] = k
+            open_ &= ~(1 << chosen)
+            for i in slots:
+                sums[i] -= 1
+        return card_of
+
+    def draw_once(self, rng: Rng | int) -> list[list[int]] | None:
+        """One try at a deal: the deal (per place, its cards' labels), or None when the try
+        was refused (the matching started again, a need's weighing, or ``accept``)."""
+        rng = as_rng(rng)
+        card_of = self._match(rng)
+        if card_of is None:
+            return None
+        deal: list[list[int]] = [[] for _ in self.sizes]
+        for (d, _kind), k in zip(self._slots, card_of):
+            deal[d].append(k)
+        behind = 1  # the matchings behind this deal: the kept slots' ordered picks
+        for place, kind, fewest in self.needs:
+            behind *= math.perm(sum(1 for k in deal[place] if self.classes[k] == kind), fewest)
+        if behind > 1 and rng.below(behind):
+            return None
+        cards = [[self.labels[k] for k in held] for held in deal]
+        for held in cards:
+            rng.shuffle(held)
+        if self.accept is not None and not self.accept(cards):
+            return None
+        return cards
+
+    def sample(self, rng: Rng | int, deadline: float | None = None) -> list[list[int]]:
+        """A deal: per place, its cards' labels (uniform among the deals that meet every
+        need and that ``accept`` takes); with ``deadline`` (a ``time.perf_counter()``
+        value), :class:`SamplingCostError` once it passes. Depends only on ``rng``."""
+        rng = as_rng(rng)
+        deadline = check_deadline(deadline)
+        for _ in range(MAX_TRIES):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise SamplingCostError("no deal drawn before the deadline")
+            deal = self.draw_once(rng)
+            if deal is not None:
+                return deal
+        raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")

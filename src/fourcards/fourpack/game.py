@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Union
 
@@ -16,7 +15,7 @@ from .. import _position as check
 from ..engine import Game, GameRules, State, option, same_json, unroll
 from ..errors import IllegalMoveError, InvalidStateError
 from ..rng import Rng
-from ..sampling import DealSampler, Group, Placements
+from ..sampling import MANY_PLACES, DealSampler, Group, MatchingSampler, Placements
 
 __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
            "Dealt", "Asked", "LaidDown", "GameEnd", "OBSERVATION_SIZE", "MAX_PLAYERS"]
@@ -24,16 +23,6 @@ __all__ = ["Rules", "FourPack", "FourPackState", "FourPackObservation", "Ask",
 #: "3 o más" players: as many as the deck can deal, every player at least one card
 #: (a 33rd player would start with none, out of the game before it begins).
 MAX_PLAYERS: Final = 32
-#: The most placements of one family's unseen cards a deal lists (exact sampling), counted
-#: before its bounds (the product of the places each card may be in): a family with more
-#: (very many seats) is checked by refusing samples instead. Where the rules say a seat
-#: holds a card of the family it asks for (``must_hold_family``), up to this many (a
-#: family of four cards over 23 seats: 0.1 to 0.3 s to list); where a search only assumes
-#: it (``askers_hold``, at every decision), up to :data:`ASSUMED_PLACEMENTS`; the search
-#: lists up to :data:`SEARCH_PLACEMENTS` at each decision (a family of four over 16 seats).
-MAX_PLACEMENTS: Final = 300_000
-ASSUMED_PLACEMENTS: Final = 20_000
-SEARCH_PLACEMENTS: Final = 60_000
 FAMILY_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * f) for f in range(8))
 #: The observation tensor's size up to 8 players (8 seat slots); beyond, one slot a seat.
 OBSERVATION_SIZE: Final = 320
@@ -484,8 +473,8 @@ class FourPackState(State[Ask]):
     def _down_masks(self) -> tuple[int, ...]:
         return tuple(self._down)
 
-    def _information_set(self, player: int, askers_hold: bool | None = None,
-                         most_placements: int | None = None) -> tuple[DealSampler, Any]:
+    def _information_set(self, player: int,
+                         askers_hold: bool | None = None) -> tuple[DealSampler | MatchingSampler, Any]:
         """Hidden from a seat: where the cards nobody has seen change hands are
         (never handed over, not in a family laid down, not its own), among the
         other seats (and out of play, in a position). Cards only move in the open,
@@ -518,9 +507,6 @@ class FourPackState(State[Ask]):
                     if seat in place:
                         forbidden[code] |= 1 << place[seat]
         must_hold = self.game.rules.must_hold_family if askers_hold is None else askers_hold
-        limit = MAX_PLACEMENTS if must_hold and self.game.rules.must_hold_family else ASSUMED_PLACEMENTS
-        if most_placements is not None:  # a search on a clock: listing is outside it
-            limit = min(limit, most_placements)
         cap, need = self._family_facts(player, asks, known, must_hold)
         for code in hidden:
             for seat, i in place.items():
@@ -532,19 +518,28 @@ class FourPackState(State[Ask]):
         unseen = {code // 4 for code in hidden}
         every_check = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others
                        for f in sorted(unseen) if cap[seat][f] < 4 or need[seat][f]]
-        # A family a seat must hold a card of (must_hold_family, askers_hold): its unseen cards'
-        # every allowed placement listed (exact: no sample refused, where refusing found none in
-        # seconds), where there are few enough; the other checks (a seat may hold at most so many
-        # of a family) seldom refuse a sample, and stay a test of the whole deal.
+        # A family a seat must hold a card of (must_hold_family, askers_hold). At a table of
+        # many seats, whose hands hold a few hidden cards each, the families' placements must
+        # fit together slot for slot (an exact cover: proposals almost never meet it, and the
+        # counts of the used slots do not fit): the deal is drawn as a matching of the cards
+        # onto the slots, exactly. At a few seats each such family's allowed placements are
+        # listed (at most 8 ** 4), exact too. The other checks (a seat may hold at most so
+        # many of a family) seldom refuse a sample, and stay a test of the whole deal.
+        allowed_of = {code: [i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1]
+                      for code in hidden}
+        needed = sorted({f for _, f, _, need_ in every_check if need_})
+        if needed and sum(1 for size in sizes if size) > MANY_PLACES:
+            deal: DealSampler | MatchingSampler = MatchingSampler(
+                sizes, hidden, [allowed_of[code] for code in hidden], [code // 4 for code in hidden],
+                [(i, f, need_) for i, f, _, need_ in every_check if need_], self._family_check(every_check, places))
+            return deal, self._writer(place, known)
         listed: list[Group | Placements] = []
         placed: set[int] = set()
         exact: set[int] = set()  # the families listed so
-        for f in sorted({f for _, f, _, need_ in every_check if need_}):
+        for f in needed:
             codes = [code for code in hidden if code // 4 == f]
-            allowed = [[i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1] for code in codes]
+            allowed = [allowed_of[code] for code in codes]
             bounds = [(i, cap_, need_) for i, f_, cap_, need_ in every_check if f_ == f]
-            if math.prod(len(a) for a in allowed) > limit:
-                continue
             ways = _placements(allowed, bounds)
             listed.append(Placements(tuple(codes), ways))
             placed.update(codes)
@@ -557,23 +552,30 @@ class FourPackState(State[Ask]):
         free = by_bits.pop(0, [])
         groups = listed + [Group(tuple(codes), high=tuple(0 if bits >> i & 1 else len(codes) for i in range(places)))
                            for bits, codes in sorted(by_bits.items())]
+        deal = DealSampler(sizes, free, groups, self._family_check(checks, places) if checks else None)
+        return deal, self._writer(place, known)
 
+    @staticmethod
+    def _family_check(checks: list[tuple[int, int, int, int]],
+                      places: int) -> Callable[[list[list[int]]], bool]:
+        """A test of a whole deal: each ``(place, family, cap, need)`` of ``checks`` holds."""
         def accept(deal: list[list[int]]) -> bool:
-            if not checks:
-                return True
             counts = [[0] * 8 for _ in range(places)]
             for i, codes in enumerate(deal):
                 for code in codes:
                     counts[i][code // 4] += 1
             return all(cap_ >= counts[i][f] >= need_ for i, f, cap_, need_ in checks)
 
-        deal = DealSampler(sizes, free, groups, accept if checks else None)
+        return accept
 
+    @staticmethod
+    def _writer(place: dict[int, int], known: int) -> Callable[[FourPackState, list[list[int]], Rng], None]:
+        """Puts a deal's cards (per place) in the seats' hands, beside the cards everyone knows of."""
         def write(state: FourPackState, cards: list[list[int]], rng: Rng) -> None:
             for seat, i in place.items():
                 state._hands[seat] = (state._hands[seat] & known) | sum(1 << code for code in cards[i])
 
-        return deal, write
+        return write
 
     def _family_facts(self, player: int, asks: Sequence[Asked], known: int,
                       must_hold: bool) -> tuple[list[list[int]], list[list[int]]]:

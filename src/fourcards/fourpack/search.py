@@ -34,7 +34,7 @@ from ..rng import Rng
 from ..sampling import SamplingCostError
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
 from .bots import MemoryBot, memory_choice
-from .game import FAMILY_MASK, SEARCH_PLACEMENTS, FourPack, FourPackObservation, FourPackState, LaidDown
+from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
 
 __all__ = ["SearchBot", "state_of"]
 
@@ -239,8 +239,7 @@ class SearchBot(SearchPlayer):
         """The seat's information set; with ``askers_hold``, narrowed to the deals where
         every asker held a card of the family it asked for, unless no such deal turns up
         in a few draws (a seat that asks for families it does not hold, as the rules may
-        allow; at a table of many seats, where each draw is one proposal that seldom meets
-        every asker's family, most often): then the rules' own."""
+        allow): then the rules' own."""
         if self.askers_hold and not self.game.rules.must_hold_family:
             try:
                 narrowed = InformationSet(surrogate, me, *surrogate._information_set(me, askers_hold=True))
@@ -262,5 +261,5 @@ class SearchBot(SearchPlayer):
                 raise
             except FourCardsError:  # bounds no deal meets
                 pass
-        return InformationSet(surrogate, me, *surrogate._information_set(me, most_placements=SEARCH_PLACEMENTS))
+        return InformationSet(surrogate, me, *surrogate._information_set(me))
 
