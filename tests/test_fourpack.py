@@ -250,14 +250,18 @@ def test_sampling_stops_at_its_deadline_and_at_its_memo_limit(monkeypatch: pytes
     for _ in range(6):  # asks answered: the deals are counted, not drawn freely
         seat = played.current_player
         played.apply(MemoryBot().choose(played.observation(seat), played.legal_actions()), seat)
-    counted = played.information_set(played.current_player)
+    from fourcards.fourpack import game as four_pack
+
+    with monkeypatch.context() as patched:  # counted, as at a few seats
+        patched.setattr(four_pack, "MANY_PLACES", 99)
+        counted = played.information_set(played.current_player)
     counted.deal.method = "count"
     monkeypatch.setattr(sampling, "MAX_MEMO", 10)
     with pytest.raises(sampling.SamplingCostError, match="too large to sample exactly"):
         counted.sample(Rng(1))
-    drawn = played.information_set(played.current_player)  # by default: by proposal, nothing counted
+    drawn = played.information_set(played.current_player)  # by default: as a matching, nothing counted
     assert drawn.sample(Rng(1)).observation(played.current_player) == played.observation(played.current_player)
-    assert drawn.deal._memo is None
+    assert isinstance(drawn.deal, sampling.MatchingSampler)
 
 
 @pytest.mark.parametrize("players", [12, 32])
@@ -373,11 +377,13 @@ def test_must_hold_family_at_24_and_32_seats_draws_every_position_as_a_matching(
     assert drawn > 20
 
 
-def test_a_matching_and_the_listed_placements_draw_the_same_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two exact ways to draw a 12-seat ``must_hold_family`` position (each hidden card's
-    place, over 2,000 draws each): as a matching (past ``MANY_PLACES`` places, the default)
-    and by listing each family's placements (the way of a few seats), alike by a two-sample
-    chi-square per card; and both keep every asker's family."""
+@pytest.mark.parametrize("must_hold_family", [True, False])
+def test_a_matching_and_the_listed_placements_draw_the_same_deals(must_hold_family: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two exact ways to draw a 12-seat position (each hidden card's place, over 2,000 draws
+    each): as a matching (past ``MANY_PLACES`` places, the default) and as at a few seats
+    (counted, each family a seat must hold a card of listed), alike by a two-sample
+    chi-square per card; and both keep every asker's family and every cap."""
     from fourcards import sampling
     from fourcards.fourpack import game as four_pack
     from fourcards.fourpack.bots import MemoryBot
@@ -385,18 +391,19 @@ def test_a_matching_and_the_listed_placements_draw_the_same_deals(monkeypatch: p
 
     from .stats import gamma_q
 
-    state = FourPack(players=12, must_hold_family=True).new_match(5)
+    state = FourPack(players=12, must_hold_family=must_hold_family).new_match(5)
     bots = [MemoryBot() for _ in range(12)]
     while state.step < 24:
         seat = state.current_player
         state.apply(bots[seat].choose(state.observation(seat), state.legal_actions()), seat)
     me = state.current_player
     matching, _ = state._information_set(me)
-    assert isinstance(matching, sampling.MatchingSampler) and matching.needs
+    assert isinstance(matching, sampling.MatchingSampler) and bool(matching.needs) == must_hold_family
     with monkeypatch.context() as patched:
         patched.setattr(four_pack, "MANY_PLACES", 99)
         listing, _ = state._information_set(me)
-    assert isinstance(listing, sampling.DealSampler) and any(ways is not None for ways in listing._listed)
+    assert isinstance(listing, sampling.DealSampler)
+    assert any(ways is not None for ways in listing._listed) == must_hold_family
     draws = 2000
     where: list[dict[int, list[int]]] = []
     for deal, seed in ((matching, 1), (listing, 2)):
@@ -404,7 +411,7 @@ def test_a_matching_and_the_listed_placements_draw_the_same_deals(monkeypatch: p
         found: dict[int, list[int]] = {}
         for _ in range(draws):
             drawn = deal.sample(rng)
-            assert matching.accept is not None and matching.accept(drawn)  # every need met, every cap kept
+            assert matching.accept is None or matching.accept(drawn)  # every need met, every cap kept
             for place, cards in enumerate(drawn):
                 for card in cards:
                     found.setdefault(card, [0] * len(matching.sizes))[place] += 1

@@ -498,7 +498,7 @@ def test_threads_sharing_an_information_set_draw_what_one_draws(name: str) -> No
         assert together == alone
 
 
-def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
+def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A first user's trial: at a table of 32 Four Pack seats ``State.resample`` took 3 to 5 s
     and then raised, with no way to bound it but an undocumented route. ``deadline`` bounds it;
     the error is exported, with a code of its own (the input was valid)."""
@@ -513,8 +513,12 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped() -> None:
         state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
     seat = state.current_player
     before = state.to_json()
-    counted = state.information_set(seat)
-    counted.deal.method = "count"  # by default so many places are drawn by proposal: a sample in ms
+    from fourcards.fourpack import game as four_pack
+
+    with monkeypatch.context() as patched:  # by default so many places are drawn as a matching: a sample in ms
+        patched.setattr(four_pack, "MANY_PLACES", 99)
+        counted = state.information_set(seat)
+    counted.deal.method = "count"
     started = time.perf_counter()
     with pytest.raises(SamplingCostError) as caught:
         counted.sample(1, deadline=started + 0.05)
@@ -561,7 +565,7 @@ def test_a_deadline_on_the_wrong_clock_is_refused() -> None:
     assert state.resample(seat, 1, deadline=10**400).step == state.step  # past a float: infinity, no deadline
 
 
-def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample() -> None:
+def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample(monkeypatch: pytest.MonkeyPatch) -> None:
     """A reviewer's trial: one thread's long sample (4.4 s at a 32-seat table) held the set's lock,
     and another thread's 20 ms deadline was met only after it. It now waits at most its deadline."""
     import threading
@@ -573,8 +577,11 @@ def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample() -> 
     rng = Rng(1)
     for _ in range(60):
         state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
+    from fourcards.fourpack import game as four_pack
+
+    monkeypatch.setattr(four_pack, "MANY_PLACES", 99)  # counted, as at a few seats (by default a matching)
     shared = state.information_set(state.current_player)
-    shared.deal.method = "count"  # seconds to count (by default drawn by proposal, in milliseconds)
+    shared.deal.method = "count"  # seconds to count
     first: list[str] = []
 
     def long_sample() -> None:

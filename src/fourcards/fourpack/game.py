@@ -518,20 +518,23 @@ class FourPackState(State[Ask]):
         unseen = {code // 4 for code in hidden}
         every_check = [(place[seat], f, max(0, cap[seat][f]), need[seat][f]) for seat in others
                        for f in sorted(unseen) if cap[seat][f] < 4 or need[seat][f]]
-        # A family a seat must hold a card of (must_hold_family, askers_hold). At a table of
-        # many seats, whose hands hold a few hidden cards each, the families' placements must
-        # fit together slot for slot (an exact cover: proposals almost never meet it, and the
-        # counts of the used slots do not fit): the deal is drawn as a matching of the cards
-        # onto the slots, exactly. At a few seats each such family's allowed placements are
-        # listed (at most 8 ** 4), exact too. The other checks (a seat may hold at most so
-        # many of a family) seldom refuse a sample, and stay a test of the whole deal.
+        # At a table of many seats, whose hands hold a few hidden cards each, the deal is drawn
+        # as a matching of the cards onto the hands' slots, exactly: a family a seat must hold a
+        # card of (must_hold_family, askers_hold) keeps a slot of that hand for it (the families'
+        # placements must fit together slot for slot, an exact cover proposals almost never
+        # meet), and a card a seat lacked never fills its slots (proposals refused for it took
+        # up to 0.7 s). At a few seats the deals are counted, each such family's allowed
+        # placements listed (at most 8 ** 4). The other checks (a seat may hold at most so many
+        # of a family) seldom refuse a sample, and stay a test of the whole deal.
         allowed_of = {code: [i for i in range(places) if sizes[i] and not forbidden[code] >> i & 1]
                       for code in hidden}
         needed = sorted({f for _, f, _, need_ in every_check if need_})
-        if needed and sum(1 for size in sizes if size) > MANY_PLACES:
+        if sum(1 for size in sizes if size) > MANY_PLACES:
+            binding = [check for check in every_check if check[3] or check[2] < sizes[check[0]]]
             deal: DealSampler | MatchingSampler = MatchingSampler(
                 sizes, hidden, [allowed_of[code] for code in hidden], [code // 4 for code in hidden],
-                [(i, f, need_) for i, f, _, need_ in every_check if need_], self._family_check(every_check, places))
+                [(i, f, need_) for i, f, _, need_ in binding if need_],
+                self._family_check(binding, places) if binding else None)
             return deal, self._writer(place, known)
         listed: list[Group | Placements] = []
         placed: set[int] = set()
