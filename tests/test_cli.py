@@ -208,6 +208,23 @@ def test_tournament_and_demo_commands(capsys: pytest.CaptureFixture[str]) -> Non
     assert capsys.readouterr().out.startswith(f"fourcards {fourcards.__version__}: Four Pack, 4 {kind} bots, seed 2")
 
 
+def test_a_tournament_takes_any_rule_of_its_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial (2026-12-05): a tournament could set no rule but the target score
+    (no ``must_hold_family`` for Four Pack), and ``fourcards --players 16 tournament ...``
+    advised putting ``--players`` after ``tournament``, which refused it. ``--rule NAME=VALUE``
+    sets any rule; a match of one ask lays no family down."""
+    argv = ["tournament", "four-pack", "--bots", "memory,memory,memory", "--deals", "2", "--workers", "1",
+            "--no-progress", "--seed", "4"]
+    assert main(argv) == 0
+    assert "| 0.00 [" not in capsys.readouterr().out
+    assert main([*argv, "--rule", "max-asks=1", "--rule", "must_hold_family=on"]) == 0
+    assert "| memory | 18 | 0.333 [0.045, 0.841] | 0.00 [0.00, 0.00] |" in capsys.readouterr().out  # all tied
+    from fourcards.tournament import rule_values
+
+    assert rule_values("gang-of-four", ["target_score=20", "pass_is_final=off"]) == {
+        "target_score": 20, "pass_is_final": False}
+
+
 def test_console_script_help() -> None:
     out = subprocess.run([sys.executable, "-m", "fourcards", "--help"], capture_output=True, text=True,
                          check=True).stdout

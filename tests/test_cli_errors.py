@@ -114,6 +114,21 @@ BAD_FLAGS = [
     (["--game", "zangle", "tournament", "--bots", "greedy,random,random", "--deals", "1"],
      "--game is given before the command 'tournament'"),
     (["--players", "3", "play", "gang-of-four"], "--players is given before the command 'play'"),
+    # a first user's trial: this said "put it after", and the tournament then refused --players
+    (["--players", "16", "tournament", "four-pack", "--bots", "memory,memory,memory", "--deals", "1"],
+     "which has no such option (its players are the bots of --bots; a rule is --rule NAME=VALUE)"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "colour=red"],
+     "Four Pack has no rule 'colour'; its rules: must_hold_family, max_asks"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "must_hold_family=maybe"],
+     "must_hold_family is on or off, not 'maybe'"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks"], "give NAME=VALUE"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=lots"], "is a number"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=0"], "max_asks"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "players=5"], "one player a bot"),
+    (["tournament", "--bots", "greedy,greedy", "--rule", "target_score=5", "--rule", "target-score=6"],
+     "--rule target_score is given twice"),
+    (["tournament", "--bots", "greedy,greedy", "--target-score", "7", "--rule", "target_score=5"],
+     "the target score is given twice"),
 ]
 
 

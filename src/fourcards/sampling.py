@@ -56,6 +56,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -814,39 +815,41 @@ class MatchingSampler:
     places, where :class:`DealSampler`'s counts do not fit and its proposals almost never
     meet every place's need (an exact cover).
 
-    ``sizes``: the slots of each place; ``labels``: the pool, one label a card;
-    ``allowed``: per card, the places it may be in; ``classes``: per card, its class;
-    ``needs``: ``(place, class, fewest)`` triples (that place holds at least ``fewest``
-    cards of that class); ``accept``: a test of a whole deal (other bounds), or None.
+    ``sizes``: the slots of each place; ``labels``: the pool, one label a card (two
+    equal labels are two cards); ``allowed``: per card, the places it may be in;
+    ``classes``: per card, its class; ``needs``: ``(place, class, fewest)`` triples (that
+    place holds at least ``fewest`` cards of that class); ``accept``: a test of a whole
+    deal (other bounds; per place, its labels), or None.
 
     A deal is drawn as a perfect matching of the cards onto the slots, each of a
-    place's first slots kept for a card of a class it needs, uniformly among the
-    matchings by Huber and Law's exact method (2008: each slot in turn takes a card in
-    proportion to a bound on the matchings left, and the draw starts again with the
-    probability the bound overstates them); the deal is then kept with probability
-    ``1 / prod(perm(held, fewest))`` over the needs (``held`` the cards of that class the
-    place got: the matchings behind a deal), which makes kept deals uniform among those
-    that meet every need, and then ``accept`` refuses or keeps it.
+    place's first slots kept for a card of a class it needs. The links no perfect
+    matching uses are dropped first (Dulmage and Mendelsohn: one matching, then the
+    links on no alternating cycle), which splits the matchings into independent blocks
+    (a card that must fill one slot is a block of its own). In each block a matching is
+    drawn uniformly by Huber and Law's exact method (2008: each card in turn takes an
+    open slot in proportion to a bound on the matchings left, and the block starts again
+    with the probability the bound overstates them). The deal is then kept with
+    probability ``1 / prod(perm(held, fewest))`` over the needs (``held`` the cards of
+    that class the place got: the matchings behind a deal), which makes kept deals
+    uniform among those that meet every need, and then ``accept`` refuses or keeps it.
 
     >>> sampler = MatchingSampler([1, 2], [10, 11, 20], [[0, 1], [0, 1], [0, 1]], [1, 1, 2], [(0, 2, 1)])
     >>> sampler.sample(Rng(3))[0]  # place 0 must hold the class-2 card
     [20]
     """
 
-    def __init__(self, sizes: Sequence[int], labels: Sequence[int], allowed: Sequence[Sequence[int]],
-                 classes: Sequence[int], needs: Sequence[tuple[int, int, int]] = (),
+    def __init__(self, sizes: Sequence[int] | npt.NDArray[np.integer[Any]],
+                 labels: Sequence[int] | npt.NDArray[np.integer[Any]],
+                 allowed: Sequence[Sequence[int] | npt.NDArray[np.integer[Any]]],
+                 classes: Sequence[int] | npt.NDArray[np.integer[Any]],
+                 needs: Sequence[tuple[int, int, int]] = (),
                  accept: Callable[[list[list[int]]], bool] | None = None) -> None:
-        def whole(value: object) -> bool:
-            return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-        def whole_numbers(values: object, what: str) -> tuple[int, ...]:
-            if (isinstance(values, (str, bytes)) or not isinstance(values, Sequence)
-                    or not all(whole(v) for v in values)):
-                raise FourCardsError(f"{what} must be a sequence of whole numbers, not {values!r:.60}")
-            return tuple(int(v) for v in values)
-
-        self.sizes = whole_numbers(sizes, "sizes")
-        self.labels = tuple(labels)
+        self.sizes = _whole_numbers(sizes, "sizes")
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, np.ndarray)):
+            raise FourCardsError(f"labels must be a sequence, one a card, not {labels!r:.60}")
+        self.labels = tuple(labels.tolist() if isinstance(labels, np.ndarray) else labels)
+        if accept is not None and not callable(accept):
+            raise FourCardsError(f"accept must be a test of a deal (a callable) or None, not {accept!r:.60}")
         self.accept = accept
         #: As :class:`DealSampler`'s (a caller may set it); unused: one try is short (a few slots' cards each).
         self.deadline: float | None = None
@@ -855,10 +858,10 @@ class MatchingSampler:
             raise FourCardsError(f"place sizes must be at least 0, got {self.sizes}")
         if n != sum(self.sizes):
             raise FourCardsError(f"the pool holds {n} cards but the places {sum(self.sizes)} slots")
-        if isinstance(allowed, (str, bytes)) or not isinstance(allowed, Sequence):
+        if isinstance(allowed, (str, bytes)) or not isinstance(allowed, (Sequence, np.ndarray)):
             raise FourCardsError(f"allowed must be a sequence, one a card, of the places it may be in, "
                                  f"not {allowed!r:.60}")
-        self.classes = whole_numbers(classes, "classes")
+        self.classes = _whole_numbers(classes, "classes")
         if len(allowed) != n or len(self.classes) != n:
             raise FourCardsError(f"allowed and classes name each of the {n} cards")
         if n >= len(_BOUND):
@@ -866,90 +869,80 @@ class MatchingSampler:
         masks = []
         for k, places_of in enumerate(allowed):
             mask = 0
-            for d in whole_numbers(places_of, f"allowed[{k}]"):
+            for d in _whole_numbers(places_of, f"allowed[{k}]"):
                 if not 0 <= d < places:
                     raise FourCardsError(f"card {k} is allowed in place {d!r:.20}: places are 0..{places - 1}")
                 mask |= 1 << d
             masks.append(mask)
+        if isinstance(needs, (str, bytes)) or not isinstance(needs, (Sequence, np.ndarray)):
+            raise FourCardsError(f"needs must be a sequence of (place, class, fewest), not {needs!r:.60}")
         wanted: dict[tuple[int, int], int] = {}
         for need in needs:
-            if isinstance(need, (str, bytes)) or not isinstance(need, Sequence) or len(need) != 3:
+            if isinstance(need, (str, bytes)) or not isinstance(need, (Sequence, np.ndarray)) or len(need) != 3:
                 raise FourCardsError(f"a need is (place, class, fewest), not {need!r:.60}")
-            place, kind, fewest = whole_numbers(need, "a need")
+            place, kind, fewest = _whole_numbers(need, "a need")
             if not 0 <= place < places or fewest < 0:
                 raise FourCardsError(f"a need names a place 0..{places - 1} and at least 0 cards, not "
                                      f"{(place, kind, fewest)!r:.60}")
             if fewest:
                 wanted[place, kind] = max(wanted.get((place, kind), 0), fewest)
-        #: Per place, its slots' classes (None: any card the place allows).
+        #: Per slot, its place and the class it is kept for (None: any card the place allows).
         slots: list[tuple[int, int | None]] = []
         for d, size in enumerate(self.sizes):
-            kept = [kind for (place, kind), fewest in sorted(wanted.items()) if place == d for _ in range(fewest)]
-            if len(kept) > size:
-                raise FourCardsError(f"no deal keeps what the player has seen (place {d} must hold {len(kept)} "
-                                     f"cards of its size {size})")
-            slots += [(d, kind) for kind in kept] + [(d, None)] * (size - len(kept))
+            kept = [(kind, fewest) for (place, kind), fewest in sorted(wanted.items()) if place == d]
+            if sum(fewest for _, fewest in kept) > size:  # before a list as long as the need is made
+                raise FourCardsError(f"no deal keeps what the player has seen (place {d} must hold "
+                                     f"{sum(fewest for _, fewest in kept)} cards of its size {size})")
+            kinds = [kind for kind, fewest in kept for _ in range(fewest)]
+            slots += [(d, kind) for kind in kinds] + [(d, None)] * (size - len(kinds))
+        self._slots = slots
         self.needs = tuple((place, kind, fewest) for (place, kind), fewest in sorted(wanted.items()))
+        for k, mask in enumerate(masks):
+            if not mask & sum(1 << d for d, size in enumerate(self.sizes) if size):
+                raise FourCardsError(f"no deal keeps what the player has seen (card {k}, {self.labels[k]!r:.20}, "
+                                     "may be in no place with room)")
         columns = [sum(1 << k for k in range(n) if masks[k] >> d & 1 and (wants is None or self.classes[k] == wants))
                    for d, wants in slots]
         for (d, wants), column in zip(slots, columns):
             if not column:
                 raise FourCardsError(f"no deal keeps what the player has seen (no card may fill place {d}"
                                      + ("" if wants is None else f" with one of class {wants}") + ")")
-        self._slots = slots
         fits = [sum(1 << j for j, column in enumerate(columns) if column >> k & 1) for k in range(n)]
-        # A slot only one card may fill, or a card that fits one slot: that pair is in every
-        # matching (placed once here; the bound would otherwise overstate the matchings
-        # around it, and each try would be refused more often)
-        forced: dict[int, int] = {}  # slot -> card
-        cards_left, slots_left = (1 << n) - 1, (1 << n) - 1
-        changed = True
-        while changed:
-            changed = False
-            for j in range(n):
-                if slots_left >> j & 1 and (columns[j] & cards_left).bit_count() == 1:
-                    forced[j] = (columns[j] & cards_left).bit_length() - 1
-                elif slots_left >> j & 1 and not columns[j] & cards_left:
-                    raise FourCardsError(f"no deal keeps what the player has seen (no card left to fill "
-                                         f"place {slots[j][0]})")
-                else:
-                    continue
-                cards_left &= ~(1 << forced[j])
-                slots_left &= ~(1 << j)
-                changed = True
-            for k in range(n):
-                if cards_left >> k & 1 and (fits[k] & slots_left).bit_count() <= 1:
-                    if not fits[k] & slots_left:
-                        raise FourCardsError(f"no deal keeps what the player has seen (card {self.labels[k]} "
-                                             "has no place left)")
-                    j = (fits[k] & slots_left).bit_length() - 1
-                    forced[j] = k
-                    cards_left &= ~(1 << k)
-                    slots_left &= ~(1 << j)
-                    changed = True
-        self._forced = forced
-        self._open = slots_left
-        #: Per card, the open slots it may fill (bits); per slot, how many cards left may fill it.
-        self._fits = [fits[k] & slots_left if cards_left >> k & 1 else 0 for k in range(n)]
-        self._sums = [(columns[j] & cards_left).bit_count() if slots_left >> j & 1 else 0 for j in range(n)]
-        #: The cards in the order they are placed: the fewest slots first.
-        self._order = sorted((k for k in range(n) if cards_left >> k & 1), key=lambda k: (self._fits[k].bit_count(), k))
+        #: The independent blocks of the matchings: per block, its cards in the order they are
+        #: placed (the fewest slots first), each card's slots in the block (bits), and per slot
+        #: of the block how many of its cards may fill it.
+        self._blocks: list[tuple[list[int], dict[int, int], dict[int, int]]] = []
+        #: The slots each filled by the one card that can fill them in every matching.
+        self._forced: dict[int, int] = {}
+        for cards, links in _matching_blocks(fits, columns, self.sizes, slots):
+            if len(cards) == 1:
+                self._forced[links[cards[0]].bit_length() - 1] = cards[0]
+                continue
+            sums: dict[int, int] = {}
+            for k in cards:
+                bits = links[k]
+                while bits:
+                    low = bits & -bits
+                    j = low.bit_length() - 1
+                    sums[j] = sums.get(j, 0) + 1
+                    bits ^= low
+            order = sorted(cards, key=lambda k: (links[k].bit_count(), k))
+            self._blocks.append((order, {k: links[k] for k in cards}, sums))
 
-    def _match(self, rng: Rng) -> list[int] | None:
-        """One try at a uniform matching: the card of each slot, or None (start again).
+    def _match_block(self, block: tuple[list[int], dict[int, int], dict[int, int]], rng: Rng,
+                     card_of: list[int]) -> bool:
+        """One try at a uniform matching of a block, written in ``card_of``; False: start again.
         The bound is on the slots (a kept slot's few cards make it tight there): each card
         in turn takes an open slot ``i`` with probability bound(minor without card and
         slot ``i``) / bound(now), and the try ends with the probability left over."""
-        sums = list(self._sums)
-        open_ = self._open
-        card_of = [0] * len(sums)
-        for j, k in self._forced.items():
-            card_of[j] = k
+        order, links, start = block
+        sums = dict(start)
+        open_ = sum(1 << j for j in start)
         bound, shrink = _BOUND, _SHRINK
-        for k in self._order:
-            candidates = self._fits[k] & open_
+        for k in order:
+            candidates = links[k] & open_
             if not candidates:
-                return None
+                return False
             slots = []
             while candidates:
                 low = candidates & -candidates
@@ -974,7 +967,7 @@ class MatchingSampler:
                 raise AssertionError(f"the bounds of the minors add up to {total} of the matrix's")
             pick = rng.next_u64() / 2.0**64
             if pick >= total:
-                return None
+                return False
             chosen = slots[-1]
             for i, weight in zip(slots, weights):
                 if pick < weight:
@@ -985,15 +978,22 @@ class MatchingSampler:
             open_ &= ~(1 << chosen)
             for i in slots:
                 sums[i] -= 1
-        return card_of
+        return True
 
-    def draw_once(self, rng: Rng | int) -> list[list[int]] | None:
-        """One try at a deal: the deal (per place, its cards' labels), or None when the try
-        was refused (the matching started again, a need's weighing, or ``accept``)."""
-        rng = as_rng(rng)
-        card_of = self._match(rng)
-        if card_of is None:
-            return None
+    def _draw(self, rng: Rng, tries: int, deadline: float | None) -> list[list[int]] | None:
+        """A deal (per place, its labels), each block tried up to ``tries`` times; None when a
+        block was refused that often, or the deal by a need's weighing or ``accept``."""
+        card_of = [0] * len(self._slots)
+        for j, k in self._forced.items():
+            card_of[j] = k
+        for block in self._blocks:
+            for attempt in range(tries):
+                if deadline is not None and attempt % 64 == 63 and time.perf_counter() > deadline:
+                    raise SamplingCostError("no deal drawn before the deadline")
+                if self._match_block(block, rng, card_of):
+                    break
+            else:
+                return None
         deal: list[list[int]] = [[] for _ in self.sizes]
         for (d, _kind), k in zip(self._slots, card_of):
             deal[d].append(k)
@@ -1009,16 +1009,124 @@ class MatchingSampler:
             return None
         return cards
 
+    def draw_once(self, rng: Rng | int) -> list[list[int]] | None:
+        """One try at a deal: the deal (per place, its cards' labels), or None when the try
+        was refused (a block's matching started again, a need's weighing, or ``accept``)."""
+        return self._draw(as_rng(rng), 1, None)
+
     def sample(self, rng: Rng | int, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels (uniform among the deals that meet every
         need and that ``accept`` takes); with ``deadline`` (a ``time.perf_counter()``
         value), :class:`SamplingCostError` once it passes. Depends only on ``rng``."""
         rng = as_rng(rng)
         deadline = check_deadline(deadline)
-        for _ in range(MAX_TRIES):
+        for _ in range(MAX_TRIES // 1000):
             if deadline is not None and time.perf_counter() > deadline:
                 raise SamplingCostError("no deal drawn before the deadline")
-            deal = self.draw_once(rng)
+            deal = self._draw(rng, 1000, deadline)
             if deal is not None:
                 return deal
-        raise SamplingCostError(f"no deal the player cannot rule out was found in {MAX_TRIES:,} tries")
+        raise SamplingCostError(f"no deal was drawn in {MAX_TRIES:,} tries: the deals the bounds allow are "
+                                "too few among those tried (a deadline bounds the time)")
+
+
+def _whole_numbers(values: object, what: str) -> tuple[int, ...]:
+    """``values`` (a sequence or 1-D array of whole numbers) as a tuple of ints, or a
+    :class:`FourCardsError` naming ``what``."""
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "iu":
+        return tuple(int(v) for v in values.tolist())
+    if (isinstance(values, (str, bytes)) or not isinstance(values, Sequence)
+            or not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values)):
+        raise FourCardsError(f"{what} must be a sequence of whole numbers, not {values!r:.60}")
+    return tuple(int(v) for v in values)
+
+
+def _matching_blocks(fits: list[int], columns: list[int], sizes: tuple[int, ...],
+                     slots: list[tuple[int, int | None]]) -> list[tuple[list[int], dict[int, int]]]:
+    """The links (card -> slots, bits) some perfect matching uses, split into independent
+    blocks (Dulmage and Mendelsohn): a perfect matching by augmenting paths, then the
+    strongly connected parts of the cards' graph (card ``k`` -> the card matched to a slot
+    ``k`` may also fill): a link is in some perfect matching when it is in this one or
+    joins two cards of one part. A :class:`FourCardsError` when no perfect matching exists."""
+    n = len(fits)
+    slot_card = [-1] * n
+    card_slot = [-1] * n
+
+    def augment(k: int, seen: list[bool]) -> bool:
+        stack = [(k, fits[k])]
+        path: list[tuple[int, int]] = []
+        while stack:
+            card, bits = stack[-1]
+            if not bits:
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            low = bits & -bits
+            stack[-1] = (card, bits ^ low)
+            j = low.bit_length() - 1
+            if seen[j]:
+                continue
+            seen[j] = True
+            if slot_card[j] < 0:  # an open slot: the path's cards each move to the slot they reached
+                path.append((card, j))
+                for c, slot in path:
+                    slot_card[slot] = c
+                    card_slot[c] = slot
+                return True
+            path.append((card, j))
+            stack.append((slot_card[j], fits[slot_card[j]]))
+        return False
+
+    for k in sorted(range(n), key=lambda k: (fits[k].bit_count(), k)):
+        if not augment(k, [False] * n):
+            raise FourCardsError("no deal keeps what the player has seen (the cards cannot fill the places' "
+                                 "slots within their bounds)")
+    # Tarjan's strongly connected parts, without recursion
+    edges = [[slot_card[j] for j in range(n) if fits[k] >> j & 1 and j != card_slot[k]] for k in range(n)]
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    part = [-1] * n
+    parts = 0
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work[-1]
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack[v] = True
+            if i < len(edges[v]):
+                work[-1] = (v, i + 1)
+                w = edges[v][i]
+                if index[w] < 0:
+                    work.append((w, 0))
+                elif on_stack[w]:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    part[w] = parts
+                    if w == v:
+                        break
+                parts += 1
+    blocks: dict[int, tuple[list[int], dict[int, int]]] = {}
+    for k in range(n):
+        keep = sum(1 << j for j in range(n)
+                   if fits[k] >> j & 1 and (j == card_slot[k] or part[slot_card[j]] == part[k]))
+        cards, links = blocks.setdefault(part[k], ([], {}))
+        cards.append(k)
+        links[k] = keep
+    return [blocks[p] for p in sorted(blocks)]

@@ -36,7 +36,7 @@ from .stats import Interval, t_interval, wilson_interval
 
 __all__ = ["Entrant", "Interval", "EntrantStats", "TournamentResult", "MatchRecord",
            "run_tournament", "play_deals", "make_bot", "parse_entrant", "wilson_interval", "t_interval",
-           "add_arguments", "run_command", "score_name"]
+           "add_arguments", "run_command", "score_name", "rule_values"]
 
 @dataclass(frozen=True)
 class Entrant:
@@ -324,6 +324,57 @@ def _has_rule(game: str, name: str) -> bool:
     return any(f.name == name for f in fields(get_game(game).game_class.rules_type))
 
 
+#: The words a ``--rule NAME=VALUE`` takes for a yes/no rule.
+_YES, _NO = ("on", "yes", "true", "1"), ("off", "no", "false", "0")
+
+
+def rule_values(game: str, texts: Sequence[str]) -> dict[str, Any]:
+    """Rules from ``NAME=VALUE`` texts (``--rule must_hold_family=on``), each value read as
+    its rule's type (a yes/no rule: on/off, yes/no, true/false, 1/0); a
+    :class:`FourCardsError` naming the text for a rule the game does not have, a value
+    of the wrong type, ``players`` (a tournament seats one player a bot) or a rule given
+    twice. The game checks the values' ranges when it is made.
+
+    >>> rule_values("four-pack", ["must_hold_family=on", "max-asks=500"])
+    {'must_hold_family': True, 'max_asks': 500}
+    """
+    import typing
+    from dataclasses import fields
+
+    rules_type = get_game(game).game_class.rules_type
+    hints = typing.get_type_hints(rules_type)
+    names = {f.name: hints.get(f.name) for f in fields(rules_type) if not f.name.startswith("_")}
+    found: dict[str, Any] = {}
+    for text in texts:
+        name, equals, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if not equals or not name:
+            raise FourCardsError(f"--rule {text!r:.60}: give NAME=VALUE (e.g. --rule target_score=50)")
+        kind = names.get(name)
+        if name == "players":
+            raise FourCardsError("--rule players: a tournament seats one player a bot of --bots")
+        if name not in names or kind not in (bool, int, float, str):
+            settable = ", ".join(n for n, k in names.items() if n != "players" and k in (bool, int, float, str))
+            raise FourCardsError(f"--rule {text!r:.60}: {get_game(game).title} has no rule {name!r:.40}"
+                                 f"{'; its rules: ' + settable if settable else ''}")
+        if name in found:
+            raise FourCardsError(f"--rule {name} is given twice")
+        value = value.strip()
+        if kind is bool:
+            if value.lower() not in _YES + _NO:
+                raise FourCardsError(f"--rule {text!r:.60}: {name} is on or off, not {value!r:.20}")
+            found[name] = value.lower() in _YES
+        elif kind in (int, float):
+            try:
+                found[name] = int(value) if kind is int else float(value)
+            except ValueError:
+                raise FourCardsError(f"--rule {text!r:.60}: {name} is a{'' if kind is int else ' real'} "
+                                     f"number, not {value!r:.20}") from None
+        else:
+            found[name] = value
+    return found
+
+
 def add_arguments(parser: Any) -> None:
     """The tournament's command-line arguments (``fourcards tournament`` and ``python -m fourcards.tournament``)."""
     from .terminal.args import SEED, int_in
@@ -353,6 +404,10 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--target-score", type=int_in(1, 100000), default=None,
                         help=f"the score that ends a match, for games with that rule: {', '.join(with_target)} "
                              "(default: the game's own)")
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rule of the game, repeatable (e.g. --rule must_hold_family=on --rule max_asks=500; "
+                             "a yes/no rule takes on or off); the players are the bots of --bots "
+                             "(default: the game's own rules)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar on stderr)")
 
 
@@ -373,8 +428,10 @@ def run_command(args: Any) -> int:
         entrants = distinct_labels([parse_entrant(t) for t in specs])
         for entrant in entrants:
             check_entrant(entrant, args.game)
-        rules: dict[str, Any] = {"players": len(entrants)}
+        rules: dict[str, Any] = {"players": len(entrants), **rule_values(args.game, getattr(args, "rule", []))}
         if args.target_score is not None:
+            if "target_score" in rules:
+                raise CommandLineError("the target score is given twice (--target-score and --rule target_score)")
             rules["target_score"] = args.target_score
         _new_game(args.game, rules)
     except (FourCardsError, TypeError, ValueError) as error:

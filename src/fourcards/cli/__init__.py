@@ -96,6 +96,11 @@ def game_argument(argv: Sequence[str]) -> list[str]:
     args = list(argv)
     if not args:
         return args
+    if args[0].startswith("-"):  # top-level options first (refused after parsing, with advice)
+        at = next((i for i, word in enumerate(args) if word in ("play", "demo", "tournament")), None)
+        if at is not None and at > 0:
+            return args[:at] + game_argument(args[at:])
+        return args
     if args[0] == "play":
         for i, word in enumerate(args[1:], 1):
             if word == "--game" and i + 1 < len(args):
@@ -125,6 +130,19 @@ def game_argument(argv: Sequence[str]) -> list[str]:
     return args
 
 
+def _takes(parser: argparse.ArgumentParser, command: str, game: str | None, flag: str) -> bool:
+    """Whether ``fourcards COMMAND [GAME]`` has the option ``flag``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub = action.choices[command]
+            if command == "play" and game is not None:
+                for inner in sub._actions:
+                    if isinstance(inner, argparse._SubParsersAction) and game in inner.choices:
+                        sub = inner.choices[game]
+            return flag in sub._option_string_actions
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from . import demo, play, simulate
     from .args import CommandLineError
@@ -138,8 +156,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     typed = demo.top_level_options(args)
     if typed and args.command is not None:
         flag = "--" + next(iter(typed)).replace("_", "-")
-        parser.error(f"{flag} is given before the command {args.command!r}, which has options of its own: "
-                     f"put it after (fourcards {args.command} ... {flag} ...)")
+        if _takes(parser, args.command, getattr(args, "game", None), flag):
+            parser.error(f"{flag} is given before the command {args.command!r}, which has options of its own: "
+                         f"put it after (fourcards {args.command} ... {flag} ...)")
+        more = (" (its players are the bots of --bots; a rule is --rule NAME=VALUE)"
+                if args.command == "tournament" else "")
+        parser.error(f"{flag} is given before the command {args.command!r}, which has no such option{more}")
     vars(args).update(typed)
     try:
         if args.command == "play":
