@@ -335,8 +335,9 @@ def rule_values(game: str, texts: Sequence[str]) -> dict[str, Any]:
     of the wrong type, ``players`` (a tournament seats one player a bot) or a rule given
     twice. The game checks the values' ranges when it is made.
 
-    >>> rule_values("four-pack", ["must_hold_family=on", "max-asks=500"])
-    {'must_hold_family': True, 'max_asks': 500}
+    >>> rule_values(DEFAULT_GAME, ["players=3"])
+    Traceback (most recent call last):
+    fourcards.errors.FourCardsError: --rule players: a tournament seats one player a bot of --bots
     """
     import typing
     from dataclasses import fields
