@@ -122,13 +122,21 @@ BAD_FLAGS = [
     (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "must_hold_family=maybe"],
      "must_hold_family is on or off, not 'maybe'"),
     (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks"], "give NAME=VALUE"),
-    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=lots"], "is a number"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=lots"], "is a whole number"),
     (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=0"], "max_asks"),
     (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "players=5"], "one player a bot"),
     (["tournament", "--bots", "greedy,greedy", "--rule", "target_score=5", "--rule", "target-score=6"],
      "--rule target_score is given twice"),
     (["tournament", "--bots", "greedy,greedy", "--target-score", "7", "--rule", "target_score=5"],
      "the target score is given twice"),
+    # a second user's trial: these named a rule never given, or took what is not a whole number
+    (["tournament", "four-pack", "--bots", "memory"], "--bots names 1 bot, one a seat: Four Pack is for 3 to 32"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=1.5"],
+     "max_asks is a whole number, not '1.5'"),
+    (["tournament", "four-pack", "--bots", "memory,memory,memory", "--rule", "max_asks=\u0663"],
+     "max_asks is a whole number"),
+    (["tournament", "zangle", "--bots", "greedy,greedy", "--rule", "deck=x"], "--rule deck: --rule sets a yes/no"),
+    (["tournament", "zangle", "--bots", "greedy,greedy", "--rule", "dealer=3"], "dealer=3 is not a seat of 2 players"),
 ]
 
 

@@ -833,6 +833,13 @@ class MatchingSampler:
     that class the place got: the matchings behind a deal), which makes kept deals
     uniform among those that meet every need, and then ``accept`` refuses or keeps it.
 
+    Exact, but not always fast: where many places each keep a slot for a class of few
+    cards that could also fill many open slots, the bound overstates the matchings by a
+    factor that grows with those places, and tries are seldom kept (30 places of two slots,
+    each needing one of two cards of its own class: no deal in 100,000 tries). A Four Pack
+    position is of that shape only mildly: about a millisecond a sample at the median. A
+    ``deadline`` bounds the time; :data:`MAX_TRIES` tries (each block's, each deal's) at most.
+
     >>> sampler = MatchingSampler([1, 2], [10, 11, 20], [[0, 1], [0, 1], [0, 1]], [1, 1, 2], [(0, 2, 1)])
     >>> sampler.sample(Rng(3))[0]  # place 0 must hold the class-2 card
     [20]
@@ -845,9 +852,7 @@ class MatchingSampler:
                  needs: Sequence[tuple[int, int, int]] = (),
                  accept: Callable[[list[list[int]]], bool] | None = None) -> None:
         self.sizes = _whole_numbers(sizes, "sizes")
-        if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, np.ndarray)):
-            raise FourCardsError(f"labels must be a sequence, one a card, not {labels!r:.60}")
-        self.labels = tuple(labels.tolist() if isinstance(labels, np.ndarray) else labels)
+        self.labels = _whole_numbers(labels, "labels")
         if accept is not None and not callable(accept):
             raise FourCardsError(f"accept must be a test of a deal (a callable) or None, not {accept!r:.60}")
         self.accept = accept
@@ -871,7 +876,7 @@ class MatchingSampler:
             mask = 0
             for d in _whole_numbers(places_of, f"allowed[{k}]"):
                 if not 0 <= d < places:
-                    raise FourCardsError(f"card {k} is allowed in place {d!r:.20}: places are 0..{places - 1}")
+                    raise FourCardsError(f"card {k} is allowed in place {_number_text(d)}: places are 0..{places - 1}")
                 mask |= 1 << d
             masks.append(mask)
         if isinstance(needs, (str, bytes)) or not isinstance(needs, (Sequence, np.ndarray)):
@@ -883,7 +888,7 @@ class MatchingSampler:
             place, kind, fewest = _whole_numbers(need, "a need")
             if not 0 <= place < places or fewest < 0:
                 raise FourCardsError(f"a need names a place 0..{places - 1} and at least 0 cards, not "
-                                     f"{(place, kind, fewest)!r:.60}")
+                                     f"({_number_text(place)}, {_number_text(kind)}, {_number_text(fewest)})")
             if fewest:
                 wanted[place, kind] = max(wanted.get((place, kind), 0), fewest)
         #: Per slot, its place and the class it is kept for (None: any card the place allows).
@@ -892,15 +897,16 @@ class MatchingSampler:
             kept = [(kind, fewest) for (place, kind), fewest in sorted(wanted.items()) if place == d]
             if sum(fewest for _, fewest in kept) > size:  # before a list as long as the need is made
                 raise FourCardsError(f"no deal keeps what the player has seen (place {d} must hold "
-                                     f"{sum(fewest for _, fewest in kept)} cards of its size {size})")
+                                     f"{_number_text(sum(fewest for _, fewest in kept))} cards, and it has "
+                                     f"{size} slot{'' if size == 1 else 's'})")
             kinds = [kind for kind, fewest in kept for _ in range(fewest)]
             slots += [(d, kind) for kind in kinds] + [(d, None)] * (size - len(kinds))
         self._slots = slots
         self.needs = tuple((place, kind, fewest) for (place, kind), fewest in sorted(wanted.items()))
         for k, mask in enumerate(masks):
             if not mask & sum(1 << d for d, size in enumerate(self.sizes) if size):
-                raise FourCardsError(f"no deal keeps what the player has seen (card {k}, {self.labels[k]!r:.20}, "
-                                     "may be in no place with room)")
+                raise FourCardsError(f"no deal keeps what the player has seen (card {k}, labelled "
+                                     f"{_number_text(self.labels[k])}, may be in no place with room)")
         columns = [sum(1 << k for k in range(n) if masks[k] >> d & 1 and (wants is None or self.classes[k] == wants))
                    for d, wants in slots]
         for (d, wants), column in zip(slots, columns):
@@ -980,20 +986,23 @@ class MatchingSampler:
                 sums[i] -= 1
         return True
 
-    def _draw(self, rng: Rng, tries: int, deadline: float | None) -> list[list[int]] | None:
-        """A deal (per place, its labels), each block tried up to ``tries`` times; None when a
-        block was refused that often, or the deal by a need's weighing or ``accept``."""
+    def _draw(self, rng: Rng, budget: list[int], deadline: float | None) -> list[list[int]] | None:
+        """A deal (per place, its labels), each block tried until it is drawn, each try taken
+        from ``budget[0]``; None when the budget ran out, or the deal was refused by a need's
+        weighing or ``accept`` (which take a try too)."""
         card_of = [0] * len(self._slots)
         for j, k in self._forced.items():
             card_of[j] = k
         for block in self._blocks:
-            for attempt in range(tries):
-                if deadline is not None and attempt % 64 == 63 and time.perf_counter() > deadline:
+            while True:
+                if budget[0] <= 0:
+                    return None
+                budget[0] -= 1
+                if deadline is not None and budget[0] % 64 == 0 and time.perf_counter() > deadline:
                     raise SamplingCostError("no deal drawn before the deadline")
                 if self._match_block(block, rng, card_of):
                     break
-            else:
-                return None
+        budget[0] -= 1
         deal: list[list[int]] = [[] for _ in self.sizes]
         for (d, _kind), k in zip(self._slots, card_of):
             deal[d].append(k)
@@ -1005,14 +1014,18 @@ class MatchingSampler:
         cards = [[self.labels[k] for k in held] for held in deal]
         for held in cards:
             rng.shuffle(held)
-        if self.accept is not None and not self.accept(cards):
-            return None
+        if self.accept is not None:
+            kept = self.accept(cards)
+            if not isinstance(kept, (bool, np.bool_)):
+                raise FourCardsError(f"accept must return True or False, not {type(kept).__name__}")
+            if not kept:
+                return None
         return cards
 
     def draw_once(self, rng: Rng | int) -> list[list[int]] | None:
         """One try at a deal: the deal (per place, its cards' labels), or None when the try
         was refused (a block's matching started again, a need's weighing, or ``accept``)."""
-        return self._draw(as_rng(rng), 1, None)
+        return self._draw(as_rng(rng), [len(self._blocks) + 1], None)  # a try a block, and the deal's
 
     def sample(self, rng: Rng | int, deadline: float | None = None) -> list[list[int]]:
         """A deal: per place, its cards' labels (uniform among the deals that meet every
@@ -1020,14 +1033,23 @@ class MatchingSampler:
         value), :class:`SamplingCostError` once it passes. Depends only on ``rng``."""
         rng = as_rng(rng)
         deadline = check_deadline(deadline)
-        for _ in range(MAX_TRIES // 1000):
+        budget = [MAX_TRIES]
+        while budget[0] > 0:
             if deadline is not None and time.perf_counter() > deadline:
                 raise SamplingCostError("no deal drawn before the deadline")
-            deal = self._draw(rng, 1000, deadline)
+            deal = self._draw(rng, budget, deadline)
             if deal is not None:
                 return deal
-        raise SamplingCostError(f"no deal was drawn in {MAX_TRIES:,} tries: the deals the bounds allow are "
-                                "too few among those tried (a deadline bounds the time)")
+        raise SamplingCostError(f"no deal was drawn in {MAX_TRIES:,} tries (a block's matching, a need's "
+                                "weighing or accept refused each): where a place's few kept slots compete "
+                                "with many open ones the bound overstates the matchings, and tries are "
+                                "seldom kept; a deadline bounds the time")
+
+
+def _number_text(value: int) -> str:
+    """A whole number for a message: in full up to 20 digits, else its first digits and length."""
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text.lstrip('-'))} digits)"
 
 
 def _whole_numbers(values: object, what: str) -> tuple[int, ...]:

@@ -354,7 +354,9 @@ def rule_values(game: str, texts: Sequence[str]) -> dict[str, Any]:
         kind = names.get(name)
         if name == "players":
             raise FourCardsError("--rule players: a tournament seats one player a bot of --bots")
-        if name not in names or kind not in (bool, int, float, str):
+        if name in names and kind not in (bool, int, float, str):
+            raise FourCardsError(f"--rule {name}: --rule sets a yes/no, number or word rule, and {name} is none")
+        if name not in names:
             settable = ", ".join(n for n, k in names.items() if n != "players" and k in (bool, int, float, str))
             raise FourCardsError(f"--rule {text!r:.60}: {get_game(game).title} has no rule {name!r:.40}"
                                  f"{'; its rules: ' + settable if settable else ''}")
@@ -367,9 +369,11 @@ def rule_values(game: str, texts: Sequence[str]) -> dict[str, Any]:
             found[name] = value.lower() in _YES
         elif kind in (int, float):
             try:
+                if not value.isascii():
+                    raise ValueError(value)
                 found[name] = int(value) if kind is int else float(value)
             except ValueError:
-                raise FourCardsError(f"--rule {text!r:.60}: {name} is a{'' if kind is int else ' real'} "
+                raise FourCardsError(f"--rule {text!r:.60}: {name} is a {'whole' if kind is int else 'real'} "
                                      f"number, not {value!r:.20}") from None
         else:
             found[name] = value
@@ -434,7 +438,14 @@ def run_command(args: Any) -> int:
             if "target_score" in rules:
                 raise CommandLineError("the target score is given twice (--target-score and --rule target_score)")
             rules["target_score"] = args.target_score
-        _new_game(args.game, rules)
+        try:
+            _new_game(args.game, rules)
+        except FourCardsError as error:
+            low, high = get_game(args.game).game_class.player_range()
+            if "players" in str(error) and not low <= len(entrants) <= high:  # the count of --bots, not a rule
+                raise CommandLineError(f"--bots names {plural(len(entrants), 'bot')}, one a seat: "
+                                       f"{get_game(args.game).title} is for {low} to {high} players") from None
+            raise
     except (FourCardsError, TypeError, ValueError) as error:
         raise CommandLineError(str(error)) from None
     progress = None if args.no_progress else ProgressBar()

@@ -68,7 +68,7 @@ class Rules(GameRules):
         if self.mode == "turn" and not 2 <= self.players <= 8:
             raise InvalidRulesError(f"players={self.players!r}: turn style is for 2 to 8 players")
         if not 0 <= self.dealer < self.players:
-            raise InvalidRulesError(f"dealer={self.dealer!r} is not a seat")
+            raise InvalidRulesError(f"dealer={self.dealer!r} is not a seat of {self.players} players")
         cards = deck_cards(dict(self.deck) if self.deck else None)
         if len(cards) < 10 * self.players + 4:
             raise InvalidRulesError(f"a deck of {len(cards)} cards is too small for {self.players} players")
