@@ -219,6 +219,13 @@ def test_a_tournament_takes_any_rule_of_its_game(capsys: pytest.CaptureFixture[s
     assert "| 0.00 [" not in capsys.readouterr().out
     assert main([*argv, "--rule", "max-asks=1", "--rule", "must_hold_family=on"]) == 0
     assert "| memory | 18 | 0.333 [0.045, 0.841] | 0.00 [0.00, 0.00] |" in capsys.readouterr().out  # all tied
+    # the game after the options, as a first user typed it: was "unrecognized arguments: four-pack"
+    assert main(["tournament", "--bots", "memory,memory,memory", "--deals", "2", "--workers", "1",
+                 "--no-progress", "--seed", "4", "four-pack"]) == 0
+    assert "Four Pack: 6 matches" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # two words left over: not taken for a game
+        main(["tournament", "--bots", "memory,memory,memory", "four-pack", "duelo"])
+    assert "unrecognized arguments: four-pack duelo" in capsys.readouterr().err
     from fourcards.tournament import rule_values
 
     assert rule_values("gang-of-four", ["target_score=20", "pass_is_final=off"]) == {

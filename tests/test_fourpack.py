@@ -253,7 +253,7 @@ def test_sampling_stops_at_its_deadline_and_at_its_memo_limit(monkeypatch: pytes
     from fourcards.fourpack import game as four_pack
 
     with monkeypatch.context() as patched:  # counted, as at a few seats
-        patched.setattr(four_pack, "MANY_PLACES", 99)
+        patched.setattr(four_pack, "MATCHED_FROM", 99)
         counted = played.information_set(played.current_player)
     counted.deal.method = "count"
     monkeypatch.setattr(sampling, "MAX_MEMO", 10)
@@ -381,7 +381,7 @@ def test_must_hold_family_at_24_and_32_seats_draws_every_position_as_a_matching(
 def test_a_matching_and_the_listed_placements_draw_the_same_deals(must_hold_family: bool,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Two exact ways to draw a 12-seat position (each hidden card's place, over 2,000 draws
-    each): as a matching (past ``MANY_PLACES`` places, the default) and as at a few seats
+    each): as a matching (from ``MATCHED_FROM`` places, the default) and as at a few seats
     (counted, each family a seat must hold a card of listed), alike by a two-sample
     chi-square per card; and both keep every asker's family and every cap."""
     from fourcards import sampling
@@ -400,7 +400,7 @@ def test_a_matching_and_the_listed_placements_draw_the_same_deals(must_hold_fami
     matching, _ = state._information_set(me)
     assert isinstance(matching, sampling.MatchingSampler) and bool(matching.needs) == must_hold_family
     with monkeypatch.context() as patched:
-        patched.setattr(four_pack, "MANY_PLACES", 99)
+        patched.setattr(four_pack, "MATCHED_FROM", 99)
         listing, _ = state._information_set(me)
     assert isinstance(listing, sampling.DealSampler)
     assert any(ways is not None for ways in listing._listed) == must_hold_family

@@ -516,7 +516,7 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped(monkeypatch: p
     from fourcards.fourpack import game as four_pack
 
     with monkeypatch.context() as patched:  # by default so many places are drawn as a matching: a sample in ms
-        patched.setattr(four_pack, "MANY_PLACES", 99)
+        patched.setattr(four_pack, "MATCHED_FROM", 99)
         counted = state.information_set(seat)
     counted.deal.method = "count"
     started = time.perf_counter()
@@ -579,7 +579,7 @@ def test_a_thread_with_a_deadline_does_not_wait_out_another_threads_sample(monke
         state.apply(state.legal_actions()[rng.below(len(state.legal_actions()))])
     from fourcards.fourpack import game as four_pack
 
-    monkeypatch.setattr(four_pack, "MANY_PLACES", 99)  # counted, as at a few seats (by default a matching)
+    monkeypatch.setattr(four_pack, "MATCHED_FROM", 99)  # counted, as at a few seats (by default a matching)
     shared = state.information_set(state.current_player)
     shared.deal.method = "count"  # seconds to count
     first: list[str] = []

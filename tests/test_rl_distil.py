@@ -157,6 +157,38 @@ def test_more_matches_than_a_seed_spans_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 2 and "--rounds" in result.stderr and "lessons" not in result.stdout
 
 
+def test_a_deeper_policy_is_written_as_version_2_and_read_back_as_torch_scores_it(tmp_path: Path) -> None:
+    """``--depth``: a fresh policy with more layers; its file (version 2) holds them, and the numpy
+    bot scores as the torch policy does."""
+    import torch
+
+    from fourcards.rl.train import Policy, save
+
+    torch.manual_seed(2)
+    policy = Policy(16, 8, depth=2)
+    save(policy.export(), tmp_path / "deeper.npz")
+    weights = load_policy(tmp_path / "deeper.npz")
+    assert weights.wh is not None and weights.wh.shape == (2, 8, 8)
+    with np.load(tmp_path / "deeper.npz") as data:
+        assert str(data["version"]) == "2"
+    again = Policy.of(weights).export()
+    for name, value in policy.export().items():
+        assert np.array_equal(again[name], value), name
+    rng = np.random.default_rng(1)
+    state = rng.random(weights.state_w.shape[0]).astype(np.float32)
+    rows = rng.random((5, weights.cand_w.shape[0])).astype(np.float32)
+    with torch.no_grad():
+        expected = policy.scores(torch.from_numpy(state)[None], torch.from_numpy(rows),
+                                 torch.zeros(5, dtype=torch.long))
+    np.testing.assert_allclose(weights.scores(state, rows), expected.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_depth_without_a_fresh_policy_is_refused(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "fourcards.rl.distil", "--depth", "1"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "--depth needs --hidden" in result.stderr
+
+
 def test_a_policy_made_of_the_shipped_weights_exports_them_unchanged() -> None:
     from fourcards.rl.train import Policy
 

@@ -323,6 +323,9 @@ def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
     ("dropped", "missing w3"),
     ("dtype", "dtype"),
     ("header", "header 'format' must be a string"),
+    ("deeper without layers", "missing wh, bh"),
+    ("deeper layers of another width", "wh has shape"),
+    ("deeper biases of another count", "bh has shape"),
 ])
 def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, problem: str) -> None:
     arrays = _policy_arrays()
@@ -358,10 +361,38 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, probl
         _write(path, {**arrays, "b2": arrays["b2"].astype(np.int32)})
     elif damage == "header":
         _write(path, {**arrays, "format": np.array(3)})
+    elif damage == "deeper without layers":
+        _write(path, {**arrays, "version": np.array("2")})
+    elif damage.startswith("deeper"):
+        width = arrays["b2"].shape[0]
+        wh = np.zeros((2, width, width + (damage == "deeper layers of another width")), np.float32)
+        bh = np.zeros((2 + (damage == "deeper biases of another count"), width), np.float32)
+        _write(path, {**arrays, "version": np.array("2"), "wh": wh, "bh": bh})
     with pytest.raises(FourCardsError, match=problem) as caught:
         LearnedBot(policy=path)
     assert str(path) in str(caught.value)
     assert isinstance(LearnedBot(policy=good), LearnedBot)
+
+
+def test_a_deeper_policy_scores_through_its_layers(tmp_path: Path) -> None:
+    """A version 2 policy file (``wh``, ``bh``: more layers before the output) scores each row as
+    the layers written out in numpy say, and a version 1 file as before."""
+    rng = np.random.default_rng(4)
+    arrays = _policy_arrays()
+    width = arrays["b2"].shape[0]
+    wh = rng.normal(0, 0.3, (2, width, width)).astype(np.float32)
+    bh = rng.normal(0, 0.3, (2, width)).astype(np.float32)
+    deeper = load_policy(_write(tmp_path / "deeper.npz", {**arrays, "version": np.array("2"), "wh": wh, "bh": bh}))
+    shallow = load_policy(_write(tmp_path / "shallow.npz", arrays))
+    state = rng.random(arrays["state_w"].shape[0]).astype(np.float32)
+    rows = rng.random((13, arrays["cand_w"].shape[0])).astype(np.float32)
+    h = np.maximum(state @ arrays["state_w"] + rows @ arrays["cand_w"] + arrays["b1"], 0.0)
+    h = np.maximum(h @ arrays["w2"] + arrays["b2"], 0.0)
+    np.testing.assert_allclose(shallow.scores(state, rows), h @ arrays["w3"] + arrays["b3"][0], rtol=1e-4, atol=1e-4)
+    for layer, bias in zip(wh, bh):
+        h = np.maximum(h @ layer + bias, 0.0)
+    np.testing.assert_allclose(deeper.scores(state, rows), h @ arrays["w3"] + arrays["b3"][0], rtol=1e-4, atol=1e-4)
+    assert shallow.wh is None
 
 
 def test_a_policy_file_need_not_be_a_zip_of_pickles(tmp_path: Path) -> None:

@@ -502,6 +502,11 @@ MATCHING_CASES: list[tuple[list[int], list[int], list[list[int]], list[int], lis
     # two places of two slots need the two cards of a class: those cards never fill an open slot
     # (links no matching uses, dropped), and the rest is a block of its own
     ([2, 2, 2], [10, 11, 20, 21, 30, 31], [[0, 1, 2]] * 6, [0, 0, 1, 1, 2, 2], [(0, 0, 1), (1, 0, 1)], None),
+    # one class of four cards needed by three places, two of it by one: each place's kept slots hold
+    # its lowest cards of the class, its open slots only higher ones (a deal counted once)
+    ([3, 2, 2, 1], [10, 11, 12, 13, 20, 21, 30, 31], [[0, 1, 2, 3]] * 4 + [[0, 1, 3], [0, 2, 3], [0, 1, 2, 3],
+                                                                         [1, 2, 3]],
+     [0, 0, 0, 0, 1, 1, 2, 2], [(0, 0, 2), (1, 0, 1), (2, 0, 1)], None),
 ]
 
 
@@ -519,6 +524,44 @@ def test_a_matching_draws_every_deal_that_meets_the_needs_as_often(case: int) ->
     assert set(seen) == set(weights)
     statistic, df, p = chi_square(seen, expected_counts(weights, samples))
     assert p > 1e-4, (statistic, df, p)
+
+
+@pytest.mark.parametrize("case", [0, 2, 5])
+def test_kept_slots_drawn_with_the_open_ones_and_weighed_draw_the_same_deals(case: int,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a class has too many ways to fill its kept slots to list them
+    (``_Block.MOST_WAYS``), its kept slots are drawn with the open ones and each deal is kept
+    with probability 1 / (the ordered picks behind it): the same deals, as often."""
+    monkeypatch.setattr(sampling._Block, "MOST_WAYS", 1)
+    sizes, labels, allowed, classes, needs, accept = MATCHING_CASES[case]
+    weights = brute_matchings(sizes, labels, allowed, classes, needs, accept)
+    sampler = sampling.MatchingSampler(sizes, labels, allowed, classes, needs, accept)
+    assert sampler._weighed and not any(block.ways for block in sampler._blocks)
+    rng = Rng(7 + case)
+    samples = max(3000, 12 * len(weights))
+    seen = Counter(tuple(tuple(place) for place in sampler.sample(rng)) for _ in range(samples))
+    assert set(seen) == set(weights)
+    statistic, df, p = chi_square(seen, expected_counts(weights, samples))
+    assert p > 1e-4, (statistic, df, p)
+
+
+def test_the_ways_to_fill_kept_slots_are_the_injections_rising_within_a_place() -> None:
+    """``_injections`` lists exactly the ways ``itertools.product`` finds (distinct cards,
+    each allowed in its slot, a place's cards rising), in its order, on 500 random inputs;
+    past its limit, None."""
+    rng = Rng(11)
+    for _ in range(500):
+        count = 1 + rng.below(4)
+        places = sorted(rng.below(3) for _ in range(count))
+        slots = list(range(count))
+        slot_cards = {j: 1 + rng.below(63) for j in slots}
+        options = [[k for k in range(6) if slot_cards[j] >> k & 1] for j in slots]
+        every = [tuple(zip(slots, picks)) for picks in itertools.product(*options)
+                 if len(set(picks)) == count
+                 and all(picks[i] > picks[i - 1] for i in range(1, count) if places[i] == places[i - 1])]
+        assert sampling._injections(slots, slot_cards, places, 10**6) == every
+        if len(every) > 1:
+            assert sampling._injections(slots, slot_cards, places, len(every) - 1) is None
 
 
 def test_the_matching_bounds_are_huber_and_laws() -> None:
@@ -648,6 +691,28 @@ def test_a_matching_sampler_draws_what_a_try_a_card_would_almost_never_meet() ->
         for _ in range(20):
             deal = sampler.sample(rng, deadline=time.perf_counter() + 5)
             assert all(any(k // 4 == d // 4 for k in held) for d, held in enumerate(deal))
+
+
+def test_a_matching_sampler_draws_where_kept_slots_compete_with_many_open_ones() -> None:
+    """The limit the twelfth session left: 30 places of two slots, each needing one of the two
+    cards of a class of its own, which could also fill any of 30 open slots. Drawn card by
+    card, the bound counted both cards of a class for every open slot, overstating the
+    matchings about 10**8 times: no deal in 100,000 tries. The kept slots are now filled
+    first, one of their ways each, and the open slots drawn from the cards left."""
+    places = 30
+    n = 2 * places
+    sampler = sampling.MatchingSampler([2] * places, list(range(n)), [list(range(places))] * n,
+                                       [k // 2 for k in range(n)], [(d, d, 1) for d in range(places)])
+    assert not sampler._weighed and len(sampler._blocks) == 1
+    rng = Rng(3)
+    both = 0
+    for _ in range(200):
+        deal = sampler.sample(rng, deadline=time.perf_counter() + 5)
+        assert all(any(k // 2 == d for k in held) for d, held in enumerate(deal))
+        both += sum(held[0] // 2 == held[1] // 2 for held in deal)
+    # exactly, half a place a deal holds both cards of its class (counted with derangements:
+    # 100 expected of 200 deals, about Poisson); each place 1 time in 60
+    assert 65 <= both <= 135
 
 
 def test_a_matching_sampler_spends_its_tries_on_whole_deals_too() -> None:

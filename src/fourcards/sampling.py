@@ -807,6 +807,103 @@ class _Proposal:
 _BOUND = [0.0] + [(r + 0.5 * math.log(r) + math.e - 1) / math.e for r in range(1, 257)]
 #: ``_SHRINK[r] = h(r - 1) / h(r)``: a row's bound when one of its ``r`` ones goes.
 _SHRINK = [0.0] + [_BOUND[r - 1] / _BOUND[r] for r in range(1, 257)]
+#: ``log(_BOUND[r])`` (``-inf`` for 0).
+_LOG_BOUND = [-math.inf] + [math.log(b) for b in _BOUND[1:]]
+
+
+class _Block:
+    """One independent block of a :class:`MatchingSampler`'s matchings, as a try draws it.
+
+    A place that must hold ``f`` cards of a class keeps its first ``f`` slots for them,
+    and a deal is counted once: those slots hold the place's ``f`` lowest cards of the
+    class (by their number in the pool), in order, and its other slots only higher ones.
+
+    ``order``: its cards, the fewest slots first; ``links``: each card's slots (bits);
+    ``ways``: per class with kept slots in the block, every way its cards fill them (a
+    tuple of ``(slot, card)``) and, per way, what it bars from open slots (``(slots,
+    cards)`` bits: a place's cards of the class below its highest kept one); a class
+    with more than :data:`MOST_WAYS` ways leaves its kept slots open, drawn with the
+    others and weighed after (``weighed``: its ``(place, class)`` pairs); ``open_slots``:
+    the other slots (bits); ``slot_cards``: per open slot, the cards that may fill it
+    (bits); and ``most``: per open slot, the log of the largest bound it can have once
+    the kept slots are filled (its cards, less one for each kept slot all of whose cards
+    it takes)."""
+
+    __slots__ = ("order", "links", "ways", "weighed", "open_slots", "slot_cards", "most")
+
+    #: The most ways a class may fill its kept slots of a block in, for them to be listed.
+    MOST_WAYS = 5040
+
+    def __init__(self, cards: list[int], links: dict[int, int], slots: list[tuple[int, int | None]]) -> None:
+        self.order = sorted(cards, key=lambda k: (links[k].bit_count(), k))
+        self.links = links
+        slot_cards: dict[int, int] = {}
+        for k in cards:
+            bits = links[k]
+            while bits:
+                low = bits & -bits
+                j = low.bit_length() - 1
+                slot_cards[j] = slot_cards.get(j, 0) | 1 << k
+                bits ^= low
+        groups: dict[int, list[int]] = {}  # the kept slots by their class (classes share no card)
+        for j in sorted(slot_cards):
+            kind = slots[j][1]
+            if kind is not None:
+                groups.setdefault(kind, []).append(j)
+        self.ways: list[tuple[list[tuple[tuple[int, int], ...]], list[tuple[tuple[int, int], ...]]]] = []
+        self.weighed: set[tuple[int, int]] = set()
+        listed = 0
+        for kind, members in groups.items():
+            ways = _injections(members, slot_cards, [slots[j][0] for j in members], self.MOST_WAYS)
+            if ways is None:
+                self.weighed |= {(slots[j][0], kind) for j in members}
+            else:
+                self.ways.append((ways, []))
+                listed |= sum(1 << j for j in members)
+        self.open_slots = sum(1 << j for j in slot_cards) & ~listed
+        open_of: dict[int, int] = {}  # per place, its open slots in the block
+        for j in slot_cards:
+            if self.open_slots >> j & 1:
+                open_of[slots[j][0]] = open_of.get(slots[j][0], 0) | 1 << j
+        for ways, bars in self.ways:
+            for way in ways:
+                kept: dict[int, tuple[int, int]] = {}  # per place: its class's cards, its highest kept card
+                for j, k in way:
+                    cards_of, top = kept.get(slots[j][0], (0, -1))
+                    kept[slots[j][0]] = (cards_of | slot_cards[j], max(top, k))
+                bars.append(tuple((open_of[d], cards_of & ((1 << top) - 1)) for d, (cards_of, top) in kept.items()
+                                  if d in open_of and cards_of & ((1 << top) - 1)))
+        self.slot_cards = {j: cards_of for j, cards_of in slot_cards.items() if not listed >> j & 1}
+        kept_cards = [slot_cards[j] for j in slot_cards if listed >> j & 1]
+        self.most = {j: _LOG_BOUND[cards_of.bit_count() - sum(1 for c in kept_cards if c & cards_of == c)]
+                     for j, cards_of in self.slot_cards.items()}
+
+
+def _injections(slots: list[int], slot_cards: dict[int, int], places: list[int],
+                most: int) -> list[tuple[tuple[int, int], ...]] | None:
+    """Every way to fill ``slots`` (of the ``places``, in order) with distinct cards, each
+    from its ``slot_cards``, the cards of a place's slots rising, as ``(slot, card)``
+    tuples; None past ``most`` ways."""
+    found: list[tuple[tuple[int, int], ...]] = []
+    picked: list[tuple[int, int]] = []
+
+    def fill(i: int, used: int) -> bool:
+        if i == len(slots):
+            found.append(tuple(picked))
+            return len(found) <= most
+        bits = slot_cards[slots[i]] & ~used
+        if i and places[i] == places[i - 1]:  # above the card of the place's slot before
+            bits &= ~((2 << picked[-1][1]) - 1)
+        while bits:
+            low = bits & -bits
+            picked.append((slots[i], low.bit_length() - 1))
+            if not fill(i + 1, used | low):
+                return False
+            picked.pop()
+            bits ^= low
+        return True
+
+    return found if fill(0, 0) else None
 
 
 class MatchingSampler:
@@ -822,23 +919,28 @@ class MatchingSampler:
     deal (other bounds; per place, its labels), or None.
 
     A deal is drawn as a perfect matching of the cards onto the slots, each of a
-    place's first slots kept for a card of a class it needs. The links no perfect
-    matching uses are dropped first (Dulmage and Mendelsohn: one matching, then the
-    links on no alternating cycle), which splits the matchings into independent blocks
-    (a card that must fill one slot is a block of its own). In each block a matching is
-    drawn uniformly by Huber and Law's exact method (2008: each card in turn takes an
-    open slot in proportion to a bound on the matchings left, and the block starts again
-    with the probability the bound overstates them). The deal is then kept with
-    probability ``1 / prod(perm(held, fewest))`` over the needs (``held`` the cards of
-    that class the place got: the matchings behind a deal), which makes kept deals
-    uniform among those that meet every need, and then ``accept`` refuses or keeps it.
+    place's first slots kept for a card of a class it needs; a deal is one matching, the
+    kept slots holding the place's lowest cards of the class (by their number in the
+    pool) and its open slots only higher ones. The links no perfect matching uses are
+    dropped first (Dulmage and Mendelsohn: one matching, then the links on no
+    alternating cycle), which splits the matchings into independent blocks (a card that
+    must fill one slot is a block of its own). In each block the kept slots are filled
+    first, one of the ways their class's cards can fill them, uniform; then the open
+    slots by Huber and Law's exact method (2008: each card left in turn takes an open
+    slot in proportion to a bound on the matchings left, and the block starts again with
+    the probability the bound overstates them); the kept slots' way is kept with the
+    probability that makes every matching of the block as likely (the open slots' bound
+    over its most). ``accept`` then refuses or keeps the deal. (A class with more than
+    ``_Block.MOST_WAYS`` ways to fill its kept slots in a block leaves them to be drawn
+    with the open ones, and the deal is then kept with probability ``1 /
+    prod(perm(held, fewest))`` over those needs: the matchings behind it.)
 
-    Exact, but not always fast: where many places each keep a slot for a class of few
-    cards that could also fill many open slots, the bound overstates the matchings by a
-    factor that grows with those places, and tries are seldom kept (30 places of two slots,
-    each needing one of two cards of its own class: no deal in 100,000 tries). A Four Pack
-    position is of that shape only mildly: about a millisecond a sample at the median. A
-    ``deadline`` bounds the time; :data:`MAX_TRIES` tries (each block's, each deal's) at most.
+    Exact, and fast where the cards' places are alike (a Four Pack table: well under a
+    millisecond a sample at the median). The bound is loose, and tries seldom kept,
+    where many cards may each be in many places that most of the other cards may not:
+    about half of random tables of that shape (each card in a random share of 8 to 30
+    places) are refused after :data:`MAX_TRIES` tries. A ``deadline`` bounds the time;
+    :data:`MAX_TRIES` tries (each block's, each deal's) at most.
 
     >>> sampler = MatchingSampler([1, 2], [10, 11, 20], [[0, 1], [0, 1], [0, 1]], [1, 1, 2], [(0, 2, 1)])
     >>> sampler.sample(Rng(3))[0]  # place 0 must hold the class-2 card
@@ -914,39 +1016,71 @@ class MatchingSampler:
                 raise FourCardsError(f"no deal keeps what the player has seen (no card may fill place {d}"
                                      + ("" if wants is None else f" with one of class {wants}") + ")")
         fits = [sum(1 << j for j, column in enumerate(columns) if column >> k & 1) for k in range(n)]
-        #: The independent blocks of the matchings: per block, its cards in the order they are
-        #: placed (the fewest slots first), each card's slots in the block (bits), and per slot
-        #: of the block how many of its cards may fill it.
-        self._blocks: list[tuple[list[int], dict[int, int], dict[int, int]]] = []
+        #: The independent blocks of the matchings (:class:`_Block`).
+        self._blocks: list[_Block] = []
         #: The slots each filled by the one card that can fill them in every matching.
         self._forced: dict[int, int] = {}
         for cards, links in _matching_blocks(fits, columns, self.sizes, slots):
             if len(cards) == 1:
                 self._forced[links[cards[0]].bit_length() - 1] = cards[0]
-                continue
-            sums: dict[int, int] = {}
-            for k in cards:
-                bits = links[k]
+            else:
+                self._blocks.append(_Block(cards, links, slots))
+        weighed = set().union(*(block.weighed for block in self._blocks))
+        #: The needs whose kept slots were drawn with the open ones: a deal is weighed for them.
+        self._weighed = tuple(need for need in self.needs if need[:2] in weighed)
+
+    @staticmethod
+    def _match_block(block: _Block, rng: Rng, card_of: list[int]) -> bool:
+        """One try at a uniform matching of a block, written in ``card_of``; False: start again.
+
+        First the kept slots: each class's cards for its kept slots, one of their ways
+        (:attr:`_Block.ways`), uniform. Then the open slots, by Huber and Law's method on
+        the cards left: the bound is on the slots, ``prod h(r) / e`` over the open slots
+        (``r``: the cards left that may fill it); each card in turn takes an open slot ``i``
+        with probability bound(minor without card and slot ``i``) / bound(now), and the try
+        ends with the probability left over, so that a matching of the open slots comes
+        with probability 1 / bound(the open slots). The kept slots' way is kept with
+        probability bound(the open slots) / (the most it can be): each matching of the
+        block is then drawn with the same probability."""
+        chosen = 0
+        barred: dict[int, int] = {}  # per open slot, the cards it may not take in this try
+        barred_from: dict[int, int] = {}  # per such card, those slots
+        for ways, bars in block.ways:
+            way = rng.below(len(ways))
+            for j, k in ways[way]:
+                card_of[j] = k
+                chosen |= 1 << k
+            for slot_bits, cards in bars[way]:
+                bits = slot_bits
                 while bits:
                     low = bits & -bits
                     j = low.bit_length() - 1
-                    sums[j] = sums.get(j, 0) + 1
+                    barred[j] = barred.get(j, 0) | cards
                     bits ^= low
-            order = sorted(cards, key=lambda k: (links[k].bit_count(), k))
-            self._blocks.append((order, {k: links[k] for k in cards}, sums))
-
-    def _match_block(self, block: tuple[list[int], dict[int, int], dict[int, int]], rng: Rng,
-                     card_of: list[int]) -> bool:
-        """One try at a uniform matching of a block, written in ``card_of``; False: start again.
-        The bound is on the slots (a kept slot's few cards make it tight there): each card
-        in turn takes an open slot ``i`` with probability bound(minor without card and
-        slot ``i``) / bound(now), and the try ends with the probability left over."""
-        order, links, start = block
-        sums = dict(start)
-        open_ = sum(1 << j for j in start)
+                bits = cards
+                while bits:
+                    low = bits & -bits
+                    k = low.bit_length() - 1
+                    barred_from[k] = barred_from.get(k, 0) | slot_bits
+                    bits ^= low
+        sums: dict[int, int] = {}
+        over = 0.0  # log(the open slots' bound / its most)
+        for j, cards in block.slot_cards.items():
+            r = (cards & ~chosen & ~barred.get(j, 0)).bit_count()
+            if not r:
+                return False
+            sums[j] = r
+            over += _LOG_BOUND[r] - block.most[j]
+        if over > 1e-9:  # never: a kept slot all of whose cards an open slot takes leaves it one fewer
+            raise AssertionError(f"an open slots' bound passes its most by {over}")
+        if over < 0.0 and rng.next_u64() / 2.0**64 >= math.exp(over):
+            return False
+        open_ = block.open_slots
         bound, shrink = _BOUND, _SHRINK
-        for k in order:
-            candidates = links[k] & open_
+        for k in block.order:
+            if chosen >> k & 1:
+                continue
+            candidates = block.links[k] & open_ & ~barred_from.get(k, 0)
             if not candidates:
                 return False
             slots = []
@@ -974,14 +1108,14 @@ class MatchingSampler:
             pick = rng.next_u64() / 2.0**64
             if pick >= total:
                 return False
-            chosen = slots[-1]
+            chosen_slot = slots[-1]
             for i, weight in zip(slots, weights):
                 if pick < weight:
-                    chosen = i
+                    chosen_slot = i
                     break
                 pick -= weight
-            card_of[chosen] = k
-            open_ &= ~(1 << chosen)
+            card_of[chosen_slot] = k
+            open_ &= ~(1 << chosen_slot)
             for i in slots:
                 sums[i] -= 1
         return True
@@ -1006,8 +1140,8 @@ class MatchingSampler:
         deal: list[list[int]] = [[] for _ in self.sizes]
         for (d, _kind), k in zip(self._slots, card_of):
             deal[d].append(k)
-        behind = 1  # the matchings behind this deal: the kept slots' ordered picks
-        for place, kind, fewest in self.needs:
+        behind = 1  # the matchings behind this deal: the kept slots' ordered picks (where not listed)
+        for place, kind, fewest in self._weighed:
             behind *= math.perm(sum(1 for k in deal[place] if self.classes[k] == kind), fewest)
         if behind > 1 and rng.below(behind):
             return None
@@ -1041,9 +1175,9 @@ class MatchingSampler:
             if deal is not None:
                 return deal
         raise SamplingCostError(f"no deal was drawn in {MAX_TRIES:,} tries (a block's matching, a need's "
-                                "weighing or accept refused each): where a place's few kept slots compete "
-                                "with many open ones the bound overstates the matchings, and tries are "
-                                "seldom kept; a deadline bounds the time")
+                                "weighing or accept refused each): where many cards may each be in many "
+                                "places most others may not, the bound overstates the matchings, and "
+                                "tries are seldom kept; a deadline bounds the time")
 
 
 def _number_text(value: int) -> str:

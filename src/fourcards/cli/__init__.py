@@ -130,6 +130,20 @@ def game_argument(argv: Sequence[str]) -> list[str]:
     return args
 
 
+def _game_after_options(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
+    """``demo`` and ``tournament`` take their game by position after their options too
+    (``fourcards tournament --bots ... four-pack``): the one word the parser leaves over,
+    where no ``--game`` is given, is the game."""
+    if not words or words[0] not in ("demo", "tournament") or any(
+            word == "--game" or word.startswith("--game=") for word in words):
+        return words
+    _, extra = parser.parse_known_args(words)
+    if len(extra) != 1 or extra[0].startswith("-"):
+        return words
+    at = len(words) - 1 - words[::-1].index(extra[0])
+    return [*words[:at], *words[at + 1:], "--game", extra[0]]
+
+
 def _takes(parser: argparse.ArgumentParser, command: str, game: str | None, flag: str) -> bool:
     """Whether ``fourcards COMMAND [GAME]`` has the option ``flag``."""
     for action in parser._actions:
@@ -152,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = game_argument(sys.argv[1:] if argv is None else argv)
     except CommandLineError as error:
         parser.error(str(error))
-    args = parser.parse_args(words)
+    args = parser.parse_args(_game_after_options(parser, words))
     typed = demo.top_level_options(args)
     if typed and args.command is not None:
         flag = "--" + next(iter(typed)).replace("_", "-")

@@ -6,6 +6,9 @@ to the observation tensor (217 values) by
 
     score = w3 . relu(W2 relu(state @ state_w + row @ cand_w + b1) + b2) + b3
 
+(a deeper policy, of format version 2, puts layers ``relu(h @ wh[i] + bh[i])``
+between the second and the output)
+
 and the bot plays the best-scoring action (the first on a tie: the same
 choice for every seed).  The weights were trained against three greedy bots
 by ``python -m fourcards.rl.train`` (:mod:`fourcards.rl.train`, docs/rl-training.md) and ship in the
@@ -20,8 +23,9 @@ True
 
 A policy file is an ``.npz`` of float32 arrays ``state_w (217, H)``,
 ``cand_w (50, H)``, ``b1 (H,)``, ``w2 (H, H2)``, ``b2 (H2,)``, ``w3 (H2,)``,
-``b3 (1,)`` and three header strings: ``format`` (:data:`FORMAT`),
-``version`` (:data:`FORMAT_VERSION`) and ``layout_hash`` (the
+``b3 (1,)`` (version 2: and ``wh (L, H2, H2)``, ``bh (L, H2)``, ``L >= 1``
+more layers) and three header strings: ``format`` (:data:`FORMAT`),
+``version`` (one of :data:`FORMAT_VERSIONS`) and ``layout_hash`` (the
 :data:`~fourcards.gangoffour.features.LAYOUT_HASH` of the features it was
 trained on).  Anything else is refused with a :class:`FourCardsError` naming
 the file and the problem.
@@ -45,12 +49,15 @@ from ..errors import FourCardsError
 from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
 from .match import OBSERVATION_SIZE, Observation, legal_for, with_announcement
 
-__all__ = ["LearnedBot", "PolicyWeights", "load_policy", "FORMAT", "FORMAT_VERSION", "POLICY_FILE"]
+__all__ = ["LearnedBot", "PolicyWeights", "load_policy", "FORMAT", "FORMAT_VERSION", "FORMAT_VERSIONS",
+           "POLICY_FILE"]
 
 #: The ``format`` header of a policy file.
 FORMAT: Final = "fourcards-candidate-mlp"
-#: The ``version`` header of a policy file this module reads.
+#: The ``version`` header of a policy file of two hidden layers (what every fourcards reads).
 FORMAT_VERSION: Final = "1"
+#: The ``version`` headers this module reads: "2", a policy of more layers (``wh``, ``bh``).
+FORMAT_VERSIONS: Final = ("1", "2")
 #: Candidate rows scored together (see :meth:`PolicyWeights.scores`).
 BLOCK: Final = 8
 #: The policy shipped in the package.
@@ -58,6 +65,7 @@ POLICY_FILE: Final = "learned_policy.npz"
 
 _HEADERS = ("format", "version", "layout_hash")
 _WEIGHTS = ("state_w", "cand_w", "b1", "w2", "b2", "w3", "b3")
+_DEEPER = ("wh", "bh")
 
 Array = npt.NDArray[np.float32]
 
@@ -74,6 +82,9 @@ class PolicyWeights:
     w3: Array
     b3: Array
     source: str
+    #: The layers between the second and the output (``L x H2 x H2``; none in a version 1 file).
+    wh: Array | None = None
+    bh: Array | None = None
 
     def scores(self, state: Array, rows: Array) -> Array:
         """One score a row of ``rows`` (``k x 50``) in the state ``state`` (217 values).
@@ -86,6 +97,9 @@ class PolicyWeights:
         for start in range(0, len(rows), BLOCK):
             hidden = np.maximum(rows[start:start + BLOCK] @ self.cand_w + base, 0.0)
             hidden2 = np.maximum(hidden @ self.w2 + self.b2, 0.0)
+            if self.wh is not None and self.bh is not None:
+                for layer, bias in zip(self.wh, self.bh):
+                    hidden2 = np.maximum(hidden2 @ layer + bias, 0.0)
             result[start:start + BLOCK] = hidden2 @ self.w3 + self.b3[0]
         return result
 
@@ -136,13 +150,18 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
         headers[name] = str(value)
     if headers["format"] != FORMAT:
         raise bad(f"format {headers['format']!r} is not {FORMAT!r}")
-    if headers["version"] != FORMAT_VERSION:
-        raise bad(f"version {headers['version']!r}: this fourcards reads version {FORMAT_VERSION!r}")
+    if headers["version"] not in FORMAT_VERSIONS:
+        raise bad(f"version {headers['version']!r}: this fourcards reads versions {', '.join(FORMAT_VERSIONS)}")
+    names = (*_WEIGHTS, *_DEEPER) if headers["version"] == "2" else _WEIGHTS
+    missing = [name for name in names if name not in arrays]
+    if missing:
+        raise bad(f"missing {', '.join(missing)} (a version {headers['version']} policy file holds "
+                  f"{', '.join(names)})")
     if headers["layout_hash"] != LAYOUT_HASH:
         raise bad(f"trained on candidate features {headers['layout_hash']!r}, but this fourcards writes "
                   f"{LAYOUT_HASH!r} (fourcards.gangoffour.features): retrain or use a matching version")
     weights = {}
-    for name in _WEIGHTS:
+    for name in names:
         value = arrays[name]
         if value.dtype.kind != "f":
             raise bad(f"{name} has dtype {value.dtype}, not floats")
@@ -153,10 +172,13 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
     hidden2 = weights["b2"].shape[0] if weights["b2"].ndim == 1 else -1
     expected = {"state_w": (OBSERVATION_SIZE, hidden), "cand_w": (FEATURE_SIZE, hidden), "b1": (hidden,),
                 "w2": (hidden, hidden2), "b2": (hidden2,), "w3": (hidden2,), "b3": (1,)}
+    if "wh" in weights:
+        layers = weights["wh"].shape[0] if weights["wh"].ndim == 3 else -1
+        expected.update({"wh": (max(layers, 1), hidden2, hidden2), "bh": (max(layers, 1), hidden2)})
     for name, shape in expected.items():
         if hidden < 1 or hidden2 < 1 or weights[name].shape != shape:
             raise bad(f"{name} has shape {weights[name].shape}, expected {shape} "
-                      f"(b1 gives the hidden width, b2 the second)")
+                      f"(b1 gives the hidden width, b2 the second, wh the layers after it)")
     return PolicyWeights(source=path, **weights)
 
 

@@ -139,11 +139,12 @@ def held_out_matches(matches: np.ndarray, seed: int) -> np.ndarray:
 
 
 def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr: float = 1e-3,
-        log: Any = print, start_from: PolicyWeights | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+        log: Any = print, start_from: PolicyWeights | None = None,
+        depth: int = 0) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """A policy fitted to ``lessons``: the weights of its best held-out epoch and that epoch's figures
     (``loss``, ``agreement``: the share of held-out lessons where its top row is the search's choice).
-    It starts from ``start_from`` if given, else from a fresh policy of ``hidden`` units, else from the
-    shipped one."""
+    It starts from ``start_from`` if given, else from a fresh policy of ``hidden`` units (and ``depth``
+    more layers of half as many), else from the shipped one."""
     torch.manual_seed(seed)
     generator = np.random.default_rng(seed)
     counts = lessons["counts"]
@@ -157,7 +158,7 @@ def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr:
         raise FourCardsError(f"lessons of {len(np.unique(lessons['matches']))} match(es): a tenth of the matches "
                              "(at least one) is held out to measure the fit, so it needs two or more")
 
-    policy = Policy.of(start_from) if start_from is not None else _policy(hidden)
+    policy = Policy.of(start_from) if start_from is not None else _policy(hidden, depth)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
 
     def loss_of(ids: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
@@ -205,10 +206,11 @@ def fit(lessons: Lessons, epochs: int, seed: int, hidden: int | None = None, lr:
     return best[1], best[0]
 
 
-def _policy(hidden: int | None) -> Policy:
-    """A fresh policy of ``hidden`` units (and half as many in the second layer), or the shipped one."""
+def _policy(hidden: int | None, depth: int = 0) -> Policy:
+    """A fresh policy of ``hidden`` units (and half as many in the second layer and ``depth`` more), or
+    the shipped one."""
     if hidden is not None:
-        return Policy(hidden, max(1, hidden // 2))
+        return Policy(hidden, max(1, hidden // 2), depth)
     return Policy.of(load_policy())
 
 
@@ -226,6 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int_in(1, 10**4), default=8)
     parser.add_argument("--hidden", type=int_in(1, 4096), default=None,
                         help="a fresh policy of this many units (default: start from the shipped policy)")
+    parser.add_argument("--depth", type=int_in(0, 8), default=0,
+                        help="with --hidden: this many more layers of half as many units before the output "
+                             "(a version 2 policy file)")
     parser.add_argument("--lr", type=positive, default=1e-3)
     parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
                         help="match i of the run is dealt from seed * 10**7 + i")
@@ -238,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.matches * args.rounds > 10**7:
         parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
                      "(match i of the run is dealt from seed * 10**7 + i)")
+    if args.depth and args.hidden is None:
+        parser.error("--depth needs --hidden (it shapes a fresh policy; the shipped one keeps its own layers)")
     check_output(parser, "--out", args.out)  # before the matches, not after them
     try:
         SearchBot(iterations=1)  # the compiled search, or its error
@@ -262,7 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{'' if args.rounds == 1 else f'round {round_ + 1}: '}{len(new['counts'])} lessons from "
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
         lessons = new if lessons is None else merge([lessons, new])
-        weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from)
+        weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from,
+                               depth=args.depth)
         save(weights, args.out)
         start_from = load_policy(args.out)
         print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}",

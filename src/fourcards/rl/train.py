@@ -73,25 +73,36 @@ ROUND_UNIT = 20 / 100  # the round reward's unit: 20 penalty points, over the ta
 class Policy(nn.Module):
     """Candidate scores (the exported part) and a value baseline (training only)."""
 
-    def __init__(self, hidden: int, hidden2: int) -> None:
+    def __init__(self, hidden: int, hidden2: int, depth: int = 0) -> None:
         super().__init__()
         self.state = nn.Linear(OBSERVATION_SIZE, hidden)
         self.cand = nn.Linear(FEATURE_SIZE, hidden, bias=False)
         self.mid = nn.Linear(hidden, hidden2)
+        #: ``depth`` more layers of ``hidden2`` units before the output (a version 2 policy file).
+        self.more = nn.ModuleList(nn.Linear(hidden2, hidden2) for _ in range(depth))
         self.out = nn.Linear(hidden2, 1)
         self.value = nn.Sequential(nn.Linear(OBSERVATION_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
+    @property
+    def deeper(self) -> list[nn.Linear]:
+        """The layers after the second, in order."""
+        return [layer for layer in self.more if isinstance(layer, nn.Linear)]
+
     def scores(self, states: torch.Tensor, rows: torch.Tensor, owner: torch.Tensor) -> torch.Tensor:
-        h = torch.relu(self.state(states)[owner] + self.cand(rows))
-        return self.out(torch.relu(self.mid(h))).squeeze(-1)
+        h = torch.relu(self.mid(torch.relu(self.state(states)[owner] + self.cand(rows))))
+        for layer in self.deeper:
+            h = torch.relu(layer(h))
+        return self.out(h).squeeze(-1)
 
     @classmethod
     def of(cls, weights: PolicyWeights) -> Policy:
         """A policy scoring as ``weights`` do (the inverse of :meth:`export`; a fresh value baseline)."""
-        policy = cls(weights.b1.shape[0], weights.b2.shape[0])
+        deeper = [] if weights.wh is None or weights.bh is None else list(zip(weights.wh, weights.bh))
+        policy = cls(weights.b1.shape[0], weights.b2.shape[0], len(deeper))
         with torch.no_grad():
             layers = ((policy.state, weights.state_w, weights.b1), (policy.cand, weights.cand_w, None),
-                      (policy.mid, weights.w2, weights.b2), (policy.out, weights.w3[:, None], weights.b3))
+                      (policy.mid, weights.w2, weights.b2), (policy.out, weights.w3[:, None], weights.b3),
+                      *((layer, matrix, bias) for layer, (matrix, bias) in zip(policy.deeper, deeper)))
             for layer, matrix, bias in layers:
                 layer.weight.copy_(torch.from_numpy(np.asarray(matrix)).T)
                 if bias is not None:
@@ -103,9 +114,13 @@ class Policy(nn.Module):
             weights: np.ndarray = t.detach().cpu().numpy().astype(np.float32)
             return weights
 
-        return {"state_w": arr(self.state.weight.T), "cand_w": arr(self.cand.weight.T), "b1": arr(self.state.bias),
-                "w2": arr(self.mid.weight.T), "b2": arr(self.mid.bias), "w3": arr(self.out.weight[0]),
-                "b3": arr(self.out.bias)}
+        weights = {"state_w": arr(self.state.weight.T), "cand_w": arr(self.cand.weight.T),
+                   "b1": arr(self.state.bias), "w2": arr(self.mid.weight.T), "b2": arr(self.mid.bias),
+                   "w3": arr(self.out.weight[0]), "b3": arr(self.out.bias)}
+        if self.deeper:
+            weights["wh"] = np.stack([arr(layer.weight.T) for layer in self.deeper])
+            weights["bh"] = np.stack([arr(layer.bias) for layer in self.deeper])
+        return weights
 
 
 def padded(values: torch.Tensor, valid: torch.Tensor, fill: float) -> torch.Tensor:
@@ -363,7 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def save(weights: dict[str, np.ndarray], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays: dict[str, Any] = {"format": np.array(FORMAT), "version": np.array(FORMAT_VERSION),
+    version = "2" if "wh" in weights else FORMAT_VERSION  # more layers: version 2
+    arrays: dict[str, Any] = {"format": np.array(FORMAT), "version": np.array(version),
                               "layout_hash": np.array(LAYOUT_HASH), **weights}
     with path.open("wb") as handle:  # exactly ``path`` (np.savez would add .npz to a name without it)
         np.savez(handle, **arrays)
