@@ -825,11 +825,11 @@ class _Block:
     with more than :data:`MOST_WAYS` ways leaves its kept slots open, drawn with the
     others and weighed after (``weighed``: its ``(place, class)`` pairs); ``open_slots``:
     the other slots (bits); ``slot_cards``: per open slot, the cards that may fill it
-    (bits); and ``most``: per open slot, the log of the largest bound it can have once
-    the kept slots are filled (its cards, less one for each kept slot all of whose cards
-    it takes)."""
+    (bits), and ``start`` their count; and ``most``: per open slot, the log of the largest
+    bound it can have once the kept slots are filled (its cards, less one for each kept
+    slot all of whose cards it takes)."""
 
-    __slots__ = ("order", "links", "ways", "weighed", "open_slots", "slot_cards", "most")
+    __slots__ = ("order", "links", "ways", "weighed", "open_slots", "slot_cards", "most", "start")
 
     #: The most ways a class may fill its kept slots of a block in, for them to be listed.
     MOST_WAYS = 5040
@@ -874,9 +874,19 @@ class _Block:
                 bars.append(tuple((open_of[d], cards_of & ((1 << top) - 1)) for d, (cards_of, top) in kept.items()
                                   if d in open_of and cards_of & ((1 << top) - 1)))
         self.slot_cards = {j: cards_of for j, cards_of in slot_cards.items() if not listed >> j & 1}
+        #: Per open slot, the cards that may fill it, counted (a try's start when no kept slot is listed).
+        self.start = {j: cards_of.bit_count() for j, cards_of in self.slot_cards.items()}
         kept_cards = [slot_cards[j] for j in slot_cards if listed >> j & 1]
         self.most = {j: _LOG_BOUND[cards_of.bit_count() - sum(1 for c in kept_cards if c & cards_of == c)]
                      for j, cards_of in self.slot_cards.items()}
+
+
+def _bit_indices(mask: int) -> Iterator[int]:
+    """The indices of ``mask``'s set bits, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def _injections(slots: list[int], slot_cards: dict[int, int], places: list[int],
@@ -1051,18 +1061,12 @@ class MatchingSampler:
                 card_of[j] = k
                 chosen |= 1 << k
             for slot_bits, cards in bars[way]:
-                bits = slot_bits
-                while bits:
-                    low = bits & -bits
-                    j = low.bit_length() - 1
+                for j in _bit_indices(slot_bits):
                     barred[j] = barred.get(j, 0) | cards
-                    bits ^= low
-                bits = cards
-                while bits:
-                    low = bits & -bits
-                    k = low.bit_length() - 1
+                for k in _bit_indices(cards):
                     barred_from[k] = barred_from.get(k, 0) | slot_bits
-                    bits ^= low
+        if not chosen:  # no kept slot listed: every open slot's cards are left, at its most
+            return MatchingSampler._match_open(block, rng, card_of, dict(block.start), 0)
         sums: dict[int, int] = {}
         over = 0.0  # log(the open slots' bound / its most)
         for j, cards in block.slot_cards.items():
@@ -1075,6 +1079,14 @@ class MatchingSampler:
             raise AssertionError(f"an open slots' bound passes its most by {over}")
         if over < 0.0 and rng.next_u64() / 2.0**64 >= math.exp(over):
             return False
+        return MatchingSampler._match_open(block, rng, card_of, sums, chosen, barred_from)
+
+    @staticmethod
+    def _match_open(block: _Block, rng: Rng, card_of: list[int], sums: dict[int, int], chosen: int,
+                    barred_from: dict[int, int] | None = None) -> bool:
+        """The open slots of a try (Huber and Law's method on the cards not ``chosen``, each
+        open slot's count of them in ``sums``); False: start again."""
+        barred_from = barred_from or {}
         open_ = block.open_slots
         bound, shrink = _BOUND, _SHRINK
         for k in block.order:
