@@ -132,7 +132,7 @@ def game_argument(argv: Sequence[str]) -> list[str]:
 
 def _game_after_options(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
     """``demo`` and ``tournament`` take their game by position after their options too
-    (``fourcards tournament --bots ... four-pack``): the one word the parser leaves over,
+    (``fourcards tournament --bots ... GAME``): the one word the parser leaves over,
     where no ``--game`` is given, is the game."""
     if not words or words[0] not in ("demo", "tournament") or any(
             word == "--game" or word.startswith("--game=") for word in words):
