@@ -223,9 +223,12 @@ def test_a_tournament_takes_any_rule_of_its_game(capsys: pytest.CaptureFixture[s
     assert main(["tournament", "--bots", "memory,memory,memory", "--deals", "2", "--workers", "1",
                  "--no-progress", "--seed", "4", "four-pack"]) == 0
     assert "Four Pack: 6 matches" in capsys.readouterr().out
-    with pytest.raises(SystemExit):  # two words left over: not taken for a game
-        main(["tournament", "--bots", "memory,memory,memory", "four-pack", "duelo"])
-    assert "unrecognized arguments: four-pack duelo" in capsys.readouterr().err
+    for words, said in ((["four-pack", "duelo"], "four-pack duelo: tournament takes one game"),
+                        (["four-pack", "four-pack"], "four-pack four-pack: tournament takes one game"),
+                        (["--game", "zangle", "four-pack"], "the game is given twice (four-pack, and --game zangle)")):
+        with pytest.raises(SystemExit):  # a second user's trial: these were "unrecognized arguments"
+            main(["tournament", "--bots", "memory,memory,memory", *words])
+        assert said in capsys.readouterr().err
     from fourcards.tournament import rule_values
 
     assert rule_values("gang-of-four", ["target_score=20", "pass_is_final=off"]) == {

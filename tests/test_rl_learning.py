@@ -326,6 +326,12 @@ def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
     ("deeper without layers", "missing wh, bh"),
     ("deeper layers of another width", "wh has shape"),
     ("deeper biases of another count", "bh has shape"),
+    # a first user's trial: a deeper policy labelled version 1 played without its layers
+    ("deeper labelled version 1", "holds bh, wh, which a version 1 policy file has not"),
+    ("too large for float32", "w3 holds values too large for float32"),
+    ("b2 of two dimensions", r"b2 has shape \(1, 64\), expected a 1-D array"),
+    ("b1 empty", r"b1 has shape \(0,\), expected a 1-D array"),
+    ("deeper layers of no dimension", r"wh has shape \(\), expected \(L >= 1, 64, 64\)"),
 ])
 def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, problem: str) -> None:
     arrays = _policy_arrays()
@@ -363,6 +369,18 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, probl
         _write(path, {**arrays, "format": np.array(3)})
     elif damage == "deeper without layers":
         _write(path, {**arrays, "version": np.array("2")})
+    elif damage == "deeper labelled version 1":
+        width = arrays["b2"].shape[0]
+        _write(path, {**arrays, "wh": np.zeros((1, width, width), np.float32), "bh": np.zeros((1, width), np.float32)})
+    elif damage == "too large for float32":
+        _write(path, {**arrays, "w3": np.full(arrays["w3"].shape, 1e39, np.float64)})
+    elif damage == "b2 of two dimensions":
+        _write(path, {**arrays, "b2": arrays["b2"][None, :]})
+    elif damage == "b1 empty":
+        _write(path, {**arrays, "b1": arrays["b1"][:0]})
+    elif damage == "deeper layers of no dimension":
+        _write(path, {**arrays, "version": np.array("2"), "wh": np.array(1.0, np.float32),
+                      "bh": np.zeros((1, arrays["b2"].shape[0]), np.float32)})
     elif damage.startswith("deeper"):
         width = arrays["b2"].shape[0]
         wh = np.zeros((2, width, width + (damage == "deeper layers of another width")), np.float32)

@@ -826,8 +826,8 @@ class _Block:
     others and weighed after (``weighed``: its ``(place, class)`` pairs); ``open_slots``:
     the other slots (bits); ``slot_cards``: per open slot, the cards that may fill it
     (bits), and ``start`` their count; and ``most``: per open slot, the log of the largest
-    bound it can have once the kept slots are filled (its cards, less one for each kept
-    slot all of whose cards it takes)."""
+    bound it can have once the kept slots are filled (its cards, less, for each class, the
+    fewest of them any of the class's ways takes)."""
 
     __slots__ = ("order", "links", "ways", "weighed", "open_slots", "slot_cards", "most", "start")
 
@@ -876,8 +876,10 @@ class _Block:
         self.slot_cards = {j: cards_of for j, cards_of in slot_cards.items() if not listed >> j & 1}
         #: Per open slot, the cards that may fill it, counted (a try's start when no kept slot is listed).
         self.start = {j: cards_of.bit_count() for j, cards_of in self.slot_cards.items()}
-        kept_cards = [slot_cards[j] for j in slot_cards if listed >> j & 1]
-        self.most = {j: _LOG_BOUND[cards_of.bit_count() - sum(1 for c in kept_cards if c & cards_of == c)]
+        # an open slot keeps at most its cards less, per class, the fewest of them any way takes
+        taken = [[sum(1 << k for _, k in way) for way in ways] for ways, _ in self.ways]
+        self.most = {j: _LOG_BOUND[cards_of.bit_count()
+                                   - sum(min((way & cards_of).bit_count() for way in ways) for ways in taken)]
                      for j, cards_of in self.slot_cards.items()}
 
 
@@ -945,12 +947,13 @@ class MatchingSampler:
     with the open ones, and the deal is then kept with probability ``1 /
     prod(perm(held, fewest))`` over those needs: the matchings behind it.)
 
-    Exact, and fast where the cards' places are alike (a Four Pack table: well under a
+    Exact, and fast where the cards' places are alike (a Four Pack table: about a
     millisecond a sample at the median). The bound is loose, and tries seldom kept,
     where many cards may each be in many places that most of the other cards may not:
-    about half of random tables of that shape (each card in a random share of 8 to 30
-    places) are refused after :data:`MAX_TRIES` tries. A ``deadline`` bounds the time;
-    :data:`MAX_TRIES` tries (each block's, each deal's) at most.
+    with needs, a random table of that shape may take a second a sample; without,
+    about half of them (each card in a random share of 8 to 30 places) are refused
+    after :data:`MAX_TRIES` tries. A ``deadline`` bounds the time; :data:`MAX_TRIES`
+    tries (each block's, each deal's) at most.
 
     >>> sampler = MatchingSampler([1, 2], [10, 11, 20], [[0, 1], [0, 1], [0, 1]], [1, 1, 2], [(0, 2, 1)])
     >>> sampler.sample(Rng(3))[0]  # place 0 must hold the class-2 card
@@ -1008,8 +1011,9 @@ class MatchingSampler:
         for d, size in enumerate(self.sizes):
             kept = [(kind, fewest) for (place, kind), fewest in sorted(wanted.items()) if place == d]
             if sum(fewest for _, fewest in kept) > size:  # before a list as long as the need is made
+                held = sum(fewest for _, fewest in kept)
                 raise FourCardsError(f"no deal keeps what the player has seen (place {d} must hold "
-                                     f"{_number_text(sum(fewest for _, fewest in kept))} cards, and it has "
+                                     f"{_number_text(held)} card{'' if held == 1 else 's'}, and it has "
                                      f"{size} slot{'' if size == 1 else 's'})")
             kinds = [kind for kind, fewest in kept for _ in range(fewest)]
             slots += [(d, kind) for kind in kinds] + [(d, None)] * (size - len(kinds))
@@ -1075,7 +1079,7 @@ class MatchingSampler:
                 return False
             sums[j] = r
             over += _LOG_BOUND[r] - block.most[j]
-        if over > 1e-9:  # never: a kept slot all of whose cards an open slot takes leaves it one fewer
+        if over > 1e-9:  # never: each class's way takes at least its fewest of the slot's cards
             raise AssertionError(f"an open slots' bound passes its most by {over}")
         if over < 0.0 and rng.next_u64() / 2.0**64 >= math.exp(over):
             return False

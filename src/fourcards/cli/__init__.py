@@ -134,12 +134,22 @@ def _game_after_options(parser: argparse.ArgumentParser, words: list[str]) -> li
     """``demo`` and ``tournament`` take their game by position after their options too
     (``fourcards tournament --bots ... GAME``): the one word the parser leaves over,
     where no ``--game`` is given, is the game."""
-    if not words or words[0] not in ("demo", "tournament") or any(
-            word == "--game" or word.startswith("--game=") for word in words):
+    if not words or words[0] not in ("demo", "tournament"):
         return words
+    given = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--game"]
+    given += [word.partition("=")[2] for word in words if word.startswith("--game=")]
     _, extra = parser.parse_known_args(words)
-    if len(extra) != 1 or extra[0].startswith("-"):
-        return words
+    if not extra or any(word.startswith("-") for word in extra):
+        return words  # argparse says what it could not read
+    from .args import CommandLineError
+
+    if given and extra == given[:1]:  # the same game both ways, as before the options
+        at = len(words) - 1 - words[::-1].index(extra[0])
+        return [*words[:at], *words[at + 1:]]
+    if given:
+        raise CommandLineError(f"the game is given twice ({' '.join(extra)}, and --game {given[0]}): give it once")
+    if len(extra) > 1:
+        raise CommandLineError(f"{' '.join(extra)}: {words[0]} takes one game (by position or --game)")
     at = len(words) - 1 - words[::-1].index(extra[0])
     return [*words[:at], *words[at + 1:], "--game", extra[0]]
 
@@ -166,7 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = game_argument(sys.argv[1:] if argv is None else argv)
     except CommandLineError as error:
         parser.error(str(error))
-    args = parser.parse_args(_game_after_options(parser, words))
+    try:
+        words = _game_after_options(parser, words)
+    except CommandLineError as error:
+        parser.error(str(error))
+    args = parser.parse_args(words)
     typed = demo.top_level_options(args)
     if typed and args.command is not None:
         flag = "--" + next(iter(typed)).replace("_", "-")

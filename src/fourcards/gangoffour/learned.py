@@ -153,6 +153,10 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
     if headers["version"] not in FORMAT_VERSIONS:
         raise bad(f"version {headers['version']!r}: this fourcards reads versions {', '.join(FORMAT_VERSIONS)}")
     names = (*_WEIGHTS, *_DEEPER) if headers["version"] == "2" else _WEIGHTS
+    unread = sorted(set(arrays) - {*_HEADERS, *names})
+    if unread:  # a deeper policy labelled version 1 would play without its layers
+        raise bad(f"holds {', '.join(unread)}, which a version {headers['version']} policy file has not"
+                  + (" (more layers: version 2)" if set(unread) & set(_DEEPER) else ""))
     missing = [name for name in names if name not in arrays]
     if missing:
         raise bad(f"missing {', '.join(missing)} (a version {headers['version']} policy file holds "
@@ -167,17 +171,24 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
             raise bad(f"{name} has dtype {value.dtype}, not floats")
         if not np.isfinite(value).all():
             raise bad(f"{name} holds NaN or infinite values")
-        weights[name] = np.ascontiguousarray(value, dtype=np.float32)
-    hidden = weights["b1"].shape[0] if weights["b1"].ndim == 1 else -1
-    hidden2 = weights["b2"].shape[0] if weights["b2"].ndim == 1 else -1
+        with np.errstate(over="ignore"):
+            weights[name] = np.array(value, dtype=np.float32, order="C")  # 0-D stays 0-D
+        if not np.isfinite(weights[name]).all():
+            raise bad(f"{name} holds values too large for float32 (the policy's numbers)")
+    for name in ("b1", "b2"):  # the widths the other shapes are checked against
+        if weights[name].ndim != 1 or not weights[name].shape[0]:
+            raise bad(f"{name} has shape {weights[name].shape}, expected a 1-D array of at least one value "
+                      f"(b1 gives the hidden width, b2 the second)")
+    hidden, hidden2 = weights["b1"].shape[0], weights["b2"].shape[0]
     expected = {"state_w": (OBSERVATION_SIZE, hidden), "cand_w": (FEATURE_SIZE, hidden), "b1": (hidden,),
                 "w2": (hidden, hidden2), "b2": (hidden2,), "w3": (hidden2,), "b3": (1,)}
     if "wh" in weights:
-        layers = weights["wh"].shape[0] if weights["wh"].ndim == 3 else -1
-        expected.update({"wh": (max(layers, 1), hidden2, hidden2), "bh": (max(layers, 1), hidden2)})
+        layers = weights["wh"].shape[0] if weights["wh"].ndim == 3 and weights["wh"].shape[0] else "L >= 1"
+        expected.update({"wh": (layers, hidden2, hidden2), "bh": (layers, hidden2)})
     for name, shape in expected.items():
-        if hidden < 1 or hidden2 < 1 or weights[name].shape != shape:
-            raise bad(f"{name} has shape {weights[name].shape}, expected {shape} "
+        if weights[name].shape != shape:
+            shown = "(" + ", ".join(str(size) for size in shape) + ("," if len(shape) == 1 else "") + ")"
+            raise bad(f"{name} has shape {weights[name].shape}, expected {shown} "
                       f"(b1 gives the hidden width, b2 the second, wh the layers after it)")
     return PolicyWeights(source=path, **weights)
 
