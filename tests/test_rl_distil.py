@@ -175,7 +175,7 @@ def test_a_deeper_policy_is_written_as_version_2_and_read_back_as_torch_scores_i
     for name, value in policy.export().items():
         assert np.array_equal(again[name], value), name
     rng = np.random.default_rng(1)
-    state = rng.random(weights.state_w.shape[0]).astype(np.float32)
+    state = rng.random((weights.state_w.shape[0],), dtype=np.float32)
     rows = rng.random((5, weights.cand_w.shape[0])).astype(np.float32)
     with torch.no_grad():
         expected = policy.scores(torch.from_numpy(state)[None], torch.from_numpy(rows),

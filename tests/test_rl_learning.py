@@ -402,7 +402,7 @@ def test_a_deeper_policy_scores_through_its_layers(tmp_path: Path) -> None:
     bh = rng.normal(0, 0.3, (2, width)).astype(np.float32)
     deeper = load_policy(_write(tmp_path / "deeper.npz", {**arrays, "version": np.array("2"), "wh": wh, "bh": bh}))
     shallow = load_policy(_write(tmp_path / "shallow.npz", arrays))
-    state = rng.random(arrays["state_w"].shape[0]).astype(np.float32)
+    state = rng.random((int(arrays["state_w"].shape[0]),), dtype=np.float32)
     rows = rng.random((13, arrays["cand_w"].shape[0])).astype(np.float32)
     h = np.maximum(state @ arrays["state_w"] + rows @ arrays["cand_w"] + arrays["b1"], 0.0)
     h = np.maximum(h @ arrays["w2"] + arrays["b2"], 0.0)
