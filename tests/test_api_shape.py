@@ -18,6 +18,7 @@ import pytest
 
 from fourcards import FourCardsError
 from fourcards.games import GAMES
+from fourcards.errors import InvalidTypeError
 
 #: What each game package exports at its top: the game, its rules, its bots.
 EXPORTS = {
@@ -111,5 +112,5 @@ def test_four_color_deals_count_rows_for_the_batch_kernels() -> None:
     for bad in ({"hands": -1}, {"hands": 2, "cards": 113}, {"hands": 2, "cards": 1.5}, {"hands": 2, "seed": 2**64}):
         with pytest.raises(FourCardsError):
             deal_counts(**bad)
-    with pytest.raises(TypeError, match="seed must be an int, not str"):  # as every seed the library takes
+    with pytest.raises(InvalidTypeError, match="seed must be an int, not str"):  # as every seed the library takes
         deal_counts(2, seed="1")  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ import pytest
 from fourcards import ImpossibleCardsError, InvalidCardError
 from fourcards.gangoffour import KINDS, NUM_ACTIONS, PAD, ComboKind, action_to_combo, classify, classify_batch
 from fourcards.gangoffour._deck import KIND_OF_BIT
+from fourcards.errors import InvalidTypeError
 
 
 def random_rows(n: int, seed: int) -> np.ndarray:
@@ -57,11 +58,11 @@ def test_batch_errors_name_the_row() -> None:
         classify_batch(rows)
     with pytest.raises(InvalidCardError, match=r"40 is not a card code .* in row 0"):
         classify_batch(np.array([[40, PAD]], np.uint8))
-    with pytest.raises(TypeError, match="2-D uint8"):
+    with pytest.raises(InvalidTypeError, match="2-D uint8"):
         classify_batch(np.zeros((3, 7), np.int64))
-    with pytest.raises(TypeError, match="2-D uint8"):
+    with pytest.raises(InvalidTypeError, match="2-D uint8"):
         classify_batch(np.zeros(7, np.uint8))
-    with pytest.raises(TypeError, match="numpy array"):
+    with pytest.raises(InvalidTypeError, match="numpy array"):
         classify_batch([[0, 1]])  # type: ignore[arg-type]
 
 

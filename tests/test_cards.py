@@ -9,6 +9,7 @@ import pytest
 
 from fourcards import FourCardsError, ImpossibleCardsError, InvalidCardError
 from fourcards.gangoffour import DECK, KINDS, Card, format_cards, hand_mask, mask_cards, parse_cards
+from fourcards.errors import InvalidTypeError
 
 ALL_NOTATIONS = (
     [f"{c}{v}" for v in range(1, 11) for c in "GYR"] + ["M1", "GP", "YP", "RD"]
@@ -58,7 +59,7 @@ def test_card_is_frozen_and_keeps_identity() -> None:
         card._code = 3
     assert pickle.loads(pickle.dumps(card)) is card
     assert copy.deepcopy(card) is card
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         Card("G5")
     assert hash(card) == hash(Card.parse("g5"))
 
@@ -77,17 +78,17 @@ def test_bad_card_in_hand_text_names_token_and_input() -> None:
 
 
 def test_wrong_types() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         Card.parse(7)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         Card.from_code("G1")  # type: ignore[arg-type]
     with pytest.raises(InvalidCardError, match="34 is not a card code"):
         Card.from_code(34)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         parse_cards(5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         parse_cards([Card.parse("G1"), 3])  # type: ignore[list-item]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         hand_mask(Card.parse("G1"))  # type: ignore[arg-type]
 
 

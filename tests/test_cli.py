@@ -18,6 +18,7 @@ from fourcards.cli import main
 from fourcards.gangoffour.match import Rules
 from fourcards.gangoffour.simulate import simulate_many
 from fourcards.games import get_game
+from fourcards.errors import InvalidTypeError
 
 pytestmark = pytest.mark.engine
 
@@ -173,9 +174,9 @@ def test_simulate_refuses_a_policy_string() -> None:
     from fourcards.gangoffour import simulate_many
     from fourcards.gangoffour.simulate import simulate
 
-    with pytest.raises(TypeError, match="one name a seat"):
+    with pytest.raises(InvalidTypeError, match="one name a seat"):
         simulate(2, 0, "greedy,random,random,random")  # a str is a Sequence[str] to a type checker
-    with pytest.raises(TypeError, match="one name a seat"):
+    with pytest.raises(InvalidTypeError, match="one name a seat"):
         simulate_many(2, 0, "greedy,random")
 
 

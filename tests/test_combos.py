@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from fourcards import FourCardsError, ImpossibleCardsError, InvalidComboError
+from fourcards.errors import InvalidTypeError
 from fourcards.gangoffour import (
     NUM_ACTIONS, Card, Combo, ComboKind, action_to_combo, all_combos, beats, classify,
     classify_mask, combo_to_action, hand_mask, legal_actions, legal_mask, legal_plays, penalty,
@@ -201,7 +202,7 @@ def test_action_space_api() -> None:
     assert action_to_combo(np.int32(5)) is action_to_combo(5)
     with pytest.raises(InvalidComboError, match="12352 is not an action index"):
         action_to_combo(12352)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         action_to_combo("5")  # type: ignore[arg-type]
     with pytest.raises(AttributeError):
         Combo.parse("G5").foo = 1
@@ -222,7 +223,7 @@ def test_errors_name_the_input() -> None:
         classify_mask(0b10)
     with pytest.raises(ImpossibleCardsError, match="does not fit"):
         classify_mask(-1)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         classify_mask("G5")  # type: ignore[arg-type]
     with pytest.raises(FourCardsError):
         legal_plays("G5 G5 G5")
@@ -241,7 +242,7 @@ def test_penalty_bad_input() -> None:
         penalty(17)
     with pytest.raises(ImpossibleCardsError):
         penalty(-1)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         penalty(2.0)  # type: ignore[arg-type]
 
 

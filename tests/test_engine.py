@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fourcards import FourCardsError, IllegalMoveError, InvalidStateError, NotYourTurnError
 from fourcards.engine import SimultaneousDecision, derive_seed
 from fourcards.rng import Rng
+from fourcards.errors import InvalidTypeError
 
 
 def test_rng_published_vectors() -> None:
@@ -35,7 +36,7 @@ def test_below_and_shuffle_vectors() -> None:
     assert items == [6, 4, 5, 0, 2, 1, 7, 3]
     with pytest.raises(ValueError):
         Rng(1).below(0)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         Rng("seed")  # type: ignore[arg-type]
 
 
@@ -112,7 +113,7 @@ def test_stale_action_is_refused_and_changes_nothing() -> None:
     before = state.to_json()
     with pytest.raises(StaleActionError, match="step 0"):
         state.apply(state.legal_actions()[0], expected_step=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         state.apply(state.legal_actions()[0], expected_step=True)
     assert state.to_json() == before and state.step == 1
 
@@ -174,7 +175,7 @@ def test_signed_saves_refuse_edits_wrong_and_missing_keys(name: str) -> None:
         game.from_json(json.dumps(dict(data, actions=data["actions"][:-1])))
     with pytest.raises(InvalidStateError, match="altered"):
         game.from_json(json.dumps(dict(data, digest="\u00e9\ud800")))
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         state.to_json(key=123)
     with pytest.raises(ValueError):
         game.from_json(signed, key=b"")
@@ -199,7 +200,7 @@ def test_hostile_saves_get_clean_errors(name: str) -> None:
         forged["digest"] = _digest(forged)
         with pytest.raises(InvalidStateError):
             game.from_json(json.dumps(forged))
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         game.from_json(None)
 
 
@@ -231,17 +232,17 @@ def test_seats_refuse_bools_and_strangers(name: str) -> None:
     state = _played(name, 0)
     n = state.game.num_players
     for bad in (True, False):
-        with pytest.raises(TypeError, match="bool"):
+        with pytest.raises(InvalidTypeError, match="bool"):
             state.observation(bad)
-        with pytest.raises(TypeError, match="bool"):
+        with pytest.raises(InvalidTypeError, match="bool"):
             state.observation_tensor(bad)
     for bad_seat in (-1, n):
         with pytest.raises(IllegalMoveError, match="not a seat"):
             state.observation_tensor(bad_seat)
-    with pytest.raises(TypeError, match="out must be a numpy"):
+    with pytest.raises(InvalidTypeError, match="out must be a numpy"):
         state.observation_tensor(0, out=[0.0])
     if name == "four-pack":
-        with pytest.raises(TypeError, match="bool"):
+        with pytest.raises(InvalidTypeError, match="bool"):
             state.ask(True, "A1")
         assert state.step == 0
 
@@ -258,8 +259,8 @@ def test_step_is_a_counter_shared_by_clones() -> None:
     assert (state.step, clone.step) == (5, 6)
 
 
-@pytest.mark.parametrize("bad,error", [(1.5, TypeError), (None, TypeError), (True, TypeError),
-                                       (float("nan"), TypeError), ("3", TypeError), (-1, FourCardsError)])
+@pytest.mark.parametrize("bad,error", [(1.5, InvalidTypeError), (None, InvalidTypeError), (True, InvalidTypeError),
+                                       (float("nan"), InvalidTypeError), ("3", InvalidTypeError), (-1, FourCardsError)])
 def test_counts_are_checked_before_any_work(bad: object, error: type[Exception]) -> None:
     from fourcards.engine import spread_pick
     from fourcards.games import get_game

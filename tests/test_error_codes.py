@@ -17,7 +17,7 @@ import pytest
 import fourcards
 from fourcards.errors import (
     ERROR_CODES, FourCardsError, GameOverError, IllegalMoveError, ImpossibleCardsError, InvalidActionError,
-    InvalidCardError, InvalidComboError, NotYourTurnError, StaleActionError, UnknownGameError, UnknownSeatError,
+    InvalidCardError, InvalidComboError, InvalidTypeError, NotYourTurnError, StaleActionError, UnknownGameError, UnknownSeatError,
 )
 from fourcards.games import get_game
 
@@ -74,8 +74,9 @@ def test_a_seat_off_the_table_is_an_unknown_seat_error(plugin: str, name: str) -
         assert caught.value.code == "unknown_seat" and isinstance(caught.value, IllegalMoveError)
         with pytest.raises(UnknownSeatError):
             state.observation(seat)
-    with pytest.raises(TypeError):
-        state.apply(action, player=True)  # a wrong type stays a TypeError
+    with pytest.raises(InvalidTypeError) as wrong_type:
+        state.apply(action, player=True)  # a wrong type: a FourCardsError that is also a TypeError
+    assert wrong_type.value.code == "bad_type" and isinstance(wrong_type.value, TypeError)
     other = (state.current_player + 1) % n
     if other != state.current_player:
         with pytest.raises(NotYourTurnError) as turn:
@@ -167,7 +168,7 @@ def test_codes_are_the_bundled_servers_strings_where_it_has_one() -> None:
     assert shared <= sent and shared <= set(ERROR_CODES)
     # the codes of its own are for cases the server has no string for
     assert set(ERROR_CODES) - sent == {"bad_card", "impossible_cards", "bad_combo", "bad_save", "missing_extra",
-                                       "too_costly"}  # a search falls back to its rule bot: never sent
+                                       "too_costly", "bad_type"}  # a search falls back to its rule bot: never sent
     # the WebSocket protocol maps the library's errors by their code, in one place
     from fourcards.errors import InvalidActionError, InvalidCardError, UnknownSeatError
 
@@ -186,3 +187,26 @@ def test_every_code_has_an_http_status() -> None:
     assert http_status(error) == 409 and error_body(error) == {"error": {"code": "stale", "reason": "late"}}
     custom: Any = type("Custom", (FourCardsError,), {"code": "something_else"})("x")
     assert http_status(custom) == 400
+
+
+def test_no_wrong_type_is_a_bare_type_error() -> None:
+    """A first user's trial: a float ``rng`` or ``deadline`` was a bare ``TypeError``, which an
+    ``except FourCardsError`` around a library call let through.  Every wrong type the package
+    refuses is an :class:`InvalidTypeError` (code ``bad_type``), also a ``TypeError``; this reads
+    the installed package's sources for a bare one."""
+    package = Path(fourcards.__file__).parent
+    bare = re.compile(r"(?:raise|return) TypeError\(")
+    sources = [path for suffix in ("*.py", "*.pyx") for path in package.rglob(suffix)]
+    assert len(sources) > 50
+    found = [f"{path.relative_to(package)}:{number}" for path in sources
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if bare.search(line)]
+    assert found == []
+    error = InvalidTypeError("x")
+    assert isinstance(error, FourCardsError) and isinstance(error, TypeError) and isinstance(error, ValueError)
+    assert error.code == "bad_type" and ERROR_CODES["bad_type"]
+    for call in (lambda: get_game("gang-of-four").new_game().new_match(1.5),
+                 lambda: get_game("zangle").new_game().new_match(1).observation(None),
+                 lambda: get_game("four-color").new_game().new_match(1).apply(True)):
+        with pytest.raises(FourCardsError) as caught:
+            call()
+        assert caught.value.code == "bad_type", caught.value

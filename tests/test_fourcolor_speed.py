@@ -29,6 +29,7 @@ from fourcards.fourcolor.game import MELDS, FourColor, Rules
 from fourcards.fourcolor.simulate import game_seeds, simulate
 
 from .strategies import meldy_hands
+from fourcards.errors import InvalidTypeError
 
 _MODULES = [pytest.importorskip(f"fourcards.fourcolor.{name}") for name in ("_melds", "_parse", "_bots", "_sim")]
 #: The compiled kernels as one namespace (they are one module per concern).
@@ -165,17 +166,17 @@ def test_batches_refuse_what_a_cast_would_corrupt(batch: Any) -> None:
     rows[1, 5] = -1
     with pytest.raises(ImpossibleCardsError, match="-1"):
         batch(rows)
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(InvalidTypeError, match="float64"):
         batch(np.full((2, 28), 1.5))  # never truncated to 1
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(InvalidTypeError, match="float64"):
         batch(np.full((1, 28), math.nan))
-    with pytest.raises(TypeError, match="bool"):
+    with pytest.raises(InvalidTypeError, match="bool"):
         batch(np.zeros((1, 28), dtype=np.bool_))
     with pytest.raises(ImpossibleCardsError):
         batch([[2 ** 70] + [0] * 27])
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         batch([[None] * 28])
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         batch(None)
     with pytest.raises(FourCardsError, match="rows of 28"):
         batch(np.zeros((2, 27), dtype=np.uint8))
@@ -183,9 +184,9 @@ def test_batches_refuse_what_a_cast_would_corrupt(batch: Any) -> None:
 
 
 def test_public_functions_refuse_bad_hands_cleanly() -> None:
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(InvalidTypeError, match="float64"):
         best_split(np.full(28, 1.0))  # never truncated
-    with pytest.raises(TypeError, match="bool"):
+    with pytest.raises(InvalidTypeError, match="bool"):
         is_complete(np.zeros(28, dtype=np.bool_))
     with pytest.raises(ImpossibleCardsError, match="5 x RA"):
         best_split([0, 5] + [0] * 26)
@@ -197,15 +198,15 @@ def test_public_functions_refuse_bad_hands_cleanly() -> None:
         waits([-1] + [0] * 27)
     for bad in (None, 3, 1.5, True, math.nan, b"RG RA", object()):
         for function in (best_split, waits, is_complete, best_points):
-            with pytest.raises(TypeError, match=f"cards must be text or an iterable of Card or str, "
+            with pytest.raises(InvalidTypeError, match=f"cards must be text or an iterable of Card or str, "
                                                 f"not {type(bad).__name__}"):
                 function(bad)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         waits([KINDS[0], None])  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         is_complete([True] * 28)  # bools are not counts
     for code in (1.5, None, True):
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             best_points("RA RA", exposed_code=code)  # type: ignore[arg-type]
     for code in (2 ** 70, 28, -2):
         with pytest.raises(InvalidCardError):
@@ -458,15 +459,15 @@ def test_simulator_refuses_bad_arguments() -> None:
     with pytest.raises(FourCardsError, match="-1 games: a simulation plays 0 to 10,000,000"):
         simulate(-1)
     for games in (1.5, None, True):
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             simulate(games)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="0..2\\*\\*64-1"):
         simulate([2 ** 70])
     with pytest.raises(FourCardsError, match="0..2\\*\\*64-1"):
         simulate([-1])
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         simulate(np.array([1.5]))
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         simulate(1, rules={"players": 4})  # type: ignore[arg-type]
     with pytest.raises(InvalidRulesError, match="threshold=1180591620717411303424 must be from 0 to 1000"):
         simulate(1, rules=Rules(threshold=2 ** 70))

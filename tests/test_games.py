@@ -13,6 +13,7 @@ import pytest
 import fourcards
 from fourcards import FourCardsError
 from fourcards.games import ALIASES, GAMES, get_game
+from fourcards.errors import InvalidTypeError
 
 
 def test_every_game_and_bot_by_name() -> None:
@@ -30,7 +31,7 @@ def test_every_game_and_bot_by_name() -> None:
 def test_unknown_names_and_options_are_refused() -> None:
     with pytest.raises(FourCardsError, match="chess"):
         get_game("chess")
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         get_game(4)  # type: ignore[arg-type]
     entry = get_game("duelo")
     with pytest.raises(FourCardsError, match="clever"):

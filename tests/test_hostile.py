@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fourcards.errors import FourCardsError, NotYourTurnError
+from fourcards.errors import FourCardsError, InvalidTypeError, NotYourTurnError
 from fourcards.gangoffour import _kernels, _reference
 from fourcards.gangoffour.match import GangOfFour
 
@@ -67,24 +67,24 @@ def assert_clean_error(code: str, error: str) -> None:
 BAD_CALLS: list[tuple[str, Callable[[Any], Any], type[Exception]]] = [
     ("classify_mask(-1)", lambda k: k.classify_mask(-1), FourCardsError),
     ("classify_mask(2**64)", lambda k: k.classify_mask(1 << 64), FourCardsError),
-    ("classify_mask(3.5)", lambda k: k.classify_mask(3.5), TypeError),
-    ("classify_mask('G2')", lambda k: k.classify_mask("G2"), TypeError),
-    ("legal_actions(3.99)", lambda k: k.legal_actions(3.99), TypeError),
-    ("legal_actions('G2 Y2')", lambda k: k.legal_actions("G2 Y2"), TypeError),
+    ("classify_mask(3.5)", lambda k: k.classify_mask(3.5), InvalidTypeError),
+    ("classify_mask('G2')", lambda k: k.classify_mask("G2"), InvalidTypeError),
+    ("legal_actions(3.99)", lambda k: k.legal_actions(3.99), InvalidTypeError),
+    ("legal_actions('G2 Y2')", lambda k: k.legal_actions("G2 Y2"), InvalidTypeError),
     ("legal_actions(1, 2**40)", lambda k: k.legal_actions(1, 1 << 40), FourCardsError),
     ("legal_actions(1, 12352)", lambda k: k.legal_actions(1, 12352), FourCardsError),
-    ("legal_actions(1, 0.5)", lambda k: k.legal_actions(1, 0.5), TypeError),
-    ("beats(1.5, 0)", lambda k: k.beats(1.5, 0), TypeError),
+    ("legal_actions(1, 0.5)", lambda k: k.legal_actions(1, 0.5), InvalidTypeError),
+    ("beats(1.5, 0)", lambda k: k.beats(1.5, 0), InvalidTypeError),
     ("beats(0, 10**30)", lambda k: k.beats(0, 10**30), FourCardsError),
     ("beats(-2, 0)", lambda k: k.beats(-2, 0), FourCardsError),
     ("legal_mask(1, -1, 2**70)", lambda k: k.legal_mask(1, -1, 1 << 70), FourCardsError),
     ("legal_mask(1, -1, 100)", lambda k: k.legal_mask(1, -1, 100), FourCardsError),
-    ("legal_mask(1, -1, 20000.0)", lambda k: k.legal_mask(1, -1, 20000.0), TypeError),
-    ("greedy_choose(3.5, ...)", lambda k: k.greedy_choose(3.5, -1, 0, 0, [1, 1], [0]), TypeError),
+    ("legal_mask(1, -1, 20000.0)", lambda k: k.legal_mask(1, -1, 20000.0), InvalidTypeError),
+    ("greedy_choose(3.5, ...)", lambda k: k.greedy_choose(3.5, -1, 0, 0, [1, 1], [0]), InvalidTypeError),
     ("greedy_choose(player=7)", lambda k: k.greedy_choose(1, -1, 0, 7, [1, 1], [0]), FourCardsError),
     ("greedy_choose(phase=5)", lambda k: k.greedy_choose(1, -1, 5, 0, [1, 1], [0]), FourCardsError),
     ("greedy_choose(sizes=[-1, 1])", lambda k: k.greedy_choose(1, -1, 0, 0, [-1, 1], [0]), FourCardsError),
-    ("greedy_choose(legal=[0.5])", lambda k: k.greedy_choose(1, -1, 0, 0, [1, 1], [0.5]), TypeError),
+    ("greedy_choose(legal=[0.5])", lambda k: k.greedy_choose(1, -1, 0, 0, [1, 1], [0.5]), InvalidTypeError),
     ("greedy_choose(legal=[2**40])", lambda k: k.greedy_choose(1, -1, 0, 0, [1, 1], [1 << 40]), ValueError),
 ]
 
@@ -107,7 +107,7 @@ def test_numpy_integers_are_ints_and_bools_are_refused(kernel: Any) -> None:
     calls: list[Callable[[], Any]] = [lambda: kernel.classify_mask(True), lambda: kernel.legal_actions(3, True),
                                       lambda: kernel.legal_actions(np.bool_(True)), lambda: kernel.beats(False, -1)]
     for call in calls:
-        with pytest.raises(TypeError, match="bool"):
+        with pytest.raises(InvalidTypeError, match="bool"):
             call()
 
 
@@ -144,7 +144,7 @@ def rules(**changes: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("change, error", [
     ({"dealer": -1}, ValueError), ({"dealer": 3}, ValueError), ({"players": 9}, ValueError),
-    ({"players": 3.5}, TypeError), ({"target": 10**12}, FourCardsError), ({"target": 0}, ValueError),
+    ({"players": 3.5}, InvalidTypeError), ({"target": 10**12}, FourCardsError), ({"target": 0}, ValueError),
 ])
 def test_gof_simulate_refuses_bad_rules(change: dict[str, Any], error: type[Exception]) -> None:
     seeds = np.arange(2, dtype=np.uint64)
@@ -188,9 +188,9 @@ def test_search_bot_refuses_a_bad_exploration(exploration: float) -> None:
 
 @pytest.mark.parametrize("options, error", [
     ({"capacity": 0}, FourCardsError), ({"capacity": -1}, FourCardsError), ({"capacity": 1 << 40}, FourCardsError),
-    ({"capacity": 10.5}, TypeError), ({"iterations": 1.5}, TypeError),
+    ({"capacity": 10.5}, InvalidTypeError), ({"iterations": 1.5}, InvalidTypeError),
     ({"time_per_move": float("nan")}, FourCardsError),
-    ({"exploration": "1"}, TypeError),
+    ({"exploration": "1"}, InvalidTypeError),
 ])
 def test_search_bot_refuses_bad_options(options: dict[str, Any], error: type[Exception]) -> None:
     from fourcards.gangoffour.bots import SearchBot
@@ -241,7 +241,7 @@ def test_gof_search_entry_points_before_reset_and_with_bad_arguments() -> None:
     search = core.GofSearch(10)
     with pytest.raises(RuntimeError, match="reset"):
         search.run(5)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         search.run(2.5)
     with pytest.raises(FourCardsError):
         search.run(-1)

@@ -11,7 +11,7 @@ import pytest
 
 from fourcards import FourCardsError
 from fourcards.decks import DeckError, load_deck
-from fourcards.errors import InvalidCardError, UnknownSeatError
+from fourcards.errors import InvalidCardError, InvalidTypeError, UnknownSeatError
 from fourcards.zangle import _kernels as zangle_kernels
 from fourcards.zangle.bots import GreedyBot
 from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _find_packed_reference, deck_cards, find_zangles,
@@ -25,8 +25,8 @@ FIND_PACKED = [pytest.param(find_zangles_packed, id="fast path"), pytest.param(_
 # -- codes, packed counts and decks ------------------------------------------------------------
 
 @pytest.mark.parametrize("cards, error", [
-    ([-1], InvalidCardError), ([11], InvalidCardError), ([1.5], TypeError), ([True], TypeError),
-    (["Q"], InvalidCardError), ("1 2 13", InvalidCardError), (b"12", TypeError), ([None], TypeError),
+    ([-1], InvalidCardError), ([11], InvalidCardError), ([1.5], InvalidTypeError), ([True], InvalidTypeError),
+    (["Q"], InvalidCardError), ("1 2 13", InvalidCardError), (b"12", InvalidTypeError), ([None], InvalidTypeError),
 ])
 def test_card_codes_are_checked(cards: Any, error: type[Exception]) -> None:
     with pytest.raises(error):
@@ -41,7 +41,7 @@ def test_pack_counts_still_takes_codes_and_notation() -> None:
 
 @pytest.mark.parametrize("find", FIND_PACKED)
 @pytest.mark.parametrize("centre, own, error", [
-    (1.5, 0, TypeError), (0, 2.0, TypeError), ("1", 0, TypeError), (True, 0, TypeError),
+    (1.5, 0, InvalidTypeError), (0, 2.0, InvalidTypeError), ("1", 0, InvalidTypeError), (True, 0, InvalidTypeError),
     (-1, 0, FourCardsError), (1 << 44, 0, FourCardsError), (0, 1 << 70, FourCardsError),
 ])
 def test_packed_counts_are_checked_the_same_on_both_paths(find: Callable[[Any, Any], Any], centre: Any,
@@ -55,13 +55,14 @@ def test_the_compiled_kernel_checks_on_its_own() -> None:
     if core is None:
         pytest.skip("the compiled Zangle kernel is not built")
     for bad in (1.5, -1, 1 << 44):
-        with pytest.raises((TypeError, FourCardsError)):
+        with pytest.raises((InvalidTypeError, FourCardsError)):
             core.zangle_find_packed(bad, 0)
 
 
 @pytest.mark.parametrize("composition, error", [
-    (["1", "2"], TypeError), ([("1", 20)], TypeError), ({"1": True}, FourCardsError),
-    ({"1": 10**9}, FourCardsError), ({"1": -1}, FourCardsError), ({1: 3}, TypeError), ({"Q": 3}, InvalidCardError),
+    (["1", "2"], InvalidTypeError), ([("1", 20)], InvalidTypeError), ({"1": True}, FourCardsError),
+    ({"1": 10**9}, FourCardsError), ({"1": -1}, FourCardsError), ({1: 3}, InvalidTypeError),
+    ({"Q": 3}, InvalidCardError),
     ({"1": 2.0}, FourCardsError),
 ])
 def test_deck_compositions_are_checked(composition: Any, error: type[Exception]) -> None:
@@ -70,7 +71,7 @@ def test_deck_compositions_are_checked(composition: Any, error: type[Exception])
 
 
 def test_kind_code_names_a_wrong_type() -> None:
-    with pytest.raises(TypeError, match="notation"):
+    with pytest.raises(InvalidTypeError, match="notation"):
         kind_code(3)  # type: ignore[arg-type]
 
 
@@ -157,7 +158,7 @@ def test_a_call_that_loses_a_race_is_not_a_false_call() -> None:
         with pytest.raises(FourCardsError, match="version"):
             table.submit_call(1, same, 4.0, stale)
     for wrong in (True, 1.0):
-        with pytest.raises(TypeError, match="version must be an int"):
+        with pytest.raises(InvalidTypeError, match="version must be an int"):
             table.submit_call(1, same, 4.0, wrong)  # type: ignore[arg-type]
 
 
@@ -194,7 +195,7 @@ def test_speedster_checks_a_zangle_before_touching_the_table(zangle: Zangle) -> 
 
 
 @pytest.mark.parametrize("timestamp, error", [
-    (float("nan"), FourCardsError), (float("inf"), FourCardsError), ("1.0", TypeError), (None, TypeError),
+    (float("nan"), FourCardsError), (float("inf"), FourCardsError), ("1.0", InvalidTypeError), (None, InvalidTypeError),
 ])
 def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exception]) -> None:
     table = SpeedsterTable(players=2, seed=4)
@@ -205,8 +206,8 @@ def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exc
             table.resolve(timestamp)
     table.submit_hit(0, 1.0)  # later events still resolve
     assert [o.kind for o in table.resolve(1.0)] == ["hit"]
-    with pytest.raises(TypeError, match="player must be an int"):
-        table.submit_hit(True, 2.0)  # a wrong type stays a TypeError, as in the engine
+    with pytest.raises(InvalidTypeError, match="player must be an int"):
+        table.submit_hit(True, 2.0)  # a wrong type is an InvalidTypeError, as in the engine
     with pytest.raises(UnknownSeatError, match="player 3 is not a seat"):
         table.submit_hit(3, 2.0)
 
@@ -308,7 +309,7 @@ def test_deck_files_that_are_not_decks_get_a_deck_error(tmp_path: Path, content:
 
 
 def test_the_deck_loader_refuses_a_path_of_the_wrong_type() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         load_deck(3)  # type: ignore[arg-type]
     with pytest.raises(DeckError):
         load_deck("no\0such")

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fourcards.errors import (
-    BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, NotYourTurnError, StaleActionError,
-    UnknownGameError, UnknownMatchError, UnknownSeatError,
+    BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidTypeError, NotYourTurnError,
+    StaleActionError, UnknownGameError, UnknownMatchError, UnknownSeatError,
 )
 from fourcards.games import GameEntry, get_game, register, unregister
 from fourcards.hosting import (
@@ -520,8 +520,8 @@ def test_what_the_service_refuses_changes_nothing(store: MatchStore) -> None:
                 StaleActionError),
         Refusal("nonsense", lambda: service.act(hosted.id, 0, "no such cards"), FourCardsError),
         Refusal("since ahead", lambda: service.update(hosted.id, 0, since=start.step + 5), FourCardsError),
-        Refusal("a float seat", lambda: service.act(hosted.id, 0.0, action), TypeError),  # type: ignore[arg-type]
-        Refusal("a bool step", lambda: service.act(hosted.id, 0, action, expected_step=True), TypeError),
+        Refusal("a float seat", lambda: service.act(hosted.id, 0.0, action), InvalidTypeError),  # type: ignore[arg-type]
+        Refusal("a bool step", lambda: service.act(hosted.id, 0, action, expected_step=True), InvalidTypeError),
         Refusal("unknown game", lambda: service.create("chess", [None]), UnknownGameError),
         Refusal("bad rules", lambda: service.create("zangle", [None], rules={"players": 99}), InvalidRulesError),
         Refusal("an unknown option", lambda: service.create("zangle", [None], rules={"jokers": 1}), InvalidRulesError),
@@ -546,7 +546,7 @@ def test_what_the_service_refuses_changes_nothing(store: MatchStore) -> None:
 
 
 def test_a_service_needs_a_key() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         MatchService(MemoryMatchStore(), None)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         MatchService(MemoryMatchStore(), "")

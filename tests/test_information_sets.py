@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from fourcards.engine import RESAMPLED, State
-from fourcards.errors import FourCardsError, InvalidStateError
+from fourcards.errors import FourCardsError, InvalidStateError, InvalidTypeError
 from fourcards.games import GAMES, get_game
 from fourcards.rng import Rng
 
@@ -139,12 +139,12 @@ def test_samples_are_equal_only_when_their_cards_are(name: str, rules: dict[str,
 def test_resample_checks_its_arguments() -> None:
     state = get_game("duelo").new_game().new_match(1)
     for seat in (True, 1.0, "0"):
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             state.resample(seat, 1)
     with pytest.raises(FourCardsError):
         state.resample(2, 1)
     for rng in (1.5, True, np.bool_(True), "7"):
-        with pytest.raises(TypeError, match="rng"):
+        with pytest.raises(InvalidTypeError, match="rng"):
             state.resample(0, rng)
     assert state.resample(0, 7).view(0) == state.resample(0, Rng(7)).view(0)
     # a numpy seed is taken as a numpy seat is (a helper found the one refused, the other taken)
@@ -528,7 +528,7 @@ def test_a_resample_keeps_to_its_deadline_and_says_why_it_stopped(monkeypatch: p
     assert fourcards.SamplingCostError is SamplingCostError and isinstance(caught.value, FourCardsError)
     assert state.to_json() == before
     for bad in ("soon", True, [1.0]):
-        with pytest.raises(TypeError, match="deadline"):
+        with pytest.raises(InvalidTypeError, match="deadline"):
             state.resample(seat, 1, deadline=bad)
     with pytest.raises(FourCardsError, match="deadline=nan"):  # it was taken as no deadline
         state.resample(seat, 1, deadline=math.nan)

@@ -12,6 +12,7 @@ from fourcards.gangoffour.match import (
 )
 
 from .gof_helpers import match, moves, stack
+from fourcards.errors import InvalidTypeError
 
 pytestmark = pytest.mark.engine
 
@@ -317,7 +318,7 @@ def test_rules_validation() -> None:
         Rules(target_score=0)
     with pytest.raises(InvalidRulesError, match="must be bool"):
         Rules(pass_is_final=1)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         GangOfFour(Rules(), players=3)
 
 
@@ -349,7 +350,7 @@ def test_errors_name_player_action_and_table_and_change_nothing() -> None:
         s.apply(GIVE_BACK_BASE)
     with pytest.raises(IllegalMoveError, match="not an action"):
         s.apply(99999)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         s.apply(1.5)  # type: ignore[arg-type]
     with pytest.raises(IllegalMoveError, match="do not hold"):
         s.apply("YP GP")

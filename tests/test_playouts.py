@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fourcards.errors import FourCardsError
+from fourcards.errors import FourCardsError, InvalidTypeError
 from fourcards.gangoffour import _deck
 from fourcards.gangoffour._kernels import pack_rules
 from fourcards.gangoffour.match import GangOfFour, MatchState, Rules
@@ -82,13 +82,13 @@ def test_terminal_and_stacked_states() -> None:
 
 def test_random_playouts_refuses_bad_arguments() -> None:
     state = GangOfFour(players=2).new_match(1)
-    with pytest.raises(TypeError, match="MatchState"):
+    with pytest.raises(InvalidTypeError, match="MatchState"):
         random_playouts("state", 1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="playouts"):
         random_playouts(state, 0)
-    with pytest.raises(TypeError, match="playouts"):
+    with pytest.raises(InvalidTypeError, match="playouts"):
         random_playouts(state, 1.5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(InvalidTypeError, match="seed"):
         random_playouts(state, 1, "7")  # type: ignore[arg-type]
 
 
@@ -114,7 +114,7 @@ def _fields(state: MatchState) -> dict[str, Any]:
     ({"totals": [0]}, ValueError, "totals lists 1 seats"),
     ({"played": "a card of seat 0"}, FourCardsError, "more often than the deck"),
     ({"hands": [3, 3]}, FourCardsError, "more often than the deck"),
-    ({"hands": ["G1", 3]}, TypeError, "mask"),
+    ({"hands": ["G1", 3]}, InvalidTypeError, "mask"),
     ({"seed": -1}, FourCardsError, "seed"),
     ({"match_rng": 2**64}, FourCardsError, "match_rng"),
     ({"playouts": 0}, FourCardsError, "playouts"),

@@ -12,6 +12,7 @@ import pytest
 
 from fourcards import FourCardsError
 from fourcards.errors import (
+    InvalidTypeError,
     GameOverError, IllegalMoveError, InvalidActionError, InvalidComboError, InvalidRulesError, NotYourTurnError,
 )
 from fourcards.fourcolor.simulate import simulate
@@ -39,7 +40,7 @@ def test_beats_reads_an_int_as_an_action_index_in_both_places() -> None:
     assert all(beats(a, b) == action_to_combo(a).beats(action_to_combo(b)) for a, b in pairs)
     with pytest.raises(InvalidComboError):
         beats(12352, 0)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         beats(None, 0)  # type: ignore[arg-type]
 
 
@@ -81,7 +82,7 @@ def test_numpy_ints_are_ints_for_seeds_and_card_codes() -> None:
     seat = state.current_player
     assert bot.choose(state.observation(seat), state.legal_actions()) == entry.new_bot("random", game, seed=3).choose(
         state.observation(seat), state.legal_actions())
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         game.new_match(np.bool_(True))  # type: ignore[arg-type]
 
 
@@ -99,7 +100,7 @@ SEED_TAKERS: list[tuple[str, Any]] = [
 def test_every_seed_goes_through_one_check(name: str, take: Any, bad: Any) -> None:
     """A seed is an int or a numpy int, never a bool or a float, wherever it is given
     (``rng.check_seed``): Four Color's ``simulate`` refused a numpy seed the others took."""
-    with pytest.raises(TypeError, match="seed must be an int"):
+    with pytest.raises(InvalidTypeError, match="seed must be an int"):
         take(bad)
     take(np.int64(3))
     take(np.uint64(2**64 - 1))
@@ -113,13 +114,13 @@ def test_numpy_seeds_are_their_ints() -> None:
     service = MatchService(MemoryMatchStore(), "key")
     assert service.create("duelo", [None, "random"], seed=numpy_seed).game == "duelo"
     for bad in (True, 1.0, "1"):
-        with pytest.raises(TypeError, match="seed must be an int"):
+        with pytest.raises(InvalidTypeError, match="seed must be an int"):
             service.create("duelo", [None, "random"], seed=bad)  # type: ignore[arg-type]
 
 
 def test_gang_of_four_parse_action_of_a_non_text_is_a_type_error() -> None:
     state = get_game("gang-of-four").new_game().new_match(1)
-    with pytest.raises(TypeError, match="str"):
+    with pytest.raises(InvalidTypeError, match="str"):
         state.parse_action(5)
 
 
@@ -155,7 +156,7 @@ def test_replay_keeps_the_refusal_class_and_refuses_one_text(name: str) -> None:
     with pytest.raises(InvalidActionError, match="replay step 0") as info:
         game.replay(1, [-1])
     assert info.value.code == "bad_action"
-    with pytest.raises(TypeError, match="one text"):
+    with pytest.raises(InvalidTypeError, match="one text"):
         game.replay(1, "abc")  # type: ignore[arg-type]
     state = game.new_match(1)
     first = state.legal_actions()[0]
@@ -208,7 +209,7 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
     other = get_game("duelo" if name != "duelo" else "four-pack").new_game().new_match(1)
     if kind != "random":  # it plays any game
         for wrong in (other.observation(0), None):
-            with pytest.raises(TypeError, match="observation must be"):
+            with pytest.raises(InvalidTypeError, match="observation must be"):
                 bot.choose(wrong, legal)
     if state.game.num_players > 1:  # another seat's observation: Gang of Four, Zangle, Duelo chose for it
         with pytest.raises(NotYourTurnError):
@@ -229,7 +230,7 @@ def test_every_bot_takes_a_numpy_array_of_legal_actions_and_refuses_bad_ones(nam
     fresh = entry.new_bot(kind, game, seed=5, **_options(kind))
     assert bot.choose(observation, legal) == fresh.choose(observation, legal)  # the refusals changed nothing
     for seed in ("x", None, 1.5, True):
-        with pytest.raises(TypeError, match="seed"):
+        with pytest.raises(InvalidTypeError, match="seed"):
             entry.new_bot(kind, game, seed=seed, **_options(kind))  # type: ignore[arg-type]
 
 
@@ -248,9 +249,9 @@ def test_new_bot_option_refusals_are_four_cards_errors(name: str) -> None:
         return
     with pytest.raises(FourCardsError, match="has no option 'bogus'"):
         entry.new_bot("search", game, seed=1, bogus=1)
-    with pytest.raises(TypeError, match="time_per_move must be a number") as refused:
-        entry.new_bot("search", game, seed=1, time_per_move="fast")  # the bot's own TypeError stays one
-    assert not isinstance(refused.value, FourCardsError)
+    with pytest.raises(InvalidTypeError, match="time_per_move must be a number") as refused:
+        entry.new_bot("search", game, seed=1, time_per_move="fast")  # the bot's own error, a TypeError too
+    assert isinstance(refused.value, TypeError) and refused.value.code == "bad_type"
     with pytest.raises(FourCardsError, match="at most 3600"):
         entry.new_bot("search", game, seed=1, time_per_move=1e9)
     assert entry.new_bot("search", game, seed=1, iterations=np.int64(5)) is not None
@@ -289,7 +290,7 @@ def test_best_points_packed_refuses_what_is_no_packed_hand(compiled: bool) -> No
             kernel(bad)
     wrong: list[Any] = ["x", 1.0, True, None]
     for bad in wrong:
-        with pytest.raises(TypeError, match="packed hand"):
+        with pytest.raises(InvalidTypeError, match="packed hand"):
             kernel(bad)
     assert kernel(np.int64(0)) == kernel(0)  # type: ignore[arg-type]
 
@@ -301,7 +302,7 @@ def test_simulate_many_checks_its_counts() -> None:
         simulate_many(-1)
     with pytest.raises(FourCardsError, match="split it"):
         simulate_many(MAX_MATCHES + 1)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         simulate_many(2.5)  # type: ignore[arg-type]
 
 
@@ -415,13 +416,13 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
 
     greedy = [parse_entrant("greedy")] * 2
     for seed in (1.5, "x", None):
-        with pytest.raises(TypeError, match="seed"):
+        with pytest.raises(InvalidTypeError, match="seed"):
             run_tournament(greedy, deals=1, seed=seed)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="one text"):
+    with pytest.raises(InvalidTypeError, match="one text"):
         run_tournament("greedy,greedy", deals=1)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="an entrant is an Entrant"):
+    with pytest.raises(InvalidTypeError, match="an entrant is an Entrant"):
         run_tournament(["greedy", "greedy"], deals=1)  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="progress"):
+    with pytest.raises(InvalidTypeError, match="progress"):
         run_tournament(greedy, deals=1, progress=5)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="both named 'search'"):
         run_tournament([Entrant.of("search", iterations=5), Entrant.of("search", iterations=9)], deals=1,
@@ -437,13 +438,13 @@ def test_run_tournament_and_play_match_refuse_bad_arguments_before_playing() -> 
     bots = [entry.new_bot("random", game, seat) for seat in range(2)]
     state = game.new_match(1)
     before = state.to_json()
-    for steps, error in ((-1, FourCardsError), (0, FourCardsError), (True, TypeError), (1.5, TypeError)):
+    for steps, error in ((-1, FourCardsError), (0, FourCardsError), (True, InvalidTypeError), (1.5, InvalidTypeError)):
         with pytest.raises(error, match="max_steps"):
             play_match(state, bots, max_steps=steps)  # type: ignore[arg-type]
     for bad in (None, "ab", [object(), object()]):
-        with pytest.raises(TypeError, match="bots must be|has no choose"):
+        with pytest.raises(InvalidTypeError, match="bots must be|has no choose"):
             play_match(state, bad)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="state must be a fourcards State"):
+    with pytest.raises(InvalidTypeError, match="state must be a fourcards State"):
         play_match(None, bots)  # type: ignore[type-var]
     assert state.to_json() == before
     with pytest.raises(RuntimeError, match="not over after 3 steps"):
@@ -484,7 +485,7 @@ def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str)
     wrong_types: list[Any] = ["3", 2.9, True, None, np.array([1.5]), np.array([True]), ["1"], [True],
                               np.ma.array([1, 2])]
     for bad in wrong_types:
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             run(bad)
     out_of_range: list[Any] = [-1, MAX_GAMES + 1, 2**64, [-1], [2**64], np.array([-1, 2])]
     for bad in out_of_range:
@@ -493,9 +494,9 @@ def test_simulate_reads_counts_and_seeds_one_way_and_refuses_the_rest(game: str)
     for seed in (-1, 2**64):
         with pytest.raises(FourCardsError, match=f"seed={seed} must be in 0..2\\*\\*64-1"):
             run(1, seed=seed)
-    with pytest.raises(TypeError, match="policies are one name a seat"):
+    with pytest.raises(InvalidTypeError, match="policies are one name a seat"):
         run(1, policies="greedy")
-    with pytest.raises(TypeError, match="rules must be"):
+    with pytest.raises(InvalidTypeError, match="rules must be"):
         run(1, rules="x")
     with pytest.raises(FourCardsError, match="at most 10,000,000"):
         derive_seeds(1, 10**12)
@@ -521,7 +522,7 @@ def test_readable_actions_with_fields_of_the_wrong_type_are_refused_and_change_n
         before = state.to_json()
         for action in actions:
             assert state.can_apply(action) is False
-            with pytest.raises((TypeError, InvalidActionError)):
+            with pytest.raises((InvalidTypeError, InvalidActionError)):
                 state.apply(action)
             assert state.to_json() == before
     assert str(Zangle(-1, 0, ())) == "Zangle(target=-1, target_place=0, pieces=())"
@@ -546,28 +547,28 @@ def test_four_color_values_are_checked_as_made() -> None:
     red_general = FcCard.parse("RG")
     with pytest.raises(InvalidComboError, match="'RG' is not a meld of kind quad"):
         Meld(MeldKind.QUAD, (red_general,))
-    with pytest.raises(TypeError, match="a Meld's cards"):
+    with pytest.raises(InvalidTypeError, match="a Meld's cards"):
         Meld(MeldKind.LONE_GENERAL, (5,))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="exposed"):
+    with pytest.raises(InvalidTypeError, match="exposed"):
         Meld(MeldKind.LONE_GENERAL, (red_general,), "no")  # type: ignore[arg-type]
     with pytest.raises(InvalidComboError):
         best_split("RC RH RN", exposed=[Meld(MeldKind.QUAD, (FcCard.parse("RA"), FcCard.parse("RE")), True)])
     assert Meld(1 + 4, tuple(FcCard.parse(c) for c in ("RG", "RA", "RE"))).kind is MeldKind.COMMAND  # type: ignore[arg-type]
     assert FcCard.from_code(np.int64(3)) == FcCard.from_code(3)  # type: ignore[arg-type]
     for bad in (True, 1.0, None):
-        with pytest.raises(TypeError, match="a card code is an int"):
+        with pytest.raises(InvalidTypeError, match="a card code is an int"):
             FcCard.from_code(bad)  # type: ignore[arg-type]
     packed = pack("RA RA RA")
     assert best_points_packed(packed, np.int64(-1)) == best_points_packed(packed) == 3  # type: ignore[arg-type]
     for bad in (1.9, True, None):
-        with pytest.raises(TypeError, match="exposed_code must be an int"):
+        with pytest.raises(InvalidTypeError, match="exposed_code must be an int"):
             best_points_packed(packed, bad)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="exposed_code"):
         best_points_packed(packed, 2**63)
     yes: Any = "no"
     for call in (lambda: waits("RA RA", from_discard=yes), lambda: best_points("RA RA RA", same_colour_soldiers=yes),
                  lambda: best_split("RA RA", incoming="RA", incoming_from_discard=yes)):
-        with pytest.raises(TypeError, match="must be a bool"):
+        with pytest.raises(InvalidTypeError, match="must be a bool"):
             call()
     numpy_true: Any = np.bool_(True)
     assert waits("RA RA", from_discard=numpy_true) == waits("RA RA", from_discard=True)
@@ -596,7 +597,7 @@ def test_every_yes_no_option_takes_a_bool_or_a_numpy_bool_and_nothing_else() -> 
     for name, call in calls:
         assert call(np.bool_(True)) == call(True), name
         for bad in ("no", 0, None):
-            with pytest.raises(TypeError, match=f"{name} must be a bool, not {type(bad).__name__}"):
+            with pytest.raises(InvalidTypeError, match=f"{name} must be a bool, not {type(bad).__name__}"):
                 call(bad)
     assert check_flag(np.bool_(False), "x") is False
 
@@ -627,7 +628,7 @@ def test_text_in_any_case_where_every_game_takes_it() -> None:
     assert state.action_to_int(text.upper()) == state.action_to_int(Choose(text.split()[1].upper())) == first
     assert tiles("4B", "3 1") is True and tiles(" 4b", ["3", "1"]) is True
     assert check_zangle("4B", ["3", "1"], ["CENTRE", " own "]) == check_zangle("4b", ["3", "1"], ["centre", "own"])
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         tiles("4b", None)  # type: ignore[arg-type]
 
 
@@ -645,7 +646,7 @@ def test_messages_print_anywhere_and_name_the_step() -> None:
     with pytest.raises(FourCardsError, match="expected_step 5 is ahead of the match, at step 0"):
         state.apply(action, expected_step=5)
     state.apply(action, expected_step=np.int64(0))
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         state.apply(state.legal_actions()[0], expected_step=True)
 
 
@@ -655,7 +656,7 @@ def test_format_cards_takes_cards_only() -> None:
 
     assert format_cards(parse_cards("g1 rd")) == "G1 RD"
     for bad in ("G1 Y1", [1, 2], [FcCard.parse("RG")], None):
-        with pytest.raises(TypeError, match="format_cards takes"):
+        with pytest.raises(InvalidTypeError, match="format_cards takes"):
             format_cards(bad)  # type: ignore[arg-type]
 
 
@@ -668,13 +669,13 @@ def test_batch_calls_refuse_what_numpy_would_misread() -> None:
     row = [0] * 28
     for call in (best_points_batch, best_split_batch, waits_batch):
         for bad in ([[True] + row[1:]], np.ma.array([row]), None, "RG"):
-            with pytest.raises(TypeError):
+            with pytest.raises(InvalidTypeError):
                 call(bad)
         with pytest.raises(FourCardsError, match="rows of the same length"):
             call([row, row[1:]])
-    with pytest.raises(TypeError, match="bools"):
+    with pytest.raises(InvalidTypeError, match="bools"):
         best_points_batch([row], exposed=[True])
-    with pytest.raises(TypeError, match="masked"):
+    with pytest.raises(InvalidTypeError, match="masked"):
         classify_batch(np.ma.array(np.zeros((1, 2), np.uint8)))
 
 
@@ -689,7 +690,7 @@ def test_deals_are_bounded_and_a_table_of_the_wrong_type_is_named() -> None:
             deal_many(2**64)
     wrong: Any = 1.0
     for call in (lambda: legal_mask(hand_mask("G1 Y1"), wrong), lambda: beats("G1", wrong)):
-        with pytest.raises(TypeError, match="table must be a Combo, cards, an action index or None, not float"):
+        with pytest.raises(InvalidTypeError, match="table must be a Combo, cards, an action index or None, not float"):
             call()
 
 
@@ -731,16 +732,16 @@ def test_the_deal_helpers_and_derive_seed_refuse_a_seed_outside_64_bits(seed: in
         assert deal_many(1, seed=2**64 - 1).shape[0] == 1
         wrongs: tuple[Any, ...] = (1.5, True, "3", None)
         for wrong in wrongs:
-            with pytest.raises(TypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
+            with pytest.raises(InvalidTypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
                 deal_many(1, seed=wrong)
     with pytest.raises(FourCardsError, match=r"seed=.* must be in 0..2\*\*64-1"):
         derive_seed(seed, 1)
     with pytest.raises(FourCardsError, match=r"stream=.* must be in 0..2\*\*64-1"):
         derive_seed(1, seed)
     for wrong in wrongs:
-        with pytest.raises(TypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
+        with pytest.raises(InvalidTypeError, match=f"seed must be an int, not {type(wrong).__name__}"):
             derive_seed(wrong, 1)
-        with pytest.raises(TypeError, match=f"stream must be an int, not {type(wrong).__name__}"):
+        with pytest.raises(InvalidTypeError, match=f"stream must be an int, not {type(wrong).__name__}"):
             derive_seed(1, wrong)
     from fourcards.engine import derive_seeds
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError
+from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidTypeError
 
 pytestmark = pytest.mark.rl
 
@@ -123,7 +123,7 @@ class TestPettingZoo:
         illegal = int(np.flatnonzero(mask == 0)[0])
         with pytest.raises(IllegalMoveError):
             four_pack.step(illegal)
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             four_pack.step("A1")
         assert four_pack.match.to_json() == before
 
@@ -175,7 +175,7 @@ class TestPettingZoo:
         with pytest.raises(FourCardsError, match="unknown rule 'colour' for duelo"):
             env("duelo", colour="blue")
         table = env("duelo")
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidTypeError):
             table.reset(seed="one")
         with pytest.raises(FourCardsError, match="seed"):
             table.reset(seed=-1)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from fourcards import FourCardsError
+from fourcards.errors import InvalidTypeError
 from fourcards.engine import derive_seed
 from fourcards.games import get_game
 from fourcards.rng import Rng
@@ -86,8 +87,8 @@ def test_reset_seeds_are_checked_before_anything_changes() -> None:
     table = SeatEnv("duelo", players=2)
     first, _ = table.reset(seed=5)
     step = table.match.step
-    bads: list[tuple[Any, type[Exception]]] = [(2**64, FourCardsError), (-1, FourCardsError), (3.0, TypeError),
-                                               (True, TypeError), ("3", TypeError)]
+    bads: list[tuple[Any, type[Exception]]] = [(2**64, FourCardsError), (-1, FourCardsError), (3.0, InvalidTypeError),
+                                               (True, InvalidTypeError), ("3", InvalidTypeError)]
     for bad, error in bads:
         with pytest.raises(error, match="seed"):
             table.reset(seed=bad)
@@ -112,7 +113,7 @@ def test_a_zero_dimensional_integer_array_is_an_action() -> None:
     assert table.action_space.contains(np.array(action))
     assert table.step(np.array(action))[0]["observation"].tolist() == twin.step(action)[0]["observation"].tolist()
     for bad in (np.array([action]), np.array(1.0), np.array(True), 1.0, None):
-        with pytest.raises(TypeError, match="an action is an int"):
+        with pytest.raises(InvalidTypeError, match="an action is an int"):
             table.step(bad)
     aec = raw_env("duelo", players=2)
     aec.reset(seed=3)
@@ -123,13 +124,13 @@ def test_a_zero_dimensional_integer_array_is_an_action() -> None:
 
 def test_seat_env_arguments_are_checked_by_name() -> None:
     for kwargs, error, words in (
-            ({"opponents": None}, TypeError, "opponents is a bot kind"),
-            ({"opponents": 3}, TypeError, "opponents is a bot kind"),
+            ({"opponents": None}, InvalidTypeError, "opponents is a bot kind"),
+            ({"opponents": 3}, InvalidTypeError, "opponents is a bot kind"),
             ({"opponents": ["random", "random"]}, FourCardsError, "one bot, or 1"),
-            ({"illegal_reward": "x"}, TypeError, "illegal_reward must be a number"),
+            ({"illegal_reward": "x"}, InvalidTypeError, "illegal_reward must be a number"),
             ({"illegal_reward": float("nan")}, FourCardsError, "illegal_reward=nan must be a finite number"),
-            ({"illegal_reward": True}, TypeError, "illegal_reward must be a number"),
-            ({"seat": 1.0}, TypeError, "seat must be an int"),
+            ({"illegal_reward": True}, InvalidTypeError, "illegal_reward must be a number"),
+            ({"seat": 1.0}, InvalidTypeError, "seat must be an int"),
             ({"seat": 2}, FourCardsError, "seat=2 is not a seat of 2 players"),
             ({"observation": "candidates", "max_candidates": 4097}, FourCardsError, "from 2 to 4096"),
             ({"render_mode": "rgb_array"}, FourCardsError, "render_mode")):
@@ -159,9 +160,9 @@ def test_pettingzoo_refuses_by_name_what_raised_python_errors() -> None:
     with pytest.raises(FourCardsError, match="call reset"):
         aec.step(0)
     aec.reset(seed=4)
-    with pytest.raises(TypeError, match="an agent is a name"):
+    with pytest.raises(InvalidTypeError, match="an agent is a name"):
         aec.observe(0)
-    with pytest.raises(TypeError, match="an agent is a name"):
+    with pytest.raises(InvalidTypeError, match="an agent is a name"):
         aec.observe(None)
     for agent in ("player_9", "player_01", "x"):
         with pytest.raises(FourCardsError, match="agent"):
@@ -170,7 +171,7 @@ def test_pettingzoo_refuses_by_name_what_raised_python_errors() -> None:
             aec.observation_space(agent)
         with pytest.raises(FourCardsError, match="agent"):
             aec.action_space(agent)
-    with pytest.raises(TypeError, match="max_cycles must be a positive int"):
+    with pytest.raises(InvalidTypeError, match="max_cycles must be a positive int"):
         raw_env("duelo", max_cycles=1.5)
     assert raw_env("duelo", max_cycles=np.int64(2)).max_cycles == 2
     while aec.agents:
@@ -197,7 +198,7 @@ def test_vector_refuses_a_bool_in_a_list_and_checks_match_seed() -> None:
     vector.reset()
     before = vector.observations.copy()
     legal = vector.legal_actions(1)[0]
-    with pytest.raises(TypeError, match="not bools"):
+    with pytest.raises(InvalidTypeError, match="not bools"):
         vector.step([True, legal])
     assert np.array_equal(vector.observations, before)
     assert vector.match_seed(1, 0) == derive_seed(derive_seed(3, 1), 0)

@@ -18,7 +18,7 @@ if load("fourcards.gangoffour._vector") is None:
 
 import fourcards.rl  # noqa: E402,F401  (registers the ids)
 from fourcards import FourCardsError  # noqa: E402
-from fourcards.errors import IllegalMoveError, InvalidRulesError  # noqa: E402
+from fourcards.errors import IllegalMoveError, InvalidRulesError, InvalidTypeError  # noqa: E402
 from fourcards.rl import VectorGangOfFour  # noqa: E402
 from fourcards.rl.gymnasium_vector import GangOfFourVectorEnv  # noqa: E402
 
@@ -124,7 +124,7 @@ def test_an_illegal_action_raises_and_moves_nothing() -> None:
         (dict(colour="red"), InvalidRulesError, "unknown rule 'colour'"),
         (dict(players=9), InvalidRulesError, "players=9"),
         (dict(opponents="search"), InvalidRulesError, "opponent 'search'"),
-        (dict(copy="yes"), TypeError, "copy must be a bool"),
+        (dict(copy="yes"), InvalidTypeError, "copy must be a bool"),
         (dict(opponents=[None, None, "random", "random"]), InvalidRulesError, "one learning seat"),
         (dict(num_envs=0), FourCardsError, "n=0"),
     ],

@@ -15,7 +15,7 @@ import pytest
 
 from fourcards._backend import load
 from fourcards.engine import play_match
-from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError
+from fourcards.errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidTypeError
 from fourcards.games import GAMES, get_game
 from fourcards.gangoffour import features
 from fourcards.gangoffour.bots import GreedyBot
@@ -243,7 +243,7 @@ def test_vector_candidates_are_checked_and_off_by_default() -> None:
     assert VectorGangOfFour(2).candidates.shape == (2, 0, features.FEATURE_SIZE)
     with pytest.raises(FourCardsError, match="candidates"):
         VectorGangOfFour(2, candidates=1)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidTypeError):
         VectorGangOfFour(2, candidates=2.5)  # type: ignore[arg-type]
 
 
@@ -459,8 +459,8 @@ def test_make_vec_takes_the_observation_kinds(kind: str) -> None:
     envs.close()
 
 
-@pytest.mark.parametrize("seat,error", [(1.5, TypeError), (None, TypeError), (True, TypeError), (-1, FourCardsError),
-                                        (2**70, FourCardsError)])
+@pytest.mark.parametrize("seat,error", [(1.5, InvalidTypeError), (None, InvalidTypeError), (True, InvalidTypeError),
+                                        (-1, FourCardsError), (2**70, FourCardsError)])
 def test_candidates_refuse_a_bad_seat_instead_of_answering(seat: object, error: type[Exception]) -> None:
     state = GangOfFour().new_match(7)
     with pytest.raises(error, match="seat|player"):

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fourcards.errors import InvalidTypeError
 from fourcards.gangoffour import _deck
 from fourcards.gangoffour.match import CardGiven, MatchState, RoundStart
 from fourcards.rng import Rng
@@ -227,9 +228,9 @@ def test_compiled_evaluator_at_the_deal_and_bad_input() -> None:
     assert len(evaluator.prior(state)) == openspiel.DEALS
     with pytest.raises(ValueError, match="n_rollouts"):
         openspiel.CompiledRolloutEvaluator(n_rollouts=0)
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(InvalidTypeError, match="seed"):
         openspiel.CompiledRolloutEvaluator(seed="1")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="OpenSpiel state"):
+    with pytest.raises(InvalidTypeError, match="OpenSpiel state"):
         evaluator.evaluate(pyspiel.load_game("kuhn_poker").new_initial_state())
 
 

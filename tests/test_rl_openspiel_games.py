@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fourcards.errors import InvalidTypeError
 from fourcards.games import GAMES
 
 pytestmark = [pytest.mark.rl]
@@ -112,7 +113,7 @@ def test_ismcts_plays_a_registry_game() -> None:
 def test_resample_from_infostate_refuses_what_is_not_a_seat(name: str) -> None:
     state = _midgame(name, SHORT.get(name, {}), 6)
     for seat in (True, -1, state.num_players(), 1.0, "0", 10**30):
-        with pytest.raises((ValueError, TypeError)):
+        with pytest.raises((ValueError, InvalidTypeError)):
             state.resample_from_infostate(seat, None)
 
 
@@ -145,7 +146,7 @@ def test_resample_from_infostate_follows_its_sampler(name: str) -> None:
     generated = [state.resample_from_infostate(player, np.random.default_rng(5)).serialize() for _ in range(2)]
     assert generated[0] == generated[1]
     for bad in (5, "abc", object()):
-        with pytest.raises(TypeError, match="sampler"):
+        with pytest.raises(InvalidTypeError, match="sampler"):
             state.resample_from_infostate(player, bad)
     for draw in (float("nan"), 1.0, -0.5, "x"):
         with pytest.raises(FourCardsError, match="sampler gave"):
@@ -187,7 +188,7 @@ def test_observations_refuse_what_is_not_a_seat_and_never_show_another_seat(name
                 with pytest.raises(UnknownSeatError, match=f"player {seat} is not a seat"):
                     call(seat)
         for seat in (True, 1.0, "0"):
-            with pytest.raises(TypeError, match="player must be an int"):
+            with pytest.raises(InvalidTypeError, match="player must be an int"):
                 state.observation_string(seat)
         for seat in range(n):
             assert state.observation_string(seat) == state.observation_string(np.int64(seat))

@@ -21,7 +21,7 @@ if load("fourcards.gangoffour._vector") is None:
 
 from fourcards import FourCardsError  # noqa: E402
 from fourcards.engine import derive_seed  # noqa: E402
-from fourcards.errors import IllegalMoveError, InvalidActionError  # noqa: E402
+from fourcards.errors import IllegalMoveError, InvalidActionError, InvalidTypeError  # noqa: E402
 from fourcards.gangoffour.bots import GreedyBot, RandomBot  # noqa: E402
 from fourcards.gangoffour.match import GangOfFour, MatchState, Rules  # noqa: E402
 from fourcards.rl import VectorGangOfFour  # noqa: E402
@@ -179,13 +179,13 @@ def test_illegal_action_changes_nothing() -> None:
     [
         (np.zeros(3, dtype=np.int64), FourCardsError, r"shape \(4,\)"),
         (np.zeros((4, 1), dtype=np.int64), FourCardsError, "shape"),
-        (np.zeros(4, dtype=np.float64), TypeError, "integers"),
-        (np.zeros(4, dtype=np.bool_), TypeError, "integers"),
+        (np.zeros(4, dtype=np.float64), InvalidTypeError, "integers"),
+        (np.zeros(4, dtype=np.bool_), InvalidTypeError, "integers"),
         # outside the game: an agent's indexing bug (InvalidActionError, an IllegalMoveError too)
         ([0, 0, -1, 0], InvalidActionError, "env 2: action -1 is not an action"),
         (np.array([0, 0, 0, 2**63], dtype=np.uint64), InvalidActionError, "env 3"),
         ([0, 0, 12387, 0], InvalidActionError, "env 2: action 12387"),
-        ("pass", TypeError, "integers"),
+        ("pass", InvalidTypeError, "integers"),
     ],
 )
 def test_bad_actions(actions: Any, error: type[Exception], message: str) -> None:
@@ -202,22 +202,22 @@ def test_bad_actions(actions: Any, error: type[Exception], message: str) -> None
     [
         (dict(n=0), FourCardsError, "n=0"),
         (dict(n=1 << 20), FourCardsError, "1..65536"),
-        (dict(n=2.0), TypeError, "n must be an int"),
-        (dict(n=True), TypeError, "n must be an int"),
+        (dict(n=2.0), InvalidTypeError, "n must be an int"),
+        (dict(n=True), InvalidTypeError, "n must be an int"),
         (dict(n=2, seed=-1), FourCardsError, "seed=-1"),
         (dict(n=2, seed=1 << 64), FourCardsError, "seed="),
-        (dict(n=2, seed="1"), TypeError, "seed must be an int"),
+        (dict(n=2, seed="1"), InvalidTypeError, "seed must be an int"),
         (dict(n=2, opponents="clever"), FourCardsError, "opponent 'clever' for seat 1"),
         (dict(n=2, opponents=["random"]), FourCardsError, "give 3 names"),
         (dict(n=2, opponents=["random", "random", "random", "random"]), FourCardsError, "no learning seat"),
         (dict(n=2, opponents=[None, "random", "random", "random"], seat=1), FourCardsError,
          "bot at the learning seat 1"),
         (dict(n=2, opponents=[None, "clever", None, None]), FourCardsError, "opponent 'clever' for seat 1"),
-        (dict(n=2, opponents=3), TypeError, "opponents"),
+        (dict(n=2, opponents=3), InvalidTypeError, "opponents"),
         (dict(n=2, seat=4), FourCardsError, "seat=4"),
-        (dict(n=2, rules={"players": 3}), TypeError, "rules"),
+        (dict(n=2, rules={"players": 3}), InvalidTypeError, "rules"),
         (dict(n=2, threads=0), FourCardsError, "threads=0"),
-        (dict(n=2, packed_masks=1), TypeError, "packed_masks"),
+        (dict(n=2, packed_masks=1), InvalidTypeError, "packed_masks"),
     ],
 )
 def test_bad_construction(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:

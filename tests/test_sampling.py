@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fourcards import sampling
-from fourcards.errors import FourCardsError
+from fourcards.errors import FourCardsError, InvalidTypeError
 from fourcards.rng import Rng
 from fourcards.sampling import MAX_TRIES, DealSampler, Group, Placements, below_big
 
@@ -427,13 +427,13 @@ def test_a_sampler_refuses_what_is_not_a_deal_by_name() -> None:
         DealSampler([2, 2], [1, 2], [Group((5, 6), low=(0, 2), high=(2, 1))])
     sampler = DealSampler([2, 2], [1, 2, 3, 4])
     assert sampler.sample(5) == sampler.sample(Rng(5))  # a seed, as InformationSet.sample takes
-    with pytest.raises(TypeError, match="rng must be a fourcards.rng.Rng or an int seed, not float"):
+    with pytest.raises(InvalidTypeError, match="rng must be a fourcards.rng.Rng or an int seed, not float"):
         sampler.sample(5.0)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="deadline must be a number, not str"):
+    with pytest.raises(InvalidTypeError, match="deadline must be a number, not str"):
         sampler.sample(5, deadline="soon")  # type: ignore[arg-type]
     assert sampler.draw_once(5) == sampler.draw_once(Rng(5))  # it failed inside the shuffle
     for bad in (1.5, None, True):
-        with pytest.raises(TypeError, match="rng must be a fourcards.rng.Rng or an int seed"):
+        with pytest.raises(InvalidTypeError, match="rng must be a fourcards.rng.Rng or an int seed"):
             sampler.draw_once(bad)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match="seed=-1 must be in"):
         sampler.sample(-1)
@@ -668,7 +668,7 @@ def test_a_matching_sampler_refuses_what_no_deal_meets_and_what_is_not_a_deal_by
     assert sorted(sum(arrays.sample(3), [])) == [1, 2]
     free = MatchingSampler([2, 2], [1, 2, 3, 4], [[0, 1]] * 4, [0] * 4)
     assert free.sample(5) == free.sample(Rng(5)) and free.draw_once(7) == free.draw_once(Rng(7))
-    with pytest.raises(TypeError, match="deadline must be a number"):
+    with pytest.raises(InvalidTypeError, match="deadline must be a number"):
         free.sample(5, deadline="soon")  # type: ignore[arg-type]
     with pytest.raises(sampling.SamplingCostError, match="deadline"):
         free.sample(5, deadline=0.0)

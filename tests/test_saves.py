@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import fourcards
 from fourcards.engine import State, _digest, _signature
-from fourcards.errors import FourCardsError, InvalidStateError
+from fourcards.errors import FourCardsError, InvalidStateError, InvalidTypeError
 from fourcards.fourpack.game import FourPack, FourPackState
 from fourcards.games import get_game
 from fourcards.saves import game_of
@@ -140,7 +140,7 @@ def test_snapshots_are_accepted_only_signed() -> None:
     with pytest.raises(FourCardsError, match="accepted only signed") as refused:
         state.to_json(snapshot=True)
     assert refused.value.code == "bad_request"  # the caller's mistake, not a broken save
-    with pytest.raises(TypeError, match="snapshot must be a bool"):
+    with pytest.raises(InvalidTypeError, match="snapshot must be a bool"):
         state.to_json(key=KEY, snapshot="yes")  # type: ignore[arg-type]
     for key in ("\ud800", "k\udfff"):  # a lone surrogate: a FourCardsError, not a UnicodeEncodeError
         with pytest.raises(FourCardsError, match="lone surrogate"):
@@ -469,7 +469,7 @@ def test_former_names_must_be_a_tuple_of_names() -> None:
     from fourcards.fourcolor.game import FourColor
 
     for bad in ("old-name", ["old-name"], (1,)):
-        with pytest.raises(TypeError, match="former_names must be a tuple of names"):
+        with pytest.raises(InvalidTypeError, match="former_names must be a tuple of names"):
             type("Renamed", (FourColor,), {"former_names": bad})
     renamed: Any = type("Renamed", (FourColor,), {"former_names": ("old-name",)})
     assert renamed.former_names == ("old-name",)

@@ -20,6 +20,7 @@ from fourcards.engine import State
 from fourcards.games import BEST, GAMES, get_game
 from fourcards.hosting.bots import bot_kind, checked_bot
 from fourcards.rng import Rng
+from fourcards.errors import InvalidTypeError
 
 if TYPE_CHECKING:
     from fourcards.fourcolor.game import FourColor, FourColorObservation
@@ -98,7 +99,7 @@ def test_the_search_budget_is_checked(name: str, options: dict[str, Any]) -> Non
 @pytest.mark.parametrize("options", [{"iterations": 2.5}, {"iterations": True}, {"time_per_move": "0.1"}])
 def test_the_search_budget_types_are_checked(name: str, options: dict[str, Any]) -> None:
     _needs_kernels(name)
-    with pytest.raises((TypeError, FourCardsError)):
+    with pytest.raises((InvalidTypeError, FourCardsError)):
         search_bot(name, 1, **options)
 
 

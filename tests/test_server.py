@@ -27,6 +27,7 @@ pytestmark = pytest.mark.engine
 
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from fourcards.errors import InvalidTypeError  # noqa: E402
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -597,8 +598,8 @@ def test_a_tables_board_takes_an_int_step_of_a_finished_match() -> None:
     table.replay(entries)
     expected = json.loads(json.dumps(game.replay(4, state.actions[:3]).spectator_view()))
     assert json.loads(table.board_text(3) or "")["view"] == expected
-    for bad, error in ((1.0, TypeError), (True, TypeError), (None, TypeError), ("2", TypeError), (-1, ValueError),
-                       (len(entries) + 1, ValueError), (2**70, ValueError)):
+    for bad, error in ((1.0, InvalidTypeError), (True, InvalidTypeError), (None, InvalidTypeError),
+                       ("2", InvalidTypeError), (-1, ValueError), (len(entries) + 1, ValueError), (2**70, ValueError)):
         with pytest.raises(error, match="step"):
             table.board_text(bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not over"):

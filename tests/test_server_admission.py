@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fourcards.errors import FourCardsError
+from fourcards.errors import FourCardsError, InvalidTypeError
 from fourcards.server.admission import (
     CLIENT_KEY, LIMIT_FLAGS, Admission, AdmissionMiddleware, ConnectionCounter, Limits, OriginPolicy, RateLimiter,
     Refusal, TokenBucket, TrustedProxies, address_key,
@@ -70,7 +70,8 @@ def test_the_serve_command_takes_every_limit() -> None:
 @pytest.mark.parametrize(("field", "value", "error"), [
     ("ipv6_prefix", 129, FourCardsError), ("ipv6_prefix", 0, FourCardsError), ("hint_workers", 65, FourCardsError),
     ("header_timeout", 0.0, FourCardsError), ("body_timeout", float("nan"), FourCardsError),
-    ("sockets_per_address", 1.5, TypeError), ("hint_share", "1", TypeError), ("max_sockets", True, TypeError),
+    ("sockets_per_address", 1.5, InvalidTypeError), ("hint_share", "1", InvalidTypeError),
+    ("max_sockets", True, InvalidTypeError),
     ("refusal_delay", -0.5, FourCardsError), ("refusal_delay", float("inf"), FourCardsError),
     ("refusal_delay", 11, FourCardsError),
     ("list_cache_seconds", 0, FourCardsError),

@@ -38,6 +38,7 @@ pytestmark = pytest.mark.engine
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
+from fourcards.errors import InvalidTypeError  # noqa: E402
 from fourcards.server.admission import Limits  # noqa: E402
 from fourcards.server.compute import Compute  # noqa: E402
 
@@ -898,7 +899,7 @@ def test_create_app_refuses_a_key_that_is_a_number_and_a_bad_bot_delay(tmp_path:
 
     keys: list[Any] = [32, 5, True, 3.5]
     for key in keys:
-        with pytest.raises(TypeError, match="str or bytes"):
+        with pytest.raises(InvalidTypeError, match="str or bytes"):
             create_app(tmp_path / "t.db", key=key)
     with pytest.raises(FourCardsError, match="at least 16"):
         create_app(tmp_path / "t.db", key=b"short")
@@ -906,6 +907,6 @@ def test_create_app_refuses_a_key_that_is_a_number_and_a_bad_bot_delay(tmp_path:
         with pytest.raises(FourCardsError, match="bot_delay"):
             create_app(tmp_path / "t.db", bot_delay=delay)
     text: Any = "1"
-    with pytest.raises(TypeError, match="bot_delay"):
+    with pytest.raises(InvalidTypeError, match="bot_delay"):
         create_app(tmp_path / "t.db", bot_delay=text)
     assert create_app(tmp_path / "t.db", key="k" * 16, bot_delay=0) is not None

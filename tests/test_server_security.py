@@ -30,7 +30,7 @@ pytestmark = pytest.mark.engine
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from fourcards.errors import FourCardsError  # noqa: E402
+from fourcards.errors import FourCardsError, InvalidTypeError  # noqa: E402
 from fourcards.games import get_game  # noqa: E402
 from fourcards.views import plain  # noqa: E402
 
@@ -270,8 +270,8 @@ def test_table_creation_is_limited_per_client_address(tmp_path: Path) -> None:
 @pytest.mark.parametrize("field,value,error", [
     ("claim_rate", float("nan"), FourCardsError), ("claim_rate", -1.0, FourCardsError),
     ("create_burst", 0, FourCardsError), ("idle_seconds", float("inf"), FourCardsError),
-    ("max_tables", 0, FourCardsError), ("max_tables", 1.5, TypeError), ("max_body", True, TypeError),
-    ("rate", None, TypeError), ("max_spectators", "50", TypeError), ("max_finished", -1, FourCardsError),
+    ("max_tables", 0, FourCardsError), ("max_tables", 1.5, InvalidTypeError), ("max_body", True, InvalidTypeError),
+    ("rate", None, InvalidTypeError), ("max_spectators", "50", InvalidTypeError), ("max_finished", -1, FourCardsError),
 ])
 def test_limits_are_checked_when_made(field: str, value: Any, error: type[Exception]) -> None:
     from fourcards.server.app import Limits

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from fourcards import FourCardsError
 from fourcards.zangle import KINDS, _kernels, _reference
 from fourcards.zangle.cards import TILING_COUNTS, _find_packed_reference, pack_counts
+from fourcards.errors import InvalidTypeError
 
 _reference.zangle_init(TILING_COUNTS)
 COMPILED: Any = _kernels.kernels("compiled")["zangle_find_packed"] if _kernels.core is not None else None
@@ -65,7 +66,7 @@ def test_any_zangle_golden() -> None:
 
 
 @pytest.mark.parametrize("centre, own, error", [
-    (1.5, 0, TypeError), (0, "1", TypeError), (True, 0, TypeError), (-1, 0, FourCardsError),
+    (1.5, 0, InvalidTypeError), (0, "1", InvalidTypeError), (True, 0, InvalidTypeError), (-1, 0, FourCardsError),
     (1 << 44, 0, FourCardsError), (0, 1 << 70, FourCardsError),
 ])
 def test_both_refuse_the_same_inputs(centre: Any, own: Any, error: type[Exception]) -> None:

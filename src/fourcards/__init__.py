@@ -23,6 +23,7 @@ from .errors import (
     InvalidRulesError,
     InvalidSeatsError,
     InvalidStateError,
+    InvalidTypeError,
     NotYourTurnError,
     SamplingCostError,
     StaleActionError,
@@ -40,7 +41,7 @@ __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
     "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError",
     "InvalidActionError", "GameOverError", "UnknownSeatError", "UnknownGameError", "InvalidSeatsError",
-    "UnknownMatchError", "BadTokenError", "SamplingCostError", "load", "__version__",
+    "UnknownMatchError", "BadTokenError", "SamplingCostError", "InvalidTypeError", "load", "__version__",
 ]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .errors import FourCardsError, ImpossibleCardsError, InvalidStateError
+from .errors import FourCardsError, ImpossibleCardsError, InvalidStateError, InvalidTypeError
 
 __all__ = ["per_seat", "seat", "seat_set", "number", "parse", "required", "no_unknown", "shown", "deck_holds",
            "playable"]
@@ -84,11 +84,14 @@ def number(value: Any, name: str, low: int = 0, high: int | None = None) -> int:
 def parse(parser: Callable[[Any], T], value: Any, name: str) -> T:
     """``parser(value)`` with its refusals renamed after the input: a
     ``FourCardsError`` keeps its class and gains ``name``; a ``TypeError``
-    (cards of the wrong type) becomes an :class:`InvalidStateError`."""
+    (cards of the wrong type, an :class:`InvalidTypeError` too) becomes an
+    :class:`InvalidStateError`."""
     if isinstance(value, (bytes, bytearray)):
         raise InvalidStateError(f"{name} must be card text or a list of cards, not bytes")
     try:
         return parser(value)
+    except InvalidTypeError as error:  # cards of the wrong type: a refused position, as below
+        raise InvalidStateError(f"{name}: {error}") from None
     except FourCardsError as error:
         try:
             renamed: FourCardsError = type(error)(f"{name}: {error}")

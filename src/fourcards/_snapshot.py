@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ._links import slot_names
-from .errors import FourCardsError, InvalidStateError
+from .errors import FourCardsError, InvalidStateError, InvalidTypeError
 from .rng import Rng
 
 __all__ = ["snapshot_of", "restore", "snapshot_actions", "SnapshotCache"]
@@ -303,9 +303,9 @@ def _name_of(obj: Any, packages: frozenset[str]) -> str:
     elif inspect.isfunction(obj) and "." in obj.__qualname__ and "<" not in obj.__qualname__:
         module, name = obj.__module__, obj.__qualname__
     else:
-        raise TypeError(f"a snapshot names classes and their methods only, not {obj!r}")
+        raise InvalidTypeError(f"a snapshot names classes and their methods only, not {obj!r}")
     if not _allowed(module, packages):
-        raise TypeError(f"a snapshot of a state of {sorted(packages)} cannot name {module}.{name}")
+        raise InvalidTypeError(f"a snapshot of a state of {sorted(packages)} cannot name {module}.{name}")
     return f"{module}:{name}"
 
 
@@ -386,7 +386,7 @@ class _Codec:
                 return {"k": index}
         reduced = value.__reduce_ex__(4)
         if isinstance(reduced, str) or len(reduced) < 2 or any(item is not None for item in reduced[3:]):
-            raise TypeError(f"cannot snapshot {kind.__qualname__}: its pickle form is not a call with a state")
+            raise InvalidTypeError(f"cannot snapshot {kind.__qualname__}: its pickle form is not a call with a state")
         make, args = reduced[0], reduced[1]
         state = reduced[2] if len(reduced) > 2 else None
         if make is copyreg.__newobj__:  # type: ignore[attr-defined]

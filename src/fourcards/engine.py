@@ -71,7 +71,7 @@ from ._links import slot_names as _slot_names
 from ._links import unroll
 from .errors import (
     FourCardsError, GameOverError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidSeatsError,
-    InvalidStateError,
+    InvalidStateError, InvalidTypeError,
     NotYourTurnError, SamplingCostError, StaleActionError, UnknownSeatError,
 )
 from .rng import MASK64, Rng, as_rng, seed_in_range
@@ -99,7 +99,7 @@ def tensor_buffer(out: npt.NDArray[np.float32] | None, size: int) -> npt.NDArray
     if out is None:
         return np.zeros(size, dtype=np.float32)
     if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy float32 array of shape ({size},), not {type(out).__name__}")
+        raise InvalidTypeError(f"out must be a numpy float32 array of shape ({size},), not {type(out).__name__}")
     if out.shape != (size,) or out.dtype != np.float32:
         raise FourCardsError(f"out must be a float32 array of shape ({size},), not {out.dtype} {out.shape}")
     if not out.flags.writeable:
@@ -113,7 +113,7 @@ def check_count(value: Any, name: str) -> int:
     another type (``bool`` and floats included), :class:`FourCardsError` below 0."""
     if type(value) is not int:
         if not isinstance(value, np.integer) or isinstance(value, np.bool_):
-            raise TypeError(f"{name} must be an int >= 0, not {type(value).__name__} {value!r}")
+            raise InvalidTypeError(f"{name} must be an int >= 0, not {type(value).__name__} {value!r}")
         value = int(value)
     if value < 0:
         raise FourCardsError(f"{name}={value} must be at least 0")
@@ -130,7 +130,7 @@ def check_real(value: Any, name: str) -> float:
     (0.5, inf)
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
     try:
         return float(value)
     except OverflowError:
@@ -176,10 +176,10 @@ def check_flag(value: Any, name: str) -> bool:
     True
     >>> check_flag("no", "paired")
     Traceback (most recent call last):
-    TypeError: paired must be a bool, not str
+    fourcards.errors.InvalidTypeError: paired must be a bool, not str
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+        raise InvalidTypeError(f"{name} must be a bool, not {type(value).__name__}")
     return bool(value)
 
 
@@ -304,24 +304,25 @@ def simulation_seeds(games: Any, seed: Any = 0) -> npt.NDArray[np.uint64]:
     """
     seed = seed_in_range(seed)
     if isinstance(games, (bool, np.bool_)):
-        raise TypeError("games is a count or a sequence of seeds, not a bool")
+        raise InvalidTypeError("games is a count or a sequence of seeds, not a bool")
     if isinstance(games, (int, np.integer)):
         count = int(games)
         if not 0 <= count <= MAX_GAMES:
             raise FourCardsError(f"{count} games: a simulation plays 0 to {MAX_GAMES:,}")
         return derive_seeds(seed, count)
     if isinstance(games, np.ma.MaskedArray):
-        raise TypeError("game seeds must be a plain array: a masked array's mask would be ignored")
+        raise InvalidTypeError("game seeds must be a plain array: a masked array's mask would be ignored")
     if isinstance(games, np.ndarray):
         if games.ndim != 1 or (games.size and games.dtype.kind not in "iu"):
-            raise TypeError(f"game seeds must be a 1-D array of ints, not a {games.ndim}-D array of {games.dtype}")
+            raise InvalidTypeError(
+                f"game seeds must be a 1-D array of ints, not a {games.ndim}-D array of {games.dtype}")
         if games.size > MAX_GAMES:
             raise FourCardsError(f"{games.size} game seeds: a simulation plays at most {MAX_GAMES:,}")
         if games.size and games.dtype.kind == "i" and int(games.min()) < 0:
             raise FourCardsError(f"game seed {int(games.min())} must be in 0..2**64-1")
         return np.array(games, dtype=np.uint64)
     if isinstance(games, (str, bytes)) or not isinstance(games, Iterable):
-        raise TypeError(f"games is a count or a sequence of seeds, not {type(games).__name__}")
+        raise InvalidTypeError(f"games is a count or a sequence of seeds, not {type(games).__name__}")
     values: list[int] = []
     for value in games:
         if len(values) >= MAX_GAMES:
@@ -338,8 +339,8 @@ def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]
     [0, 1]
     """
     if isinstance(policies, str):  # one name, not a sequence of seats: never seat one bot a letter
-        raise TypeError(f"policies are one name a seat, e.g. {policies.split(',')!r:.80}; "
-                        f"got the string {policies[:60]!r}")
+        raise InvalidTypeError(f"policies are one name a seat, e.g. {policies.split(',')!r:.80}; "
+                               f"got the string {policies[:60]!r}")
     codes = []
     for seat, policy in enumerate(policies):
         code = known.get(policy) if isinstance(policy, str) else None
@@ -524,7 +525,7 @@ class Game(ABC, Generic[S]):
         super().__init_subclass__(**kwargs)
         former = cls.__dict__.get("former_names", ())
         if not isinstance(former, tuple) or not all(isinstance(name, str) for name in former):
-            raise TypeError(f"{cls.__name__}.former_names must be a tuple of names, not {former!r}")
+            raise InvalidTypeError(f"{cls.__name__}.former_names must be a tuple of names, not {former!r}")
         if "rules_type" in cls.__dict__:
             # only what help() shows: a game whose rules it cannot read keeps its own signature
             with contextlib.suppress(TypeError, ValueError):
@@ -532,9 +533,9 @@ class Game(ABC, Generic[S]):
 
     def __init__(self, rules: Any = None, **options: Any) -> None:
         if rules is not None and options:
-            raise TypeError("give either a rules object or options, not both")
+            raise InvalidTypeError("give either a rules object or options, not both")
         if rules is not None and not isinstance(rules, self.rules_type):
-            raise TypeError(f"rules must be a {self.rules_type.__qualname__}, not {type(rules).__name__}")
+            raise InvalidTypeError(f"rules must be a {self.rules_type.__qualname__}, not {type(rules).__name__}")
         if rules is None:
             _no_unknown_rules(getattr(self, "name", type(self).__name__), self.rules_type, options)
         self.rules = rules if rules is not None else self.rules_type(**options)
@@ -695,14 +696,14 @@ class Game(ABC, Generic[S]):
     @staticmethod
     def _no_setup(setup: dict[str, Any]) -> None:
         if setup:
-            raise TypeError(f"unknown match setup {sorted(setup)}")
+            raise InvalidTypeError(f"unknown match setup {sorted(setup)}")
 
     def replay(self, seed: int, actions: Iterable[int], **setup: Any) -> S:
         """The match reached from ``seed`` (and ``setup``) by applying ``actions`` in order
         (each refusal names its step and keeps its class: ``InvalidActionError``,
         ``IllegalMoveError``, ...)."""
         if isinstance(actions, (str, bytes)):
-            raise TypeError("actions must be a sequence of actions, not one text (split it into actions)")
+            raise InvalidTypeError("actions must be a sequence of actions, not one text (split it into actions)")
         state = self.new_match(seed, **setup)
         for index, action in enumerate(actions):
             try:
@@ -890,10 +891,10 @@ class State(ABC, Generic[A]):
                 raise InvalidActionError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
             return int(action)
         if isinstance(action, (bool, np.bool_)):
-            raise TypeError(f"an action is an int or a {self.game.name} action, not bool")
+            raise InvalidTypeError(f"an action is an int or a {self.game.name} action, not bool")
         try:
             return self._action_code(self.parse_action(action) if isinstance(action, str) else action)
-        except InvalidActionError:
+        except (InvalidActionError, InvalidTypeError):  # a wrong type stays one
             raise
         except FourCardsError as error:  # a readable action this game has no integer for
             raise InvalidActionError(str(error)) from None
@@ -902,7 +903,7 @@ class State(ABC, Generic[A]):
         """The readable action of an integer in ``0..num_distinct_actions-1``."""
         if type(action) is not int:
             if not isinstance(action, np.integer) or isinstance(action, np.bool_):
-                raise TypeError(f"an integer action must be an int, not {type(action).__name__}")
+                raise InvalidTypeError(f"an integer action must be an int, not {type(action).__name__}")
             action = int(action)
         if not 0 <= action < self._n_actions:
             raise InvalidActionError(f"{action} is not an action of this game (0..{self._n_actions - 1})")
@@ -941,7 +942,7 @@ class State(ABC, Generic[A]):
         """``player`` checked as a seat of this table (``bool`` refused)."""
         if type(player) is not int:
             if not isinstance(player, np.integer) or isinstance(player, np.bool_):
-                raise TypeError(f"{name} must be an int seat, not {type(player).__name__} {player!r}")
+                raise InvalidTypeError(f"{name} must be an int seat, not {type(player).__name__} {player!r}")
             player = int(player)
         seat: int = player
         if not 0 <= seat < self._n:
@@ -979,7 +980,7 @@ class State(ABC, Generic[A]):
         if expected_step is not None:
             if type(expected_step) is not int:
                 if isinstance(expected_step, (bool, np.bool_)) or not isinstance(expected_step, (int, np.integer)):
-                    raise TypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
+                    raise InvalidTypeError(f"expected_step must be an int, not {type(expected_step).__name__}")
                 expected_step = int(expected_step)
             if expected_step > self._step:
                 raise StaleActionError(f"expected_step {expected_step} is ahead of the match, at step {self._step}: "
@@ -1311,7 +1312,7 @@ def _parse_checked(parse: Callable[[Any, str], Any]) -> Callable[[Any, str], Any
     def parse_action(self: Any, text: str) -> Any:
         try:
             return parse(self, text)
-        except InvalidActionError:
+        except (InvalidActionError, InvalidTypeError):
             raise
         except FourCardsError as error:
             raise InvalidActionError(str(error)) from None
@@ -1331,7 +1332,7 @@ def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
     copied = dict(cls._copied)
     unknown = set(copied) - set(slots)
     if unknown:
-        raise TypeError(f"{cls.__name__}._copied names no slot {sorted(unknown)}")
+        raise InvalidTypeError(f"{cls.__name__}._copied names no slot {sorted(unknown)}")
     lines = ["def clone(self):", "    other = _new(cls)"]
     for name in slots:
         kind = copied.get(name)
@@ -1349,7 +1350,7 @@ def _make_clone(cls: type[State[Any]]) -> Callable[[Any], Any]:
             lines.append(f"    rng.state = self.{name}.state")
             lines.append(f"    other.{name} = rng")
         else:
-            raise TypeError(f"{cls.__name__}._copied[{name!r}] = {kind!r}: list, lists, copy or rng")
+            raise InvalidTypeError(f"{cls.__name__}._copied[{name!r}] = {kind!r}: list, lists, copy or rng")
     lines.append("    return other")
     namespace: dict[str, Any] = {"_new": object.__new__, "cls": cls, "_Rng": Rng}
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from slot names, as dataclasses does
@@ -1369,7 +1370,7 @@ def _key_bytes(key: str | bytes | None) -> bytes | None:
             raise FourCardsError("a signing key given as text must be valid Unicode (it holds a lone "
                                  "surrogate): give it as bytes, or fix the text") from None
     if not isinstance(key, bytes):
-        raise TypeError(f"a signing key is str or bytes, not {type(key).__name__}")
+        raise InvalidTypeError(f"a signing key is str or bytes, not {type(key).__name__}")
     if not key:
         raise FourCardsError("a signing key must not be empty")
     return key
@@ -1439,7 +1440,7 @@ def read_envelope(text: str | bytes, game: str | None = None, former: tuple[str,
     digest; the signature is :func:`check_signature`'s. Every refusal is an
     :class:`InvalidStateError`."""
     if not isinstance(text, (str, bytes, bytearray)):
-        raise TypeError(f"a saved match is str or bytes, not {type(text).__name__}")
+        raise InvalidTypeError(f"a saved match is str or bytes, not {type(text).__name__}")
     try:
         data = json.loads(text)
     except RecursionError:
@@ -1643,15 +1644,15 @@ def play_match(state: S, bots: Sequence[Bot], max_steps: int | None = None) -> S
     RuntimeError once that many actions are played and the match is not over.
     """
     if not isinstance(state, State):
-        raise TypeError(f"state must be a fourcards State (game.new_match(seed)), not {type(state).__name__}")
+        raise InvalidTypeError(f"state must be a fourcards State (game.new_match(seed)), not {type(state).__name__}")
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):
-        raise TypeError(f"bots must be a sequence of bots, one a seat, not {type(bots).__name__}")
+        raise InvalidTypeError(f"bots must be a sequence of bots, one a seat, not {type(bots).__name__}")
     if len(bots) != state.game.num_players:
         raise InvalidSeatsError(f"{state.game.name} needs {state.game.num_players} bots, got {len(bots)}")
     for seat, bot in enumerate(bots):
         if not callable(getattr(bot, "choose", None)):
-            raise TypeError(f"the bot of seat {seat} has no choose(observation, legal_actions): "
-                            f"{type(bot).__name__}")
+            raise InvalidTypeError(f"the bot of seat {seat} has no choose(observation, legal_actions): "
+                                   f"{type(bot).__name__}")
     if max_steps is None:
         limit = state.game.max_game_length
     else:

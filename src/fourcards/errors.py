@@ -41,6 +41,7 @@ __all__ = [
     "UnknownMatchError",
     "BadTokenError",
     "SamplingCostError",
+    "InvalidTypeError",
     "ERROR_CODES",
 ]
 
@@ -179,6 +180,24 @@ class SamplingCostError(FourCardsError):
     code = "too_costly"
 
 
+class InvalidTypeError(FourCardsError, TypeError):
+    """A value of the wrong type: a float where an int is needed, ``True`` as an
+    action, a str where a sequence of cards is.  Also a :class:`TypeError`
+    (``except TypeError`` keeps working) and so, as every :class:`FourCardsError`,
+    a :class:`ValueError`.
+
+    >>> from fourcards.games import get_game
+    >>> state = get_game("gang-of-four").new_game().new_match(seed=1)
+    >>> try:
+    ...     state.observation(1.5)
+    ... except FourCardsError as error:
+    ...     print(error.code, isinstance(error, TypeError), isinstance(error, ValueError))
+    bad_type True True
+    """
+
+    code = "bad_type"
+
+
 class MissingExtraError(ModuleNotFoundError, FourCardsError):
     """A part of fourcards used without the optional dependencies it needs: names
     the extra to install (``pip install "fourcards[rl]"``).  Also an
@@ -226,5 +245,6 @@ ERROR_CODES: Final[dict[str, str]] = {
     "unknown_table": "no match (table) has this id",
     "bad_token": "the token is not the token of this seat",
     "missing_extra": "an optional part used without the extra that installs what it needs",
+    "bad_type": "a value of the wrong type (an InvalidTypeError, also a TypeError)",
     "too_costly": "a position whose hidden cards cannot be dealt again within the deadline or the work bound",
 }

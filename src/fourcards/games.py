@@ -38,7 +38,7 @@ from typing import Any
 
 from ._backend import COMPILED
 from .engine import Bot, Game
-from .errors import FourCardsError, UnknownGameError
+from .errors import FourCardsError, InvalidTypeError, UnknownGameError
 from .rng import seed_in_range
 
 __all__ = ["GameEntry", "GAMES", "ALIASES", "get_game", "game_names", "register", "load_object", "PluginWarning",
@@ -410,7 +410,7 @@ def game_names() -> tuple[str, ...]:
 def get_game(name: str) -> GameEntry:
     """The registry entry of ``name`` (or one of its :data:`ALIASES`)."""
     if not isinstance(name, str):
-        raise TypeError(f"a game name is a str, not {type(name).__name__}")
+        raise InvalidTypeError(f"a game name is a str, not {type(name).__name__}")
     key = ALIASES.get(name, name)
     if key not in GAMES:
         raise UnknownGameError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")

@@ -23,7 +23,7 @@ import numbers
 from collections.abc import MutableSequence
 from typing import Any, Final, TypeVar
 
-from .errors import FourCardsError
+from .errors import FourCardsError, InvalidTypeError
 
 __all__ = ["Rng", "MASK64", "check_seed", "seed_in_range", "as_rng"]
 
@@ -41,12 +41,12 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     (7, -1)
     >>> check_seed(1.5)
     Traceback (most recent call last):
-    TypeError: seed must be an int, not float
+    fourcards.errors.InvalidTypeError: seed must be an int, not float
     """
     if type(seed) is int:
         return seed
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-        raise TypeError(f"{name} must be an int, not {type(seed).__name__}")
+        raise InvalidTypeError(f"{name} must be an int, not {type(seed).__name__}")
     return int(seed)
 
 
@@ -140,4 +140,4 @@ def as_rng(value: Rng | int) -> Rng:
         return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # numpy's bool is no Integral
         return Rng(int(value))
-    raise TypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(value).__name__}")
+    raise InvalidTypeError(f"rng must be a fourcards.rng.Rng or an int seed, not {type(value).__name__}")

@@ -127,7 +127,7 @@ def below_big(rng: Rng, n: int) -> int:
     (True, True)
     """
     if n < 1:
-        raise ValueError(f"below_big() needs n >= 1, got {n}")
+        raise FourCardsError(f"below_big() needs n >= 1, got {n}")
     if n <= 1 << 64:
         return rng.below(n)
     bits = n.bit_length()

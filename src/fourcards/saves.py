@@ -34,7 +34,7 @@ from typing import Any
 
 from ._snapshot import SnapshotCache
 from .engine import Game, State, _key_bytes, _short, check_signature, read_envelope
-from .errors import FourCardsError, InvalidStateError
+from .errors import FourCardsError, InvalidStateError, InvalidTypeError
 from .games import get_game
 
 __all__ = ["load", "game_of", "SnapshotWriter"]
@@ -120,7 +120,7 @@ class SnapshotWriter:
     def __init__(self, key: str | bytes) -> None:
         secret = _key_bytes(key)
         if secret is None:
-            raise TypeError("a SnapshotWriter needs a key (str or bytes): snapshots are accepted only signed")
+            raise InvalidTypeError("a SnapshotWriter needs a key (str or bytes): snapshots are accepted only signed")
         self._secret = secret
         self._cache = SnapshotCache()
 

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .engine import check_real
-from .errors import FourCardsError, IllegalMoveError
+from .errors import FourCardsError, IllegalMoveError, InvalidTypeError
 from .rng import Rng
 
 __all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget", "check_allowed"]
@@ -70,7 +70,7 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7,
     if iterations is not None:
         if type(iterations) is not int:
             if not isinstance(iterations, numbers.Integral) or isinstance(iterations, (bool, np.bool_)):
-                raise TypeError(f"iterations must be an int, not {type(iterations).__name__}")
+                raise InvalidTypeError(f"iterations must be an int, not {type(iterations).__name__}")
             iterations = int(iterations)
         if not 1 <= iterations <= 2**31 - 1:
             raise FourCardsError(f"iterations={iterations} must be 1..2**31-1")
@@ -196,7 +196,7 @@ class RootSearch:
     def __init__(self, sample: Callable[[Rng], Any], legal: Sequence[int],
                  playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.7) -> None:
         if not legal:
-            raise ValueError("no legal action to search")
+            raise IllegalMoveError("no legal action to search")
         self.sample, self.playout, self.rng = sample, playout, rng
         self.actions = [int(a) for a in legal]
         self.visits = [0] * len(self.actions)
@@ -274,13 +274,13 @@ class PairedSearch:
                  playout: Callable[[Any, Rng], float], rng: Rng, exploration: float = 0.0,
                  baseline: int | None = None, halve_after: int = 2) -> None:
         if not legal:
-            raise ValueError("no legal action to search")
+            raise IllegalMoveError("no legal action to search")
         if type(halve_after) is not int or halve_after < 1:
             raise FourCardsError(f"halve_after={halve_after!r} must be an int >= 1")
         self.sample, self.playout, self.rng = sample, playout, rng
         self.actions = [int(a) for a in legal]
         if baseline is not None and baseline not in self.actions:
-            raise ValueError(f"the baseline {baseline} is not a legal action")
+            raise IllegalMoveError(f"the baseline {baseline} is not a legal action")
         self.baseline = None if baseline is None else self.actions.index(baseline)
         self.visits = [0] * len(self.actions)
         self.totals = [0.0] * len(self.actions)

@@ -29,7 +29,7 @@ from typing import Any
 
 from .engine import Bot, Game, derive_seed
 from ._words import plural
-from .errors import FourCardsError
+from .errors import FourCardsError, InvalidTypeError
 from .games import DEFAULT_GAME, GAMES, get_game, load_object
 from .rng import seed_in_range
 from .stats import Interval, t_interval, wilson_interval
@@ -193,14 +193,15 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     called with the matches played as chunks finish.
     """
     if isinstance(entrants, (str, bytes)):
-        raise TypeError("entrants are a sequence of Entrant (parse_entrant('greedy'), ...), not one text")
+        raise InvalidTypeError("entrants are a sequence of Entrant (parse_entrant('greedy'), ...), not one text")
     entrants = tuple(entrants)
     for entrant in entrants:
         if not isinstance(entrant, Entrant):
-            raise TypeError(f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
+            raise InvalidTypeError(
+                f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
     seed = seed_in_range(seed)
     if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
+        raise InvalidTypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
     for name in {entrant.name for entrant in entrants}:
         if len({(e.kind, e.options) for e in entrants if e.name == name}) > 1:
             raise FourCardsError(f"two different bots are both named {name!r}: their rows would merge "
@@ -262,7 +263,7 @@ def _option_value(text: str) -> Any:
 def parse_entrant(text: str) -> Entrant:
     """``kind`` or ``kind:option=value;...`` (``search:time_per_move=0.02``)."""
     if not isinstance(text, str):
-        raise TypeError(f"an entrant is text like 'search:time_per_move=0.02', not {type(text).__name__}")
+        raise InvalidTypeError(f"an entrant is text like 'search:time_per_move=0.02', not {type(text).__name__}")
     kind, _, rest = text.strip().partition(":")
     if not kind:
         raise FourCardsError(f"{text!r}: a bot needs a kind, e.g. greedy or search:time_per_move=0.02")
@@ -299,6 +300,9 @@ def check_entrant(entrant: Entrant, game: str, engine: Game[Any] | None = None) 
     becomes a :class:`FourCardsError` naming it."""
     try:
         make_bot(entrant, 0, game, engine)
+    except InvalidTypeError as error:  # the bot's own refusal of a type: name the options too
+        options = ", ".join(f"{k}={v}" for k, v in entrant.options)
+        raise InvalidTypeError(f"the {entrant.kind} bot refuses {options or 'its options'}: {error}") from None
     except FourCardsError:
         raise
     except TypeError as error:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from ..errors import FourCardsError
+
 __all__ = ["BENCHMARKS", "DEFAULT_BENCHMARKS", "run_benchmark"]
 
 #: The benchmarks ``fourcards bench`` runs, by module name.
@@ -29,7 +31,7 @@ DEFAULT_BENCHMARKS = ("core", "engine", "fourcolor", "zangle", "saves", "costs")
 def run_benchmark(name: str, quick: bool = False) -> None:
     """Run one benchmark module's ``main`` (``quick``: smaller workloads)."""
     if name not in BENCHMARKS:
-        raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+        raise FourCardsError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
     module = import_module(f"{__name__}.{name}")
     if name == "search":
         module.main(["--deals", "2", "--budgets", "5"] if quick else [])

@@ -36,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 
 __all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS",
            "shipped_deck", "deck_option", "deck_rule"]
@@ -265,7 +265,7 @@ def load_deck(path: str | Path | None = None) -> Deck:
     if path is None:
         return _shipped_deck()
     if not isinstance(path, (str, Path)):
-        raise TypeError(f"path must be a str or a Path, not {type(path).__name__}")
+        raise InvalidTypeError(f"path must be a str or a Path, not {type(path).__name__}")
     try:
         raw = Path(path).read_bytes()
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
@@ -304,7 +304,7 @@ def _nesting(text: str) -> int:
 def load_deck_bytes(raw: bytes, source: str = "deck") -> Deck:
     """Validate a deck file's content (UTF-8 JSON); :class:`DeckError` for anything else."""
     if not isinstance(raw, (bytes, bytearray)):
-        raise TypeError(f"raw must be bytes, not {type(raw).__name__}")
+        raise InvalidTypeError(f"raw must be bytes, not {type(raw).__name__}")
     try:
         text = bytes(raw).decode("utf-8")
     except UnicodeDecodeError as error:
@@ -343,7 +343,8 @@ def deck_option(value: Deck | str | Mapping[str, Any] | None) -> Deck:
                                  "(its JSON data or a Deck)"])
     if isinstance(value, Mapping):
         return parse_deck(dict(value), "deck")
-    raise TypeError(f"deck must be a Deck, its JSON data or the shipped deck's digest, not {type(value).__name__}")
+    raise InvalidTypeError(
+        f"deck must be a Deck, its JSON data or the shipped deck's digest, not {type(value).__name__}")
 
 
 def deck_rule(deck: Deck) -> str | dict[str, Any]:

@@ -8,6 +8,7 @@ from ..decks import Deck, load_deck
 from ..bots import RandomBot
 from .game import DueloObservation, TableTaken
 from ..engine import check_to_act, checked_legal
+from ..errors import InvalidTypeError
 
 __all__ = ["RandomBot", "CategoryBot", "own_pile_cards"]
 
@@ -44,7 +45,7 @@ class CategoryBot:
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, DueloObservation):
-            raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
         check_to_act(observation)
         legal_actions = checked_legal(legal_actions, len(self.deck.categories), observation)
         if observation.top_card is None:

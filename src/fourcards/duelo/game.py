@@ -25,7 +25,7 @@ import numpy.typing as npt
 from .. import _position as check
 from ..decks import CARD_IDS, Category, Deck, DeckCard, deck_option, deck_rule
 from ..engine import Game, GameRules, State, option, same_json, unroll
-from ..errors import IllegalMoveError, InvalidStateError
+from ..errors import IllegalMoveError, InvalidStateError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import DealSampler
 
@@ -63,7 +63,7 @@ class Choose:
         Choose(category='density')
         """
         if not isinstance(text, str):
-            raise TypeError(f"action text must be a str, not {type(text).__name__}")
+            raise InvalidTypeError(f"action text must be a str, not {type(text).__name__}")
         words = text.split()
         if len(words) != 2 or words[0].lower() != "call":
             raise IllegalMoveError(f"{text!r} is not a Duelo action: call <category>, e.g. call density")
@@ -414,9 +414,9 @@ class DueloState(State[Choose]):
     def _action_code(self, action: Any) -> int:
         if isinstance(action, Choose):
             if not isinstance(action.category, str):
-                raise TypeError(f"a Choose names its category by id, not {type(action.category).__name__}")
+                raise InvalidTypeError(f"a Choose names its category by id, not {type(action.category).__name__}")
             return self.game.deck.category_index(action.category)
-        raise TypeError(f"an action must be an int, a Choose or its text, not {type(action).__name__}")
+        raise InvalidTypeError(f"an action must be an int, a Choose or its text, not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Choose:
         return Choose(self.game.deck.categories[action].id)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..engine import State, check_to_act, checked_legal
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..search import RootSearch, SearchPlayer, check_budget
 from .bots import CategoryBot
@@ -151,7 +151,7 @@ class SearchBot(SearchPlayer):
 
     def choose(self, observation: DueloObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, DueloObservation):
-            raise TypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Duelo observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._lazy import lazy_exports
 from ..engine import check_flag
-from ..errors import ImpossibleCardsError, InvalidCardError
+from ..errors import ImpossibleCardsError, InvalidCardError, InvalidTypeError
 from . import _deck, _kernels, _variants
 
 __all__ = ["Card", "DECK", "KINDS", "Meld", "MeldKind", "Split", "best_split", "is_complete", "waits",
@@ -42,12 +42,12 @@ def hand_counts(hand: HandLike) -> list[int]:
     """28 counts from text, cards or counts; checks at most 4 of a kind."""
     if isinstance(hand, np.ndarray):
         if hand.ndim != 1 or hand.dtype.kind not in "iuO":
-            raise TypeError(f"a hand given as an array is 28 integer counts, got dtype {hand.dtype} "
-                            f"and shape {hand.shape} (floats are not truncated)")
+            raise InvalidTypeError(f"a hand given as an array is 28 integer counts, got dtype {hand.dtype} "
+                                   f"and shape {hand.shape} (floats are not truncated)")
         counts: list[int] = hand.tolist()
         bad = next((x for x in counts if not isinstance(x, int) or isinstance(x, bool)), None)
         if bad is not None:
-            raise TypeError(f"a hand's counts must be ints, got {type(bad).__name__} {bad!r}")
+            raise InvalidTypeError(f"a hand's counts must be ints, got {type(bad).__name__} {bad!r}")
         if len(counts) != _deck.NUM_KINDS or min(counts) < 0:
             raise ImpossibleCardsError(f"a hand is 28 counts of 0..4, got {counts}")
     elif (isinstance(hand, (list, tuple)) and len(hand) == _deck.NUM_KINDS
@@ -166,7 +166,7 @@ def best_points(hand: HandLike, exposed_code: int = -1, *, same_colour_soldiers:
         if fast is not _kernels.FALLBACK:
             return fast  # type: ignore[no-any-return]
     if not isinstance(exposed_code, (int, np.integer)) or isinstance(exposed_code, bool):
-        raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
+        raise InvalidTypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
     if not -1 <= exposed_code < _deck.NUM_KINDS:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
     return _variants.points(hand_counts(hand), int(exposed_code), bool(same_colour_soldiers))

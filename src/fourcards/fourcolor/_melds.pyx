@@ -14,7 +14,7 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from fourcards.errors import ImpossibleCardsError, InvalidCardError
+from fourcards.errors import ImpossibleCardsError, InvalidCardError, InvalidTypeError
 
 from fourcards.fourcolor._fc cimport (
     FcTables, FC_KINDS, FC_COLOUR_STATES, FC_SOLDIER_STATES, FC_NUM_MELDS, FC_MAX_SPLIT,
@@ -213,7 +213,7 @@ cdef int _fc_exposed_code(object exposed_code) except -2:
     another type (Cython would truncate a float), before any C conversion."""
     if type(exposed_code) is not int:
         if isinstance(exposed_code, (bool, np.bool_)) or not isinstance(exposed_code, (int, np.integer)):
-            raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
+            raise InvalidTypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
         exposed_code = int(exposed_code)
     if not -1 <= exposed_code < FC_KINDS:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
@@ -230,7 +230,7 @@ def fc_best_points_packed(object packed, object exposed_code=-1):
     _fc_check(code)
     if type(packed) is not int:
         if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
-            raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
+            raise InvalidTypeError(f"a packed hand must be an int, not {type(packed).__name__}")
         packed = int(packed)
     if packed < 0 or packed >> 84:
         raise ImpossibleCardsError(f"packed hand {packed:#x} does not fit in 84 bits (3 a kind)")

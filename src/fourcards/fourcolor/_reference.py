@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError
+from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError, InvalidTypeError
 from . import _deck as d
 
 #: What the fast entry points answer when the Python path must decide (the twin
@@ -95,10 +95,10 @@ def unpack(packed: int) -> tuple[int, ...]:
 
 def best_points_packed(packed: int, exposed_code: int = -1) -> int:
     if isinstance(packed, (bool, np.bool_)) or not isinstance(packed, (int, np.integer)):
-        raise TypeError(f"a packed hand must be an int, not {type(packed).__name__}")
+        raise InvalidTypeError(f"a packed hand must be an int, not {type(packed).__name__}")
     packed = int(packed)
     if isinstance(exposed_code, (bool, np.bool_)) or not isinstance(exposed_code, (int, np.integer)):
-        raise TypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
+        raise InvalidTypeError(f"exposed_code must be an int card code, not {type(exposed_code).__name__}")
     if not -1 <= exposed_code < d.NUM_KINDS:
         raise InvalidCardError(f"exposed_code {exposed_code} is not a card code (0..27, or -1)")
     exposed_code = int(exposed_code)
@@ -126,15 +126,17 @@ def _plain_array(values: Any, what: str) -> npt.NDArray[Any]:
     """``values`` as an array, refusing a masked array, None, text, and a bool in a list
     (numpy reads ``[True, 2]`` as ``[1, 2]``)."""
     if isinstance(values, np.ma.MaskedArray):
-        raise TypeError(f"{what} must be a plain array: a masked array's mask would be ignored")
+        raise InvalidTypeError(f"{what} must be a plain array: a masked array's mask would be ignored")
     if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"{what} must be an array or a list of integers, not {type(values).__name__}")
+        raise InvalidTypeError(f"{what} must be an array or a list of integers, not {type(values).__name__}")
     try:
         if isinstance(values, (list, tuple)):
             flat = np.asarray(values, dtype=object).ravel()
             if any(isinstance(v, (bool, np.bool_)) for v in flat.tolist()):
-                raise TypeError(f"{what} must be integers, not bools")
+                raise InvalidTypeError(f"{what} must be integers, not bools")
         return np.asarray(values)
+    except InvalidTypeError:
+        raise
     except ValueError as ragged:  # rows of different lengths, or a value numpy cannot hold
         raise FourCardsError(f"{what} must be rows of the same length of integers ({ragged})") from None
 
@@ -147,19 +149,20 @@ def check_rows(counts: Any, what: str = "counts") -> npt.NDArray[np.uint8]:
     kind = rows.dtype.kind
     if kind == "O":
         flat = rows.ravel().tolist()
-        bad = next((v for v in flat if not isinstance(v, int) or isinstance(v, bool)), None)
-        if bad is not None or not flat:
-            raise TypeError(f"{what} must be integers, got {type(bad).__name__} {bad!r}")
+        bad = [v for v in flat if not isinstance(v, int) or isinstance(v, bool)][:1]
+        if bad or not flat:  # (a None among them is bad too)
+            raise InvalidTypeError(f"{what} must be integers, got {type(bad[0]).__name__} {bad[0]!r}" if bad
+                                   else f"{what} must be integers, got an empty object array")
         if min(flat) < 0 or max(flat) > 255:
             value = min(flat) if min(flat) < 0 else max(flat)
             raise ImpossibleCardsError(f"{what} hold {value}: a count is 0..4 (0..255 accepted, above 4 answers -2)")
         rows = np.array(flat, dtype=np.int64).reshape(rows.shape)
         kind = "i"
     if kind == "b":
-        raise TypeError(f"{what} must be integer counts, not bools")
+        raise InvalidTypeError(f"{what} must be integer counts, not bools")
     if kind not in "iu":
-        raise TypeError(f"{what} must be integer counts, got dtype {rows.dtype}"
-                        + (" (floats are not truncated)" if kind in "fc" else ""))
+        raise InvalidTypeError(f"{what} must be integer counts, got dtype {rows.dtype}"
+                               + (" (floats are not truncated)" if kind in "fc" else ""))
     if rows.ndim != 2 or rows.shape[1] != d.NUM_KINDS:
         raise FourCardsError(f"{what} must be rows of 28 counts, got shape {rows.shape}")
     if rows.dtype != np.uint8 and rows.size and (int(rows.min()) < 0 or int(rows.max()) > 255):
@@ -173,7 +176,7 @@ def check_exposed(exposed: Any, rows: int) -> npt.NDArray[np.int8]:
     """One exposed code (-1..27) a row, as ``int8``."""
     codes = _plain_array(exposed, "exposed")
     if codes.dtype.kind not in "iu":
-        raise TypeError(f"exposed must be integer card codes, got dtype {codes.dtype}")
+        raise InvalidTypeError(f"exposed must be integer card codes, got dtype {codes.dtype}")
     if codes.shape != (rows,):
         raise FourCardsError(f"exposed must hold one code a row ({rows}), got shape {codes.shape}")
     if codes.size and (int(codes.min()) < -1 or int(codes.max()) >= d.NUM_KINDS):

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from ..bots import RandomBot
 from ..engine import check_to_act, checked_legal
-from ..errors import FourCardsError, IllegalMoveError
+from ..errors import FourCardsError, IllegalMoveError, InvalidTypeError
 from . import _deck, _kernels, _variants
 from .game import HU, NUM_ACTIONS, PASS, FourColorObservation
 
@@ -32,7 +32,7 @@ def _legal_and_points(observation: FourColorObservation, legal_actions: Sequence
     seat's exposed points and the threshold as the kernels take it (no hand scores
     near 2**30: the same choices)."""
     if not isinstance(observation, FourColorObservation):
-        raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+        raise InvalidTypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
     check_to_act(observation)
     legal = checked_legal(legal_actions, NUM_ACTIONS, observation)
     exposed_points = sum(_deck.POINTS[_deck.meld_kind(m)][0] for m in observation.exposed[observation.player])
@@ -116,7 +116,7 @@ class LookaheadBot(GreedyBot):
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, FourColorObservation):
-            raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
         if observation.phase != "discard" or observation.offer is not None:
             return GreedyBot.choose(self, observation, legal_actions)
         legal, exposed_points, threshold = _legal_and_points(observation, legal_actions)

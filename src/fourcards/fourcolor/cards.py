@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import check_flag
-from ..errors import InvalidCardError, InvalidComboError
+from ..errors import InvalidCardError, InvalidComboError, InvalidTypeError
 from . import _deck
 
 __all__ = ["Card", "DECK", "KINDS", "HandLike", "Meld", "MeldKind", "Split"]
@@ -30,7 +30,7 @@ class Card:
     code: int
 
     def __new__(cls, *args: Any) -> Card:
-        raise TypeError("use Card.parse(text) or Card.from_code(code)")
+        raise InvalidTypeError("use Card.parse(text) or Card.from_code(code)")
 
     @classmethod
     def _make(cls, code: int) -> Card:
@@ -42,7 +42,7 @@ class Card:
     def parse(text: str) -> Card:
         """The card named by ``text`` (case-insensitive)."""
         if not isinstance(text, str):
-            raise TypeError(f"card text must be a str, not {type(text).__name__}")
+            raise InvalidTypeError(f"card text must be a str, not {type(text).__name__}")
         code = _deck.CODE_OF.get(text.strip().upper())
         if code is None:
             raise InvalidCardError(f"{text!r} is not a card: a colour R, G, Y or W and a rank "
@@ -57,7 +57,7 @@ class Card:
         ('RG', 'WS')
         """
         if isinstance(code, (bool, np.bool_)) or not isinstance(code, (int, np.integer)):
-            raise TypeError(f"a card code is an int, not {type(code).__name__}")
+            raise InvalidTypeError(f"a card code is an int, not {type(code).__name__}")
         if not 0 <= code < _deck.NUM_KINDS:
             raise InvalidCardError(f"{code!r} is not a card code (0..27)")
         return KINDS[int(code)]
@@ -125,10 +125,10 @@ class Meld:
     def __post_init__(self) -> None:
         """A Meld is checked as made: its cards form a meld of its kind (``Meld.parse`` finds the kind)."""
         if not isinstance(self.cards, tuple) or not all(isinstance(card, Card) for card in self.cards):
-            raise TypeError(f"a Meld's cards are a tuple of Four Color Cards (Meld.parse('RG RA RE') makes one), "
-                            f"not {self.cards!r:.60}")
+            raise InvalidTypeError(f"a Meld's cards are a tuple of Four Color Cards "
+                                   f"(Meld.parse('RG RA RE') makes one), not {self.cards!r:.60}")
         if not isinstance(self.exposed, bool):
-            raise TypeError(f"a Meld's exposed is a bool, not {type(self.exposed).__name__}")
+            raise InvalidTypeError(f"a Meld's exposed is a bool, not {type(self.exposed).__name__}")
         kind = _deck.meld_kind(tuple(sorted(card.code for card in self.cards)))
         if isinstance(self.kind, bool) or not isinstance(self.kind, int) or self.kind != kind:
             shown = self.kind.name.lower() if isinstance(self.kind, MeldKind) else repr(self.kind)[:40]
@@ -182,9 +182,9 @@ def _cards(cards: Any) -> list[Card]:
     if isinstance(cards, str):
         return [Card.parse(t) for t in cards.replace(",", " ").split()]
     if isinstance(cards, Card):
-        raise TypeError("expected several cards, got one Card; wrap it in a list")
+        raise InvalidTypeError("expected several cards, got one Card; wrap it in a list")
     if isinstance(cards, (bytes, bytearray, memoryview)) or not isinstance(cards, Iterable):
-        raise TypeError(f"cards must be text or an iterable of Card or str, not {type(cards).__name__}")
+        raise InvalidTypeError(f"cards must be text or an iterable of Card or str, not {type(cards).__name__}")
     result = []
     for item in cards:
         if isinstance(item, Card):
@@ -192,5 +192,5 @@ def _cards(cards: Any) -> list[Card]:
         elif isinstance(item, str):
             result.append(Card.parse(item))
         else:
-            raise TypeError(f"cards must be Card or str, not {type(item).__name__}")
+            raise InvalidTypeError(f"cards must be Card or str, not {type(item).__name__}")
     return result

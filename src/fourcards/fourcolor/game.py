@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from .. import _position as check
 from ..engine import Game, GameRules, SimultaneousDecision, State, option
-from ..errors import IllegalMoveError, InvalidStateError
+from ..errors import IllegalMoveError, InvalidStateError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
 from . import _deck, _reference, _variants
@@ -136,7 +136,7 @@ def parse_action(text: str) -> Action:
     (Discard(card=Card.parse('RA')), Pass())
     """
     if not isinstance(text, str):
-        raise TypeError(f"action text must be a str, not {type(text).__name__}")
+        raise InvalidTypeError(f"action text must be a str, not {type(text).__name__}")
     words = text.split()
     verb = words[0].lower() if words else ""
     if verb == "pass" and len(words) == 1:
@@ -726,7 +726,7 @@ class FourColorState(State[Action]):
     def _action_code(self, action: Any) -> int:
         if isinstance(action, Discard):
             if not isinstance(action.card, Card):
-                raise TypeError(f"Discard takes a Card (Card.parse('RC')), not {type(action.card).__name__}")
+                raise InvalidTypeError(f"Discard takes a Card (Card.parse('RC')), not {type(action.card).__name__}")
             return action.card.code
         if isinstance(action, Pass):
             return PASS
@@ -734,13 +734,13 @@ class FourColorState(State[Action]):
             return HU
         if isinstance(action, Claim):
             if not isinstance(action.meld, Meld):
-                raise TypeError(f"Claim takes a Meld (Meld.parse('RC RH RN')), not {type(action.meld).__name__}")
+                raise InvalidTypeError(f"Claim takes a Meld (Meld.parse('RC RH RN')), not {type(action.meld).__name__}")
             index = MELD_INDEX.get(tuple(card.code for card in action.meld.cards))
             if index is None:
                 raise IllegalMoveError(f"{action.meld} is no meld a claim can make")
             return CLAIM_BASE + index
-        raise TypeError(f"a Four Color action is an int, a Discard, Pass, Hu or Claim, or its text, "
-                        f"not {type(action).__name__}")
+        raise InvalidTypeError(f"a Four Color action is an int, a Discard, Pass, Hu or Claim, or its text, "
+                               f"not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Action:
         if action < PASS:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..search import SearchPlayer, check_budget, run_compiled
 from . import _deck, _kernels
@@ -256,7 +256,7 @@ class SearchBot(SearchPlayer):
         self.deals = deals
         self.iterations, self.time_per_move, self.exploration = budget
         if not isinstance(scale, (int, float)) or isinstance(scale, bool):
-            raise TypeError(f"scale must be a number, not {type(scale).__name__}")
+            raise InvalidTypeError(f"scale must be a number, not {type(scale).__name__}")
         if not 0.1 <= scale <= 1e6:
             raise FourCardsError(f"scale={scale!r} must be 0.1..1e6")
         if _kernels.sim is None:
@@ -289,7 +289,7 @@ class SearchBot(SearchPlayer):
 
     def choose(self, observation: FourColorObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, FourColorObservation):
-            raise TypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Four Color observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions, NUM_ACTIONS, observation)
         check_to_act(observation)
         with self._lock:

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from . import _kernels
 from .bots import GreedyBot, LookaheadBot, RandomBot
 from .game import FourColor, Rules
@@ -74,7 +74,7 @@ def simulate(
     codes = policy_codes(policies, POLICIES)
     rules = rules if rules is not None else Rules(players=len(codes))
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
+        raise InvalidTypeError(f"rules must be a fourcards.fourcolor.game.Rules, not {type(rules).__name__}")
     if len(codes) != rules.players:
         raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {len(codes)}")
     seeds = simulation_seeds(games, seed)

@@ -7,6 +7,7 @@ from collections.abc import Container, Sequence
 from ..bots import RandomBot
 from .game import FourPackObservation, card_knowledge
 from ..engine import check_to_act, checked_legal
+from ..errors import InvalidTypeError
 
 __all__ = ["RandomBot", "MemoryBot", "memory_choice"]
 
@@ -25,7 +26,7 @@ class MemoryBot:
 
     def choose(self, observation: FourPackObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, FourPackObservation):
-            raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         check_to_act(observation)
         legal_actions = checked_legal(legal_actions, observation=observation)
         legal = set(int(a) for a in legal_actions)

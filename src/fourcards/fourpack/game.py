@@ -13,7 +13,7 @@ import numpy.typing as npt
 from ..decks import CARD_IDS, FAMILIES, Deck, DeckCard, deck_option, deck_rule
 from .. import _position as check
 from ..engine import Game, GameRules, State, option, same_json, unroll
-from ..errors import IllegalMoveError, InvalidStateError
+from ..errors import IllegalMoveError, InvalidStateError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import DealSampler, Group, MatchingSampler, Placements
 
@@ -74,7 +74,7 @@ class Ask:
         Ask(target=2, card='C3')
         """
         if not isinstance(text, str):
-            raise TypeError(f"action text must be a str, not {type(text).__name__}")
+            raise InvalidTypeError(f"action text must be a str, not {type(text).__name__}")
         match = _ASK.fullmatch(text.strip())
         if match is None:
             raise IllegalMoveError(f"{text!r} is not a Four Pack action: ask P<seat> for <card>, e.g. ask P1 for C3")
@@ -423,10 +423,10 @@ class FourPackState(State[Ask]):
         if isinstance(action, Ask):
             target = self._seat(action.target, "target")
             if not isinstance(action.card, (str, DeckCard)):
-                raise TypeError(f"an Ask's card is its id (A1..H4), not {type(action.card).__name__}")
+                raise InvalidTypeError(f"an Ask's card is its id (A1..H4), not {type(action.card).__name__}")
             code = CARD_IDS.index(self.game.deck.card(action.card).id)
             return target * 32 + code
-        raise TypeError(f"an action must be an int, an Ask or its text, not {type(action).__name__}")
+        raise InvalidTypeError(f"an action must be an int, an Ask or its text, not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Ask:
         target, code = divmod(action, 32)
@@ -723,7 +723,7 @@ def _read_position(game: FourPack, data: Mapping[str, Any]) -> dict[str, Any]:
             codes = []
             for item in items:
                 if not isinstance(item, str):
-                    raise TypeError(f"a family is a letter A..H, not {type(item).__name__} {check.shown(item)}")
+                    raise InvalidTypeError(f"a family is a letter A..H, not {type(item).__name__} {check.shown(item)}")
                 if item.strip().upper() not in FAMILIES or len(item.strip()) != 1:
                     raise InvalidStateError(f"{item!r} is not a family: families are A..H")
                 codes.append(FAMILIES.index(item.strip().upper()))

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..decks import FAMILIES
 from ..engine import InformationSet, State, check_flag, check_to_act, checked_legal
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import SamplingCostError
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
@@ -187,7 +187,7 @@ class SearchBot(SearchPlayer):
         rule bot's question (:func:`~fourcards.fourpack.bots.memory_choice`), as it does
         when no deal can be drawn within the sampler's bounds (:mod:`fourcards.sampling`)."""
         if not isinstance(observation, FourPackObservation):
-            raise TypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Four Pack observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:

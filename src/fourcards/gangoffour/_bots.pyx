@@ -10,6 +10,8 @@ from libc.stdint cimport uint64_t, int32_t
 
 import numpy as np
 
+from fourcards.errors import InvalidTypeError
+
 from fourcards.gangoffour._gof cimport GofTables, N_ACTIONS, GIVE_BACK_BASE, ANNOUNCE_BASE, PHASE_GIVE_BACK
 from fourcards.gangoffour._combos cimport gof_tables, _as_mask, _as_action, _as_size
 
@@ -33,7 +35,7 @@ def greedy_choose(hand, table, phase, player, sizes, legal):
         c_sizes[i] = <int>_as_size(sizes[i], f"sizes[{i}]", 0, 64)
     array = np.asarray(legal)
     if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
-        raise TypeError(f"legal must be a 1-D sequence of ints, not {array.ndim}-D {array.dtype}")
+        raise InvalidTypeError(f"legal must be a 1-D sequence of ints, not {array.ndim}-D {array.dtype}")
     if array.size == 0:
         raise ValueError("no legal action to choose from")
     low, high = int(array.min()), int(array.max())

@@ -31,6 +31,8 @@ from fourcards.gangoffour._gof cimport (
 
 cnp.import_array()
 
+from fourcards.errors import InvalidTypeError
+
 # -- the tables, filled once by gof_init() -------------------------------------------
 cdef GofTables _tables
 # fourcards.gangoffour._deck, set by gof_init (importing it here would be circular)
@@ -192,11 +194,11 @@ cdef object _index(object value, str name):
     if type(value) is int:
         return value
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}")
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+        raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}") from None
 
 
 cdef uint64_t _as_mask(object mask) except? 0xFFFFFFFFFFFFFFFF:
@@ -342,9 +344,9 @@ def classify_batch(codes):
     ``codes`` is a 2-D ``uint8`` array, one hand a row, padded with 255.
     """
     if not isinstance(codes, np.ndarray):
-        raise TypeError(f"codes must be a numpy array, not {type(codes).__name__}")
+        raise InvalidTypeError(f"codes must be a numpy array, not {type(codes).__name__}")
     if codes.dtype != np.uint8 or codes.ndim != 2:
-        raise TypeError(f"codes must be a 2-D uint8 array, not {codes.ndim}-D {codes.dtype}")
+        raise InvalidTypeError(f"codes must be a 2-D uint8 array, not {codes.ndim}-D {codes.dtype}")
     cdef const uint8_t[:, ::1] view = np.ascontiguousarray(codes)
     cdef Py_ssize_t rows = view.shape[0], width = view.shape[1], bad
     kinds = np.empty(rows, dtype=np.int8)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError, InvalidComboError
+from ..errors import FourCardsError, ImpossibleCardsError, InvalidCardError, InvalidComboError, InvalidTypeError
 
 NUM_KINDS: Final = 34
 PAD: Final = 255
@@ -134,7 +134,7 @@ def counts_of_mask(mask: int) -> list[float]:
 def mask_error(mask: object) -> Exception:
     """The error for a mask that is not a canonical 64-bit card set."""
     if not isinstance(mask, int) or isinstance(mask, bool):
-        return TypeError(f"a card mask must be an int, not {type(mask).__name__}")
+        return InvalidTypeError(f"a card mask must be an int, not {type(mask).__name__}")
     if mask < 0 or mask > FULL_DECK:
         return ImpossibleCardsError(f"card mask {mask:#x} does not fit in 64 bits (0..2**64-1)")
     bad = (mask >> 1) & PAIR_LO & ~mask
@@ -148,7 +148,7 @@ def mask_error(mask: object) -> Exception:
 def code_error(code: object, where: str = "") -> Exception:
     """The error for a value that is not a card code."""
     if not isinstance(code, int) or isinstance(code, bool):
-        return TypeError(f"a card code must be an int, not {type(code).__name__}{where}")
+        return InvalidTypeError(f"a card code must be an int, not {type(code).__name__}{where}")
     return InvalidCardError(f"{code} is not a card code (0..33, or {PAD} for padding){where}")
 
 

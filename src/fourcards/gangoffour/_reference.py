@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import _deck as d
+from ..errors import InvalidTypeError
 
 Key = tuple[int, ...]
 
@@ -182,11 +183,11 @@ def _check_mask(mask: Any) -> int:
 
 def _check_action(action: Any, name: str) -> int:
     if isinstance(action, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int, not {type(action).__name__}")
+        raise InvalidTypeError(f"{name} must be an int, not {type(action).__name__}")
     try:
         value = operator.index(action)
     except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(action).__name__}") from None
+        raise InvalidTypeError(f"{name} must be an int, not {type(action).__name__}") from None
     if not -1 <= value < NUM_ACTIONS:
         raise d.action_error(value, name)
     return value
@@ -196,7 +197,7 @@ def _check_int(value: Any, name: str, low: int, high: int) -> int:
     try:
         number = operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+        raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if not low <= number <= high:
         raise d.range_error(name, number, low, high)
     return number
@@ -277,9 +278,9 @@ def classify_batch(codes: Any) -> tuple[np.ndarray[Any, np.dtype[np.int8]], np.n
 
 def _check_batch(codes: Any) -> np.ndarray[Any, np.dtype[np.uint8]]:
     if not isinstance(codes, np.ndarray):
-        raise TypeError(f"codes must be a numpy array, not {type(codes).__name__}")
+        raise InvalidTypeError(f"codes must be a numpy array, not {type(codes).__name__}")
     if codes.dtype != np.uint8 or codes.ndim != 2:
-        raise TypeError(f"codes must be a 2-D uint8 array, not {codes.ndim}-D {codes.dtype}")
+        raise InvalidTypeError(f"codes must be a 2-D uint8 array, not {codes.ndim}-D {codes.dtype}")
     return codes
 
 
@@ -367,11 +368,11 @@ def greedy_choose(hand: int, table: int, phase: int, player: int,
     player = _check_int(player, "player", 0, len(sizes) - 1)
     sizes = [_check_int(s, f"sizes[{i}]", 0, 64) for i, s in enumerate(sizes)]
     if np.ndim(legal) != 1:
-        raise TypeError(f"legal must be a 1-D sequence of ints, not {np.ndim(legal)}-D")
+        raise InvalidTypeError(f"legal must be a 1-D sequence of ints, not {np.ndim(legal)}-D")
     try:
         legal = [operator.index(a) for a in legal]
     except TypeError:
-        raise TypeError(f"legal must be a 1-D sequence of ints, not {legal!r}") from None
+        raise InvalidTypeError(f"legal must be a 1-D sequence of ints, not {legal!r}") from None
     if not legal:
         raise ValueError("no legal action to choose from")
     top = ANNOUNCE_BASE if phase == 1 else ANNOUNCE_BASE + NUM_ACTIONS

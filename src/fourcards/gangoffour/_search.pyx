@@ -29,6 +29,7 @@ import numpy as np
 cnp.import_array()
 
 from fourcards.gangoffour import _deck
+from fourcards.errors import InvalidTypeError
 
 cdef const GofTables* _t = gof_tables()
 cdef object _TWO_64 = 1 << 64
@@ -40,7 +41,7 @@ MAX_SEARCH_NODES = 1 << 25
 def check_exploration(exploration):
     """``exploration`` as a float, refused unless a finite number 0..1000."""
     if not isinstance(exploration, (int, float)) or isinstance(exploration, bool):
-        raise TypeError(f"exploration must be a number, not {type(exploration).__name__}")
+        raise InvalidTypeError(f"exploration must be a number, not {type(exploration).__name__}")
     try:
         value = float(exploration)
     except OverflowError:

@@ -18,7 +18,7 @@ import threading
 from typing import Any
 
 from ..bots import RandomBot
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..search import check_budget, run_compiled
 from . import _deck, _kernels
@@ -100,7 +100,7 @@ class SearchBot:
                  exploration: float = 0.7, capacity: int = 200_000) -> None:
         iterations, time_per_move, exploration = check_budget(iterations, time_per_move, exploration, 0.02)
         if not isinstance(capacity, int) or isinstance(capacity, bool):
-            raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
+            raise InvalidTypeError(f"capacity must be an int, not {type(capacity).__name__}")
         if not 1 <= capacity <= 1 << 25:
             raise FourCardsError(f"capacity={capacity} must be 1..2**25 tree nodes")
         if _kernels.search is None:

@@ -16,7 +16,7 @@ import numbers
 from collections.abc import Iterable
 from typing import Any, Final, Union, cast, final
 
-from ..errors import InvalidCardError
+from ..errors import InvalidCardError, InvalidTypeError
 from . import _deck, _kernels
 
 __all__ = ["Card", "CardsLike", "DECK", "KINDS", "parse_cards", "hand_mask", "mask_cards", "format_cards"]
@@ -36,7 +36,7 @@ class Card:
     _bit: int
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Card:
-        raise TypeError("use Card.parse(text) or Card.from_code(code)")
+        raise InvalidTypeError("use Card.parse(text) or Card.from_code(code)")
 
     @classmethod
     def _make(cls, code: int) -> Card:
@@ -49,7 +49,7 @@ class Card:
     def parse(text: str) -> Card:
         """The card named by ``text`` (case-insensitive, surrounding blanks ignored)."""
         if not isinstance(text, str):
-            raise TypeError(f"card text must be a str, not {type(text).__name__}")
+            raise InvalidTypeError(f"card text must be a str, not {type(text).__name__}")
         code = _deck.CODE_OF.get(text.strip().upper())
         if code is None:
             raise InvalidCardError(f"{text!r} is not a card: {_NOTATION}")
@@ -59,7 +59,7 @@ class Card:
     def from_code(code: int) -> Card:
         """The card with this code (its position 0..33 in card order)."""
         if not isinstance(code, numbers.Integral) or isinstance(code, bool):
-            raise TypeError(f"a card code must be an int, not {type(code).__name__}")
+            raise InvalidTypeError(f"a card code must be an int, not {type(code).__name__}")
         if not 0 <= code < _deck.NUM_KINDS:
             raise InvalidCardError(f"{code} is not a card code (0..33)")
         return KINDS[int(code)]
@@ -174,11 +174,11 @@ def parse_cards(cards: CardsLike) -> list[Card]:
             result.append(card)
         return result
     if isinstance(cards, Card):
-        raise TypeError("expected several cards (text or an iterable), got one Card; wrap it in a list")
+        raise InvalidTypeError("expected several cards (text or an iterable), got one Card; wrap it in a list")
     try:
         items = list(cards)
     except TypeError:
-        raise TypeError(
+        raise InvalidTypeError(
             f"cards must be text or an iterable of Card or str, not {type(cards).__name__}"
         ) from None
     result = []
@@ -188,7 +188,7 @@ def parse_cards(cards: CardsLike) -> list[Card]:
         elif isinstance(item, str):
             result.append(Card.parse(item))
         else:
-            raise TypeError(f"cards must be Card or str, not {type(item).__name__} ({item!r})")
+            raise InvalidTypeError(f"cards must be Card or str, not {type(item).__name__} ({item!r})")
     return result
 
 
@@ -206,7 +206,7 @@ def hand_mask(cards: CardsLike | int) -> int:
         return mask
     if isinstance(cards, numbers.Integral):
         if isinstance(cards, bool):
-            raise TypeError("cards must be text, an iterable of cards or an int mask, not bool")
+            raise InvalidTypeError("cards must be text, an iterable of cards or an int mask, not bool")
         value = int(cards)
         if 0 <= value <= _deck.FULL_DECK and _deck.is_canonical(value):
             return value
@@ -247,10 +247,10 @@ def format_cards(cards: Iterable[Card]) -> str:
     'G1 RD M1'
     """
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
-        raise TypeError(f"format_cards takes Cards (parse_cards(text) makes them), not {type(cards).__name__}")
+        raise InvalidTypeError(f"format_cards takes Cards (parse_cards(text) makes them), not {type(cards).__name__}")
     shown = []
     for card in cards:
         if not isinstance(card, Card):
-            raise TypeError(f"format_cards takes Gang of Four Cards, not {type(card).__name__} {card!r:.30}")
+            raise InvalidTypeError(f"format_cards takes Gang of Four Cards, not {type(card).__name__} {card!r:.30}")
         shown.append(str(card))
     return " ".join(shown)

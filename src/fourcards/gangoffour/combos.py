@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Union, final
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ImpossibleCardsError, InvalidComboError
+from ..errors import ImpossibleCardsError, InvalidComboError, InvalidTypeError
 from . import _deck, _kernels
 from .cards import KINDS, Card, CardsLike, format_cards, hand_mask, mask_cards
 
@@ -71,7 +71,7 @@ class Combo:
     _mask: int
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Combo:
-        raise TypeError("use Combo.parse(text), classify(cards) or action_to_combo(action)")
+        raise InvalidTypeError("use Combo.parse(text), classify(cards) or action_to_combo(action)")
 
     @classmethod
     def _make(cls, action: int) -> Combo:
@@ -177,7 +177,7 @@ def action_to_combo(action: int | np.integer[Any]) -> Combo:
     (Combo.parse('G1'), Combo.parse('M1 R1 R1 Y1 Y1 G1 G1'))
     """
     if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-        raise TypeError(f"an action must be an int, not {type(action).__name__}")
+        raise InvalidTypeError(f"an action must be an int, not {type(action).__name__}")
     if not 0 <= action < NUM_ACTIONS:
         raise _deck.action_error(int(action))
     combo = _COMBOS[action]
@@ -229,10 +229,10 @@ def _table_action(table: ComboLike | int | None) -> int:
         return NO_TABLE
     if isinstance(table, (int, np.integer)):
         if isinstance(table, bool):
-            raise TypeError("table must be a Combo, cards, an action index or None, not bool")
+            raise InvalidTypeError("table must be a Combo, cards, an action index or None, not bool")
         return int(table)
     if not isinstance(table, (Combo, str)) and not (isinstance(table, Iterable) and not isinstance(table, bytes)):
-        raise TypeError(f"table must be a Combo, cards, an action index or None, not {type(table).__name__}")
+        raise InvalidTypeError(f"table must be a Combo, cards, an action index or None, not {type(table).__name__}")
     return _as_combo(table).action
 
 
@@ -247,9 +247,9 @@ def beats(a: ComboLike | int, b: ComboLike | int | None) -> bool:
     (True, True, True)
     """
     if a is None:
-        raise TypeError("the combination played must be a Combo, cards or an action index, not None")
+        raise InvalidTypeError("the combination played must be a Combo, cards or an action index, not None")
     if isinstance(a, bool):
-        raise TypeError("the combination played must be a Combo, cards or an action index, not bool")
+        raise InvalidTypeError("the combination played must be a Combo, cards or an action index, not bool")
     first = action_to_combo(a).action if isinstance(a, (int, np.integer)) else _as_combo(a).action
     return bool(_kernels.beats(first, _table_action(b)))
 
@@ -300,7 +300,7 @@ def classify_batch(codes: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int8], 
     fourcards.errors.ImpossibleCardsError: 2 x RD in row 1: the deck holds one copy of RD
     """
     if isinstance(codes, np.ma.MaskedArray):
-        raise TypeError("codes must be a plain array: a masked array's mask would be ignored")
+        raise InvalidTypeError("codes must be a plain array: a masked array's mask would be ignored")
     return _kernels.classify_batch(codes)
 
 
@@ -311,7 +311,7 @@ def penalty(cards_left: int) -> int:
     [0, 1, 7, 16, 20, 33, 39, 56, 60, 80]
     """
     if not isinstance(cards_left, (int, np.integer)) or isinstance(cards_left, bool):
-        raise TypeError(f"cards_left must be an int, not {type(cards_left).__name__}")
+        raise InvalidTypeError(f"cards_left must be an int, not {type(cards_left).__name__}")
     if not 0 <= cards_left <= 16:
         raise ImpossibleCardsError(f"cards_left {cards_left}: a hand holds 0..16 cards")
     return int(cards_left) * _deck.PENALTY_PER_CARD[cards_left]

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from .. import _position as check
 from ..engine import RESAMPLED, Game, GameRules, State, check_to_act, checked_legal, option
-from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
+from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import DealSampler, Group
 from . import _deck, _kernels
@@ -59,7 +59,7 @@ def legal_for(observation: Observation, legal_actions: Any) -> list[int]:
     each one legal for the seat in that observation (:class:`IllegalMoveError` naming the
     first that is not: the list does not fit the observation)."""
     if not isinstance(observation, Observation):
-        raise TypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
+        raise InvalidTypeError(f"observation must be a Gang of Four Observation, not {type(observation).__name__}")
     check_to_act(observation)
     rules = observation.rules
     legal = checked_legal(legal_actions, ANNOUNCE_BASE + (NUM_COMBOS if rules.manual_last_card else 0))
@@ -203,7 +203,7 @@ def parse_action(text: str) -> Action:
     (GiveBack(card=Card.parse('G2')), Pass(), 'R5 !')
     """
     if not isinstance(text, str):
-        raise TypeError(f"an action's text must be a str, not {type(text).__name__}")
+        raise InvalidTypeError(f"an action's text must be a str, not {type(text).__name__}")
     words = text.strip()
     lower = words.lower()
     if lower == "pass":
@@ -419,7 +419,7 @@ class GangOfFour(Game["MatchState"]):
         the match at a position instead (the keywords of :meth:`from_position`).
         """
         if unknown:
-            raise TypeError(f"unknown match setup {sorted(unknown)}; Gang of Four takes deals= or position=")
+            raise InvalidTypeError(f"unknown match setup {sorted(unknown)}; Gang of Four takes deals= or position=")
         if deals is not None and position is not None:
             raise InvalidStateError("a match starts from stacked deals or from a position, not both")
         return MatchState(self, seed, deals, position)
@@ -829,19 +829,19 @@ class MatchState(State[Action]):
             return PASS
         if isinstance(action, GiveBack):
             if not isinstance(action.card, Card):
-                raise TypeError(f"GiveBack takes a Card (Card.parse('G5')), not {type(action.card).__name__}")
+                raise InvalidTypeError(f"GiveBack takes a Card (Card.parse('G5')), not {type(action.card).__name__}")
             return GIVE_BACK_BASE + action.card.code
         if isinstance(action, Play):
             if not isinstance(action.combo, Combo):
-                raise TypeError(f"Play takes a Combo (Combo.parse('G5 Y5')), not {type(action.combo).__name__}")
+                raise InvalidTypeError(f"Play takes a Combo (Combo.parse('G5 Y5')), not {type(action.combo).__name__}")
             if not isinstance(action.announce, bool):
-                raise TypeError(f"Play's announce is a bool, not {type(action.announce).__name__}")
+                raise InvalidTypeError(f"Play's announce is a bool, not {type(action.announce).__name__}")
             if action.announce:
                 if not self._rules.manual_last_card:
                     raise IllegalMoveError("announcing plays exist only with manual_last_card")
                 return ANNOUNCE_BASE + action.combo.action
             return action.combo.action
-        raise TypeError(f"an action must be an int, Play, Pass or GiveBack, not {type(action).__name__}")
+        raise InvalidTypeError(f"an action must be an int, Play, Pass or GiveBack, not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Action:
         if action < NUM_COMBOS:

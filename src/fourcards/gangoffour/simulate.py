@@ -22,7 +22,7 @@ import numpy.typing as npt
 from ..engine import (
     MAX_GAMES, check_count, derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares,
 )
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from . import _kernels
 from .bots import GreedyBot, RandomBot
 from ..rng import Rng, seed_in_range
@@ -54,7 +54,7 @@ def _checked_rules(rules: Any, players: int) -> Rules:
     """The rules of a simulation: ``Rules`` for as many players as policies (None: the default's)."""
     rules = Rules(players=players) if rules is None else rules
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a fourcards.gangoffour.Rules, not {type(rules).__name__}")
+        raise InvalidTypeError(f"rules must be a fourcards.gangoffour.Rules, not {type(rules).__name__}")
     if players != rules.players:
         raise FourCardsError(f"{rules.players} players need {rules.players} policies, got {players}")
     return rules
@@ -213,9 +213,9 @@ def random_playouts(state: MatchState, playouts: int = 1, seed: int = 0, record:
     ((2,), True)
     """
     if not isinstance(state, MatchState):
-        raise TypeError(f"state must be a Gang of Four MatchState, not {type(state).__name__}")
+        raise InvalidTypeError(f"state must be a Gang of Four MatchState, not {type(state).__name__}")
     if not isinstance(playouts, int) or isinstance(playouts, bool):
-        raise TypeError(f"playouts must be an int, not {type(playouts).__name__}")
+        raise InvalidTypeError(f"playouts must be an int, not {type(playouts).__name__}")
     if not 1 <= playouts <= 2**31 - 1:
         raise FourCardsError(f"playouts={playouts} must be 1..2**31-1")
     seed = seed_in_range(seed)

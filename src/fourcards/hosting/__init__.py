@@ -44,7 +44,7 @@ __all__ = ["MatchService", "Update", "Hosted", "MatchStore", "StoredMatch", "Log
 #: cannot read is the server's fault (500), a part it was installed without too (501).
 HTTP_STATUS: Final[dict[str, int]] = {
     "bad_request": 400, "bad_card": 400, "impossible_cards": 400, "bad_combo": 400, "bad_action": 400,
-    "bad_rules": 400, "bad_deck": 400, "bad_seats": 400,
+    "bad_rules": 400, "bad_deck": 400, "bad_seats": 400, "bad_type": 400,
     "bad_token": 403,
     "unknown_seat": 404, "unknown_game": 404, "unknown_table": 404,
     "stale": 409, "not_your_turn": 409, "game_over": 409,

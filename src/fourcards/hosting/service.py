@@ -18,8 +18,8 @@ from typing import Any, Final
 
 from ..engine import Bot, Game, State, _key_bytes
 from ..errors import (
-    BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, NotYourTurnError,
-    StaleActionError, UnknownMatchError,
+    BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, InvalidTypeError,
+    NotYourTurnError, StaleActionError, UnknownMatchError,
 )
 from ..games import GameEntry, get_game
 from ..rng import seed_in_range
@@ -163,10 +163,10 @@ class MatchService:
                  retries: int = 16) -> None:
         secret = _key_bytes(key)
         if secret is None:
-            raise TypeError("a MatchService needs a key (str or bytes) to sign its saves and seat tokens")
+            raise InvalidTypeError("a MatchService needs a key (str or bytes) to sign its saves and seat tokens")
         for name, value in (("journal", journal), ("history", history), ("retries", retries)):
             if type(value) is not int:
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+                raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}")
             if value < 1:
                 raise FourCardsError(f"{name}={value} must be at least 1")
         self.store = store
@@ -249,7 +249,7 @@ class MatchService:
         with its ``code``, and stores nothing."""
         for name, value in (("expected_step", expected_step), ("since", since)):
             if value is not None and type(value) is not int:
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+                raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}")
         for _ in range(self.retries):
             loaded = self._load(match_id)
             state = loaded.state
@@ -281,7 +281,7 @@ class MatchService:
         """``seat``'s :class:`Update` (None: a spectator's) since step ``since``; a reset
         (the whole view) when ``since`` is None or older than the journal."""
         if since is not None and type(since) is not int:
-            raise TypeError(f"since must be an int, not {type(since).__name__}")
+            raise InvalidTypeError(f"since must be an int, not {type(since).__name__}")
         loaded = self._load(match_id)
         if seat is not None:
             seat = loaded.state.check_seat(seat, "seat")
@@ -312,7 +312,7 @@ class MatchService:
         """The secret a person at ``seat`` of ``match_id`` proves their seat with (an
         HMAC of the match and the seat under the service's key: nothing to store)."""
         if not isinstance(match_id, str) or type(seat) is not int:
-            raise TypeError("seat_token takes a match id (str) and a seat (int)")
+            raise InvalidTypeError("seat_token takes a match id (str) and a seat (int)")
         mac = hmac.new(self._key, f"fourcards-seat\0{match_id}\0{seat}".encode("utf-8", "surrogatepass"),
                        hashlib.sha256).digest()
         return base64.urlsafe_b64encode(mac[:24]).decode("ascii")

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Game, State
-from ..errors import FourCardsError, InvalidActionError, UnknownSeatError
+from ..errors import FourCardsError, InvalidActionError, InvalidTypeError, UnknownSeatError
 from ..games import GameEntry, get_game
 from ..rng import seed_in_range
 
@@ -31,7 +31,7 @@ def agent_name(seat: int) -> str:
 def seat_of(agent: str) -> int:
     """The seat of an agent name made by :func:`agent_name`."""
     if not isinstance(agent, str):
-        raise TypeError(f"an agent is a name such as 'player_0', not {type(agent).__name__} {agent!r:.40}")
+        raise InvalidTypeError(f"an agent is a name such as 'player_0', not {type(agent).__name__} {agent!r:.40}")
     prefix, _, number = agent.partition("_")
     if prefix != "player" or not number.isdigit():
         raise FourCardsError(f"{agent!r} is not an agent name (player_0, player_1, ...)")
@@ -55,7 +55,7 @@ def spiel_seat(player: Any, players: int) -> int:
     terminal -4, what ``current_player()`` gives there) is an :class:`UnknownSeatError`:
     read as a Python index it would show another seat's cards."""
     if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise TypeError(f"player must be an int, not {type(player).__name__}")
+        raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
     if not 0 <= player < players:
         raise UnknownSeatError(f"player {int(player)} is not a seat (0..{players - 1}): the chance player and "
                                "a terminal state have no observation")
@@ -74,7 +74,7 @@ def action_int(action: Any) -> int:
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         return int(action)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r:.60}")
+        raise InvalidTypeError(f"an action is an int of the action space, not {type(action).__name__} {action!r:.60}")
     return int(action)
 
 
@@ -100,7 +100,7 @@ def sampler_seed(sampler: Any) -> int:
     if isinstance(sampler, np.random.Generator):
         return int(sampler.integers(0, 1 << 63))
     if not callable(sampler):
-        raise TypeError(f"a sampler is a callable giving a float in [0, 1) (pyspiel.UniformProbabilitySampler), "
+        raise InvalidTypeError(f"a sampler is a callable giving a float in [0, 1) (pyspiel.UniformProbabilitySampler), "
                         f"a numpy Generator or None, not {type(sampler).__name__}")
     draw = sampler()
     if isinstance(draw, bool) or not isinstance(draw, (int, float, np.floating, np.integer)):

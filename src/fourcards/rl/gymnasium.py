@@ -60,7 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Bot, State, derive_seed
-from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, MissingExtraError
+from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidTypeError, MissingExtraError
 from ..rng import Rng
 from ..tournament import Entrant, parse_entrant
 from .._position import shown
@@ -99,7 +99,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
             raise FourCardsError(f"illegal_action={illegal_action!r:.40}: 'end' (the episode, with illegal_reward) "
                                  "or 'raise'")
         if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(illegal_reward, (int, float, np.number)):
-            raise TypeError(f"illegal_reward must be a number, not {type(illegal_reward).__name__}")
+            raise InvalidTypeError(f"illegal_reward must be a number, not {type(illegal_reward).__name__}")
         if not math.isfinite(illegal_reward):
             raise FourCardsError(f"illegal_reward={illegal_reward!r} must be a finite number")
         if render_mode not in (None, "ansi", "human"):
@@ -108,7 +108,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         self.entry, self.game = make_game(game_name, rules)
         n = self.game.num_players
         if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
-            raise TypeError(f"seat must be an int, not {type(seat).__name__}")
+            raise InvalidTypeError(f"seat must be an int, not {type(seat).__name__}")
         if not 0 <= seat < n:
             raise FourCardsError(f"seat={seat!r} is not a seat of {n} players")
         if isinstance(opponents, str):
@@ -116,8 +116,8 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc,unused
         elif isinstance(opponents, Sequence) and all(isinstance(k, str) for k in opponents):
             specs = list(opponents)
         else:
-            raise TypeError(f"opponents is a bot kind (such as 'greedy' or 'search:iterations=200') or a list "
-                            f"of them, not {type(opponents).__name__} {shown(opponents)}")
+            raise InvalidTypeError(f"opponents is a bot kind (such as 'greedy' or 'search:iterations=200') or a list "
+                                   f"of them, not {type(opponents).__name__} {shown(opponents)}")
         if len(specs) != n - 1:
             wanted = f"one bot, or {n - 1} (one per other seat)" if n > 1 else "one bot kind (no other seat to fill)"
             raise FourCardsError(f"opponents={shown(opponents)}: {wanted}")

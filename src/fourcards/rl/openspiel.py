@@ -60,7 +60,7 @@ from ..gangoffour.match import (
     OBSERVATION_SIZE, GangOfFour, MatchState, Played, RoundStart, Rules,
 )
 from ..gangoffour.simulate import random_playouts
-from ..errors import FourCardsError, UnknownSeatError
+from ..errors import FourCardsError, InvalidTypeError, UnknownSeatError
 from ..rng import Rng
 from ._common import DEALS, deal_outcome, sampler_seed, spiel_seat
 
@@ -475,11 +475,11 @@ def resample(state: GangOfFourSpielState, player: int, rng: np.random.Generator)
         return other
     n = payload.engine.num_players
     if isinstance(player, bool) or not isinstance(player, (int, np.integer)):
-        raise TypeError(f"player must be an int, not {type(player).__name__}")
+        raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
     if not 0 <= int(player) < n:
         raise UnknownSeatError(f"player {player!r} is not a seat (0..{n - 1})")
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), not {type(rng).__name__}")
+        raise InvalidTypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), not {type(rng).__name__}")
     player = int(player)
     facts = _facts(state._p)
     information = facts.plans.get(player)
@@ -543,7 +543,7 @@ class CompiledRolloutEvaluator:
 
     def __init__(self, n_rollouts: int = 1, seed: int = 0) -> None:
         if not isinstance(n_rollouts, int) or isinstance(n_rollouts, bool):
-            raise TypeError(f"n_rollouts must be an int, not {type(n_rollouts).__name__}")
+            raise InvalidTypeError(f"n_rollouts must be an int, not {type(n_rollouts).__name__}")
         if not 1 <= n_rollouts <= 2**31 - 1:
             raise FourCardsError(f"n_rollouts={n_rollouts} must be 1..2**31-1")
         self.n_rollouts = n_rollouts
@@ -552,7 +552,7 @@ class CompiledRolloutEvaluator:
     def evaluate(self, state: GangOfFourSpielState) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The mean returns of the rollouts from ``state``, one per player."""
         if not isinstance(state, GangOfFourSpielState):
-            raise TypeError(f"state must be a Gang of Four OpenSpiel state, not {type(state).__name__}")
+            raise InvalidTypeError(f"state must be a Gang of Four OpenSpiel state, not {type(state).__name__}")
         match = state.match
         if match is None:  # the deal: a random one per rollout, as RandomRolloutEvaluator samples chance
             n = state._engine.num_players

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import State
-from ..errors import FourCardsError, MissingExtraError
+from ..errors import FourCardsError, InvalidTypeError, MissingExtraError
 from ..rng import Rng
 from ._common import action_int, agent_name, check_seed, make_game, observation_with_mask, seat_of
 from .render import show
@@ -66,7 +66,7 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
                                  "'human' or None")
         if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
                                        or isinstance(max_cycles, (bool, np.bool_))):
-            raise TypeError(f"max_cycles must be a positive int or None, not {type(max_cycles).__name__}")
+            raise InvalidTypeError(f"max_cycles must be a positive int or None, not {type(max_cycles).__name__}")
         if max_cycles is not None and max_cycles < 1:
             raise FourCardsError(f"max_cycles={max_cycles!r} must be a positive int or None")
         self.entry, self.game = make_game(game_name, rules)

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from .._backend import load
 from ..engine import check_flag, derive_seed
-from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidRulesError
+from ..errors import FourCardsError, IllegalMoveError, InvalidActionError, InvalidRulesError, InvalidTypeError
 from ..gangoffour import _kernels
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour, Rules
 from ..gangoffour.simulate import POLICIES
@@ -61,7 +61,7 @@ _STEP, _RESET, _RESET_NEXT = 0, 1, 2
 
 def _whole(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}")
     return int(value)
 
 
@@ -69,10 +69,10 @@ def int_actions(actions: object) -> npt.NDArray[Any]:
     """``actions`` as an integer array: TypeError for floats, and for a bool anywhere
     (``[True, 5]`` would otherwise be taken as ``[1, 5]``)."""
     if isinstance(actions, (list, tuple)) and any(isinstance(a, (bool, np.bool_)) for a in actions):
-        raise TypeError("actions must be integers, not bools")
+        raise InvalidTypeError("actions must be integers, not bools")
     array = np.asarray(actions)
     if array.dtype.kind not in "iu":
-        raise TypeError(f"actions must be integers, not {array.dtype}")
+        raise InvalidTypeError(f"actions must be integers, not {array.dtype}")
     return array
 
 
@@ -143,7 +143,7 @@ class VectorGangOfFour:
         seed = seed_in_range(seed)
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gangoffour Rules, not {type(rules).__name__}")
+            raise InvalidTypeError(f"rules must be a gangoffour Rules, not {type(rules).__name__}")
         if seat is not None:
             seat = _whole(seat, "seat")
             if not 0 <= seat < rules.players:
@@ -238,7 +238,8 @@ class VectorGangOfFour:
                     f"or {players} with None at each learning seat"
                 )
         else:
-            raise TypeError(f"opponents must be a name, a sequence of names or None, not {type(opponents).__name__}")
+            raise InvalidTypeError(
+                f"opponents must be a name, a sequence of names or None, not {type(opponents).__name__}")
         names = ["greedy" if name == BEST else name for name in names]  # the best policy in C
         for p, name in enumerate(names):
             if name is not None and (not isinstance(name, str) or name not in POLICIES):

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 
 __all__ = ["Limits", "Refusal", "OriginPolicy", "TrustedProxies", "ConnectionCounter", "RateLimiter",
            "TokenBucket", "Admission", "AdmissionMiddleware", "address_key", "LIMIT_FLAGS"]
@@ -131,12 +131,12 @@ class Limits:
             low, high = spec.metadata["low"], spec.metadata["high"]
             if spec.type == "int":
                 if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError(f"Limits.{spec.name} must be an int, not {type(value).__name__}")
+                    raise InvalidTypeError(f"Limits.{spec.name} must be an int, not {type(value).__name__}")
                 if value < low:
                     raise FourCardsError(f"Limits.{spec.name}={value!r}: at least {low}")
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise TypeError(f"Limits.{spec.name} must be a number, not {type(value).__name__}")
+                    raise InvalidTypeError(f"Limits.{spec.name} must be a number, not {type(value).__name__}")
                 if not (math.isfinite(value) and (value > 0 or value == low == 0)):
                     raise FourCardsError(f"Limits.{spec.name}={value!r}: a finite number "
                                          f"{'from' if low == 0 else 'above'} 0")

@@ -32,7 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .._position import shown
 from ..decks import parse_deck
-from ..errors import FourCardsError, InvalidStateError, MissingExtraError
+from ..errors import FourCardsError, InvalidStateError, InvalidTypeError, MissingExtraError
 from ..games import GAMES, get_game
 from ..hosting import HTTP_STATUS
 from ..hosting.bots import checked_bot
@@ -979,10 +979,10 @@ def _check_db(db: object) -> None:
     if db is None:
         return
     if not isinstance(db, (str, os.PathLike)):
-        raise TypeError(f"db is a file path or a postgresql:// URL, not {type(db).__name__}")
+        raise InvalidTypeError(f"db is a file path or a postgresql:// URL, not {type(db).__name__}")
     text = os.fspath(db)
     if not isinstance(text, str):
-        raise TypeError("db is a file path or a postgresql:// URL, not bytes")
+        raise InvalidTypeError("db is a file path or a postgresql:// URL, not bytes")
     if is_postgres_url(text):
         try:
             import psycopg  # noqa: F401
@@ -1022,11 +1022,11 @@ def create_app(db: str | os.PathLike[str] | None = None, *, store: Store | None 
     (beside the SQLite file, ``PATH.key``, or in the PostgreSQL database), made on
     first use."""
     if not isinstance(bot_delay, (int, float)) or isinstance(bot_delay, bool):
-        raise TypeError(f"bot_delay must be a number of seconds, not {type(bot_delay).__name__}")
+        raise InvalidTypeError(f"bot_delay must be a number of seconds, not {type(bot_delay).__name__}")
     if not 0 <= bot_delay <= 60:  # NaN fails too
         raise FourCardsError(f"bot_delay={bot_delay!r} must be 0 to 60 seconds")
     if key is not None and not isinstance(key, (str, bytes)):
-        raise TypeError(f"the server's key is str or bytes, not {type(key).__name__}")
+        raise InvalidTypeError(f"the server's key is str or bytes, not {type(key).__name__}")
     secret = None if key is None else (key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key)
     if secret is not None and len(secret) < MIN_KEY_BYTES:
         raise FourCardsError(f"the server's key has {len(secret)} bytes: it needs at least {MIN_KEY_BYTES}")

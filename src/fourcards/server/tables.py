@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..engine import Game, State
-from ..errors import FourCardsError, InvalidStateError
+from ..errors import FourCardsError, InvalidStateError, InvalidTypeError
 from ..games import GAMES, GameEntry, get_game, load_object
 from ..hosting.bots import bot_for_turn, remember
 from ..hosting.service import DATA_FORMAT, new_data
@@ -465,7 +465,7 @@ def master_specs() -> dict[str, MasterSpec]:
                 try:
                     spec = load_object(path)
                     if not isinstance(spec, MasterSpec):
-                        raise TypeError(f"{path} is a {type(spec).__name__}, not a MasterSpec")
+                        raise InvalidTypeError(f"{path} is a {type(spec).__name__}, not a MasterSpec")
                 except Exception:  # a broken plug-in must not stop the server
                     log.exception("game %s: master %s could not be loaded", entry.name, path)
                     continue
@@ -823,7 +823,7 @@ class TurnTable(Table):
 
     def board_text(self, step: int) -> str | None:
         if isinstance(step, bool) or not isinstance(step, int):
-            raise TypeError(f"step must be an int, not {type(step).__name__}")
+            raise InvalidTypeError(f"step must be an int, not {type(step).__name__}")
         if not self.terminal:
             raise FourCardsError("the match is not over")
         if not 0 <= step <= self.state.step:

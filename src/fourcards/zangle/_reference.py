@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 
 __all__ = ["zangle_init", "zangle_find_packed", "zangle_any_packed", "check_packed", "KINDS", "ROW"]
 
@@ -42,7 +42,7 @@ def zangle_init(tilings: Mapping[int, Sequence[Sequence[int]]]) -> None:
 def check_packed(packed: object, name: str = "packed") -> int:
     """Packed card counts, checked: an int of 44 bits (no bool, no float)."""
     if not isinstance(packed, int) or isinstance(packed, bool):
-        raise TypeError(f"{name} must be packed card counts (an int), not {type(packed).__name__}")
+        raise InvalidTypeError(f"{name} must be packed card counts (an int), not {type(packed).__name__}")
     if not 0 <= packed < 1 << (4 * KINDS):
         raise FourCardsError(f"{name}={packed:#x}: packed card counts use 4 bits for each of 11 kinds")
     return packed

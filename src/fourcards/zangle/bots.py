@@ -8,6 +8,7 @@ from ..bots import RandomBot
 from .game import ZangleObservation
 from .speedster import SpeedsterBot
 from ..engine import check_to_act, checked_legal
+from ..errors import InvalidTypeError
 
 __all__ = ["RandomBot", "GreedyBot", "SpeedsterBot"]
 
@@ -22,7 +23,7 @@ class GreedyBot:
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, ZangleObservation):
-            raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
         check_to_act(observation)
         legal = checked_legal(legal_actions, observation=observation)
         zangle_of = dict(zip(observation.legal_actions, observation.legal_zangles))

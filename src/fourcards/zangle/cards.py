@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import FourCardsError, InvalidCardError
+from ..errors import FourCardsError, InvalidCardError, InvalidTypeError
 from . import _kernels, _reference
 from .geometry import SHAPE_ORDER, SHAPES
 from .tiling import TILINGS
@@ -61,7 +61,7 @@ TILING_COUNTS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
 def kind_code(card: str) -> int:
     """The code of a card given by notation (case-insensitive)."""
     if not isinstance(card, str):
-        raise TypeError(f"a Zangle card is given by its notation (a str), not {type(card).__name__} ({card!r})")
+        raise InvalidTypeError(f"a Zangle card is given by its notation (a str), not {type(card).__name__} ({card!r})")
     text = card.strip().lower()
     for code, kind in enumerate(KINDS):
         if kind.lower() == text:
@@ -77,8 +77,8 @@ def deck_cards(composition: Mapping[str, int] | None = None) -> list[int]:
     """The deck as card codes (default: :data:`DEFAULT_DECK`)."""
     composition = DEFAULT_DECK if composition is None else composition
     if not isinstance(composition, Mapping):
-        raise TypeError(f"a deck composition maps card notation to a count (a dict), not "
-                        f"{type(composition).__name__}")
+        raise InvalidTypeError(f"a deck composition maps card notation to a count (a dict), not "
+                               f"{type(composition).__name__}")
     cards: list[int] = []
     for kind, count in composition.items():
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
@@ -136,7 +136,7 @@ def check_zangle_value(zangle: object) -> Zangle:
     (``TypeError`` for another type).  It does not check the rules: see
     :func:`check_zangle`."""
     if not isinstance(zangle, Zangle):
-        raise TypeError(f"expected a Zangle, not {type(zangle).__name__}")
+        raise InvalidTypeError(f"expected a Zangle, not {type(zangle).__name__}")
 
     def in_range(value: object, high: int) -> bool:
         return type(value) is int and 0 <= value < high
@@ -175,7 +175,7 @@ def check_zangle(target: str, pieces: str | Sequence[str], places: str | Sequenc
     if len(places) != len(pieces):
         raise FourCardsError(f"{len(pieces)} pieces but {len(places)} places")
     if not isinstance(target_place, str):
-        raise TypeError(f"target_place is 'centre' or 'own', not {type(target_place).__name__}")
+        raise InvalidTypeError(f"target_place is 'centre' or 'own', not {type(target_place).__name__}")
     target_place = target_place.strip().lower()
     for place in list(places) + [target_place]:
         if place not in PLACES:
@@ -206,8 +206,8 @@ def card_code(card: str | int) -> int:
     except TypeError:
         code = None
     if code is None:
-        raise TypeError(f"a Zangle card is a notation (str) or a code (int 0..10), not "
-                        f"{type(card).__name__} ({card!r})")
+        raise InvalidTypeError(f"a Zangle card is a notation (str) or a code (int 0..10), not "
+                               f"{type(card).__name__} ({card!r})")
     if not 0 <= code < len(KINDS):
         raise InvalidCardError(f"{code} is not a Zangle card code (0..{len(KINDS) - 1})")
     return code
@@ -219,7 +219,7 @@ def split_cards(cards: str | Iterable[str | int]) -> list[str | int]:
     if isinstance(cards, str):
         return list(cards.replace(",", " ").split())
     if isinstance(cards, (bytes, bytearray)):
-        raise TypeError("cards must be text or a list of cards, not bytes")
+        raise InvalidTypeError("cards must be text or a list of cards, not bytes")
     return list(cards)
 
 

@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from .. import _position as check
 from ..engine import Game, GameRules, State, option
-from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError
+from ..errors import IllegalMoveError, InvalidRulesError, InvalidStateError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import DealSampler
 from . import _kernels
@@ -165,7 +165,7 @@ def parse_zangle(text: str) -> Zangle:
     '3(own) = 1(centre) + 2(own)'
     """
     if not isinstance(text, str):
-        raise TypeError(f"Zangle text must be a str, not {type(text).__name__}")
+        raise InvalidTypeError(f"Zangle text must be a str, not {type(text).__name__}")
     target_text, equals, pieces_text = text.partition("=")
     parts = [_PART.match(part) for part in [target_text, *pieces_text.split("+")]]
     if not equals or any(match is None for match in parts):
@@ -649,7 +649,7 @@ class ZangleState(State[Zangle]):
             if code is None:
                 raise IllegalMoveError(f"{action} is not a Zangle of this game")
             return code
-        raise TypeError(f"an action must be an int, a Zangle or its text, not {type(action).__name__}")
+        raise InvalidTypeError(f"an action must be an int, a Zangle or its text, not {type(action).__name__}")
 
     def _int_to_action(self, action: int) -> Zangle:
         return self.game.actions[action]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
 from .cards import KINDS
@@ -144,7 +144,7 @@ class SearchBot(SearchPlayer):
 
     def choose(self, observation: ZangleObservation, legal_actions: Sequence[int]) -> int:
         if not isinstance(observation, ZangleObservation):
-            raise TypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
+            raise InvalidTypeError(f"observation must be a Zangle observation, not {type(observation).__name__}")
         legal_actions = checked_legal(legal_actions, self.game.num_distinct_actions, observation)
         check_to_act(observation)
         with self._lock:

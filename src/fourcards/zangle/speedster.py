@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..errors import FourCardsError, InvalidRulesError, UnknownSeatError
+from ..errors import FourCardsError, InvalidRulesError, InvalidTypeError, UnknownSeatError
 from ..rng import Rng
 import math
 
@@ -236,7 +236,7 @@ class SpeedsterTable:
         on, by default the current one) or a hit; applied by :meth:`resolve`.
         Everything is checked here, before the event is queued."""
         if isinstance(player, bool) or not isinstance(player, int):
-            raise TypeError(f"player must be an int, not {type(player).__name__}")
+            raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
         if not 0 <= player < self.players:
             raise UnknownSeatError(f"player {player!r} is not a seat (0..{self.players - 1})")
         if kind not in ("call", "hit"):
@@ -252,7 +252,7 @@ class SpeedsterTable:
             if version is None:
                 version = self.version
             if isinstance(version, bool) or not isinstance(version, int):
-                raise TypeError(f"version must be an int, not {type(version).__name__}")
+                raise InvalidTypeError(f"version must be an int, not {type(version).__name__}")
             if not 1 <= version <= self.version:
                 raise FourCardsError(f"version {version!r} is not a centre version seen yet (1..{self.version})")
             if timestamp < self._clock:
@@ -364,7 +364,7 @@ class SpeedsterTable:
 
 def _check_time(value: object, name: str) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+        raise InvalidTypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
     if not math.isfinite(value):
         raise FourCardsError(f"{name}={value!r} must be a finite number of seconds")
 

@@ -21,7 +21,7 @@ from importlib import resources
 from itertools import combinations_with_replacement
 from typing import Final
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from .geometry import SHAPES, Cell, placements
 
 __all__ = ["tiles", "all_tilings", "TILINGS", "tiling_key"]
@@ -61,7 +61,7 @@ _CANONICAL: Final = {name.lower(): name for name in SHAPES}
 def _shape_name(notation: object) -> str:
     """A shape's notation as the library prints it (``"4B"`` and ``" 4b "`` are ``"4b"``)."""
     if not isinstance(notation, str):
-        raise TypeError(f"a shape is given by its notation (a str), not {type(notation).__name__}")
+        raise InvalidTypeError(f"a shape is given by its notation (a str), not {type(notation).__name__}")
     name = _CANONICAL.get(notation.strip().lower())
     if name is None:
         raise FourCardsError(f"{notation!r:.40} is not a shape: {', '.join(SHAPES)}")
@@ -79,7 +79,7 @@ def tiles(target: str, pieces: str | Sequence[str]) -> bool:
     if isinstance(pieces, str):
         pieces = pieces.replace(",", " ").split()
     elif isinstance(pieces, (bytes, bytearray)) or not isinstance(pieces, Sequence):
-        raise TypeError(f"the pieces are shape notations (a list or text), not {type(pieces).__name__}")
+        raise InvalidTypeError(f"the pieces are shape notations (a list or text), not {type(pieces).__name__}")
     pieces = [_shape_name(piece) for piece in pieces]
     cells = _shape(target)
     if sum(SHAPES[p].size for p in pieces) != len(cells):
