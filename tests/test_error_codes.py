@@ -10,6 +10,7 @@ import pkgutil
 import random
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +18,8 @@ import pytest
 import fourcards
 from fourcards.errors import (
     ERROR_CODES, FourCardsError, GameOverError, IllegalMoveError, ImpossibleCardsError, InvalidActionError,
-    InvalidCardError, InvalidComboError, InvalidTypeError, NotYourTurnError, StaleActionError, UnknownGameError, UnknownSeatError,
+    InvalidCardError, InvalidComboError, InvalidTypeError, NotYourTurnError, StaleActionError, UnknownGameError,
+    UnknownSeatError,
 )
 from fourcards.games import get_game
 
@@ -204,9 +206,11 @@ def test_no_wrong_type_is_a_bare_type_error() -> None:
     error = InvalidTypeError("x")
     assert isinstance(error, FourCardsError) and isinstance(error, TypeError) and isinstance(error, ValueError)
     assert error.code == "bad_type" and ERROR_CODES["bad_type"]
-    for call in (lambda: get_game("gang-of-four").new_game().new_match(1.5),
-                 lambda: get_game("zangle").new_game().new_match(1).observation(None),
-                 lambda: get_game("four-color").new_game().new_match(1).apply(True)):
+    calls: list[Callable[[], object]] = [
+        lambda: get_game("gang-of-four").new_game().new_match(1.5),  # type: ignore[arg-type]
+        lambda: get_game("zangle").new_game().new_match(1).observation(None),
+        lambda: get_game("four-color").new_game().new_match(1).apply(True)]
+    for call in calls:
         with pytest.raises(FourCardsError) as caught:
             call()
         assert caught.value.code == "bad_type", caught.value
