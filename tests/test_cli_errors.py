@@ -13,6 +13,7 @@ import fourcards
 
 from fourcards.cli import main
 from fourcards.fourcolor import FourColor
+from fourcards.games import GAMES
 from fourcards.gangoffour import GangOfFour
 
 
@@ -235,3 +236,13 @@ def test_a_dask_scheduler_that_is_not_there_is_one_line(capsys: pytest.CaptureFi
     pytest.importorskip("distributed", reason="the dask backend needs the distributed extra")
     line = refused(["simulate", "--backend", "dask", "--scheduler", "garbage", "--matches", "1"], capsys)
     assert "--scheduler 'garbage': no Dask scheduler there" in line
+
+
+def test_a_game_where_the_command_goes_names_the_commands_that_take_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial: ``fourcards --seed 3 four-pack`` was argparse's "invalid choice",
+    which lists the commands but not how to give the game."""
+    for name in GAMES:
+        line = refused(["--seed", "3", name], capsys)
+        assert f"'{name}' is a game, not a command" in line
+        assert f"fourcards demo {name}" in line and f"fourcards play {name}" in line
+    assert "invalid choice: 'nonsense'" in refused(["nonsense"], capsys)  # any other word: argparse's message

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .. import __version__
-from .args import Parser
+from .args import Parser, quote
 
 __all__ = ["main", "Parser", "build_parser", "game_commands"]
 
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import demo, play, serve, simulate
 
     parser = Parser(prog="fourcards", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.hint_for_choice = _game_not_command
     parser.add_argument("--version", action="version", version=f"fourcards {__version__}")
     demo.add_top_level_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -165,6 +166,19 @@ def _takes(parser: argparse.ArgumentParser, command: str, game: str | None, flag
                         sub = inner.choices[game]
             return flag in sub._option_string_actions
     return True
+
+
+def _game_not_command(word: str) -> str | None:
+    """What to say when a game's name stands where the command goes (``fourcards --seed 3 GAME``)."""
+    from ..errors import FourCardsError
+    from ..games import get_game
+
+    try:
+        name = get_game(word).name
+    except FourCardsError:
+        return None
+    return (f"{quote(word)} is a game, not a command: a match between bots is fourcards demo {name} "
+            f"(or fourcards --game {name}); to play it, fourcards play {name}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import os
 import sys
 import time
@@ -30,9 +31,18 @@ class CommandLineError(FourCardsError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``fourcards play GAME: error: argument --players: ...``."""
+    """argparse with one-line errors: ``fourcards play GAME: error: argument --players: ...``.
+
+    ``hint_for_choice`` (optional) says more about a word given where a subcommand was
+    expected (``fourcards GAME``: a game, not a command), or None."""
+
+    hint_for_choice: Callable[[str], str | None] | None = None
 
     def error(self, message: str) -> NoReturn:
+        refused = re.match(r"argument \w+: invalid choice: '(.*)' \(choose from", message)
+        hint = self.hint_for_choice(refused.group(1)) if refused and self.hint_for_choice else None
+        if hint is not None:
+            message = hint
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
