@@ -161,6 +161,8 @@ def test_errors_have_their_code_and_status(service: Example) -> None:
     match, token = created["match"], created["tokens"]["0"]
     _, update = service.call("GET", f"/matches/{match}/updates?seat=0", token=token)
     act = f"/matches/{match}/actions"
+    elsewhere = MatchService(MemoryMatchStore(), KEY)  # a good token of a match this service does not have
+    elsewhere.create("zangle", [None, None, None], match_id="nope")
     cases = [
         (service.call("POST", act, {"seat": 0, "action": 1}, token="wrong"), 403, "bad_token"),
         (service.call("POST", act, {"seat": 0, "action": 1}, token=created["tokens"]["2"]), 403, "bad_token"),
@@ -169,7 +171,7 @@ def test_errors_have_their_code_and_status(service: Example) -> None:
         (service.call("POST", "/matches/nope/actions", {"seat": 0, "action": 1},
                       token=created["tokens"]["0"]), 403, "bad_token"),  # the token is checked first
         (service.call("POST", "/matches/nope/actions", {"seat": 0, "action": 1},
-                      token=MatchService(MemoryMatchStore(), KEY).seat_token("nope", 0)), 404, "unknown_table"),
+                      token=elsewhere.seat_token("nope", 0)), 404, "unknown_table"),
         (service.call("GET", "/matches/nope/updates"), 404, "unknown_table"),
         (service.call("POST", act, {"seat": 0, "action": "zz"}, token=token), 400, "bad_action"),
         (service.call("POST", act, {"seat": 0, "action": 99_999}, token=token), 400, "bad_action"),

@@ -750,3 +750,94 @@ def test_the_deal_helpers_and_derive_seed_refuse_a_seed_outside_64_bits(seed: in
     assert derive_seeds(1, 1, start=2**64 - 1).tolist() == [derive_seed(1, 2**64 - 1)]
     top: Any = np.uint64(2**64 - 1)
     assert derive_seed(top, np.int64(3).item()) == derive_seed(2**64 - 1, 3) == derive_seed(top, top * 0 + 3)
+
+
+# -- a first user's trial of wrong types (the fourteenth session) -------------------------------
+
+def test_rng_below_refuses_a_bound_past_64_bits_instead_of_drawing_forever() -> None:
+    """``Rng(1).below(2**64 + 1)`` looped without end: its threshold was at or above 2**64, so
+    no draw was ever accepted (a float bound went on to ``0.5`` answers)."""
+    rng = Rng(1)
+    for huge in (2**64 + 1, 2**70, 10**400):
+        with pytest.raises(FourCardsError, match="below_big draws beyond"):
+            rng.below(huge)
+    for wrong in (1.5, float("nan"), float("inf"), "3", True, None):
+        with pytest.raises(InvalidTypeError, match="below\\(\\) needs an int n"):
+            rng.below(wrong)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="1 <= n"):
+        rng.below(0)
+    assert rng == Rng(1)  # nothing drawn by a refusal
+    seven: Any = np.int64(7)
+    assert rng.below(2**64) == Rng(1).next_u64() and Rng(1).below(seven) == Rng(1).below(7)
+    from fourcards.sampling import below_big
+
+    assert below_big(Rng(2), 2**100) < 2**100 and below_big(Rng(2), 7) == Rng(2).below(7)
+    for wrong in ("3", float("nan"), 1.5):
+        with pytest.raises(InvalidTypeError, match="below_big\\(\\) needs an int n"):
+            below_big(Rng(2), wrong)  # type: ignore[arg-type]
+
+
+def test_rng_state_and_shuffle_refuse_what_they_cannot_take() -> None:
+    with pytest.raises(InvalidTypeError, match="state must be an int"):
+        Rng.from_state(1.5)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match="state=.* must be in 0..2\\*\\*64-1"):
+        Rng.from_state(2**70)  # was taken, cut to 64 bits
+    assert Rng.from_state(Rng(5).state) == Rng(5)
+    rng = Rng(3)
+    for wrong in (1.5, (1, 2, 3), "abc", None):
+        with pytest.raises(InvalidTypeError, match="shuffle\\(\\) needs a list"):
+            rng.shuffle(wrong)  # type: ignore[arg-type]
+    assert rng == Rng(3)
+    items, array = [0, 1, 2, 3], np.arange(4)
+    Rng(3).shuffle(items)
+    Rng(3).shuffle(array)  # type: ignore[arg-type]
+    assert items == array.tolist()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"policies": 1.5}, "policies must be a sequence"), ({"compiled": np.zeros(3)}, "compiled must be a bool"),
+    ({"progress": 1}, "progress must be a function"), ({"executor": 1}, "executor must be a concurrent"),
+])
+def test_gang_of_four_simulate_many_refuses_wrong_types_by_name(options: dict[str, Any], message: str) -> None:
+    from fourcards.gangoffour.simulate import simulate as simulate_gof, simulate_many
+
+    with pytest.raises(InvalidTypeError, match=message):
+        simulate_many(2, 0, **options)
+    if "policies" in options or "compiled" in options:
+        with pytest.raises(InvalidTypeError, match=message):
+            simulate_gof(2, 0, **options)
+
+
+def test_bots_and_kinds_refuse_wrong_types_by_name() -> None:
+    from fourcards.bots import RandomBot
+    from fourcards.gangoffour import LearnedBot
+
+    for call, message in ((lambda: LearnedBot(0, policy=1.5), "policy must be a file path"),  # type: ignore[arg-type]
+                          (lambda: LearnedBot(seed="x"), "seed must be an int"),  # type: ignore[arg-type]
+                          (lambda: RandomBot(0, num_actions="3"), "num_actions"),  # type: ignore[arg-type]
+                          (lambda: RandomBot(0, num_actions=1.5), "num_actions")):  # type: ignore[arg-type]
+        with pytest.raises(InvalidTypeError, match=message):
+            call()
+    with pytest.raises(FourCardsError, match="num_actions must be at least 1"):
+        RandomBot(0, num_actions=0)
+    for name in GAMES:
+        entry = get_game(name)
+        for kind in (np.array([1, 2]), 1.5, None):
+            with pytest.raises(InvalidTypeError, match="a bot kind is a name"):
+                entry.new_bot(kind, entry.new_game())  # type: ignore[arg-type]
+        other = get_game(next(n for n in GAMES if n != name)).new_game()
+        with pytest.raises(InvalidTypeError, match="plays a"):
+            entry.new_bot("random", other)
+    with pytest.raises(FourCardsError, match="rule mode=.* must be str"):
+        get_game("zangle").new_game(mode=np.array([1, 2]))  # was numpy's "truth value ... ambiguous"
+
+
+@pytest.mark.parametrize("exposed", [1.5, None, 3, "RG RA RE", b"RG"])
+def test_four_color_exposed_melds_must_be_a_list(exposed: Any) -> None:
+    from fourcards.fourcolor import best_split, is_complete, waits
+
+    hand = "RG RA RE RG RA RE"
+    for call in (best_split, is_complete, waits):
+        with pytest.raises(InvalidTypeError, match="exposed must be a list of melds"):
+            call(hand, exposed)
+    assert is_complete(hand, ["GG GA GE"]) in (True, False)

@@ -52,7 +52,7 @@ import numpy as np
 
 from ._links import slot_names
 from .errors import FourCardsError, InvalidStateError, InvalidTypeError
-from .rng import Rng
+from .rng import MASK64, Rng
 
 __all__ = ["snapshot_of", "restore", "snapshot_actions", "SnapshotCache"]
 
@@ -410,7 +410,7 @@ class _Codec:
         if "d" in data:
             return {self.decode(k): self.decode(v) for k, v in (self._pair(p) for p in self._list(data["d"]))}
         if "rng" in data:
-            if type(data["rng"]) is not int:
+            if type(data["rng"]) is not int or not 0 <= data["rng"] <= MASK64:
                 raise InvalidStateError("saved snapshot has a malformed generator state")
             return Rng.from_state(data["rng"])
         if "rules" in data:

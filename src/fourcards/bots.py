@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Bot, check_to_act, checked_legal
+from .engine import Bot, check_count, check_to_act, checked_legal
+from .errors import FourCardsError
 from .rng import Rng
 
 __all__ = ["Bot", "RandomBot"]
@@ -33,8 +34,10 @@ class RandomBot:
     num_actions: int | None = None
 
     def __init__(self, seed: int = 0, num_actions: int | None = None) -> None:
+        if num_actions is not None and check_count(num_actions, "num_actions") < 1:
+            raise FourCardsError(f"num_actions must be at least 1 (or None: no bound), got {num_actions}")
         self.rng = Rng(seed)
-        self.num_actions = num_actions
+        self.num_actions = None if num_actions is None else int(num_actions)
 
     def choose(self, observation: Any, legal_actions: Sequence[int]) -> int:
         legal_actions = checked_legal(legal_actions, self.num_actions, observation)

@@ -341,6 +341,8 @@ def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]
     if isinstance(policies, str):  # one name, not a sequence of seats: never seat one bot a letter
         raise InvalidTypeError(f"policies are one name a seat, e.g. {policies.split(',')!r:.80}; "
                                f"got the string {policies[:60]!r}")
+    if not isinstance(policies, Iterable):
+        raise InvalidTypeError(f"policies must be a sequence of names, one a seat, not {type(policies).__name__}")
     codes = []
     for seat, policy in enumerate(policies):
         code = known.get(policy) if isinstance(policy, str) else None
@@ -352,7 +354,25 @@ def policy_codes(policies: Sequence[Any], known: Mapping[str, int]) -> list[int]
 
 def win_shares(winners: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
     """Each seat's wins over the rows of a ``(matches, seats)`` winners array,
-    a shared win counting 1/k (rows without a winner count for nobody)."""
+    a shared win counting 1/k (rows without a winner count for nobody).
+
+    ``winners`` is a 2-D numpy array of bools (or of ints 0 and 1);
+    :class:`~fourcards.errors.InvalidTypeError` for another type or dtype,
+    :class:`FourCardsError` for another shape or an int other than 0 or 1.
+
+    >>> win_shares(np.array([[True, True], [False, True]]))
+    array([0.5, 1.5])
+    """
+    if not isinstance(winners, np.ndarray):
+        raise InvalidTypeError(f"winners must be a (matches, seats) numpy array of bools, "
+                               f"not {type(winners).__name__}")
+    if winners.dtype.kind not in "biu":
+        raise InvalidTypeError(f"winners must be an array of bools, not of {winners.dtype}")
+    if winners.ndim != 2:
+        raise FourCardsError(f"winners must be a 2-D (matches, seats) array, not {winners.ndim}-D "
+                             f"of shape {winners.shape}")
+    if winners.dtype.kind != "b" and winners.size and not ((winners == 0) | (winners == 1)).all():
+        raise FourCardsError("winners must hold only 0 and 1 (False and True): a seat won a match or not")
     counts = winners.sum(axis=1, keepdims=True)
     share = np.divide(winners, counts, out=np.zeros(winners.shape, dtype=np.float64), where=counts > 0)
     result: npt.NDArray[np.float64] = share.sum(axis=0)

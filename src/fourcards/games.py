@@ -240,9 +240,11 @@ class GameEntry:
     def kind_of(self, kind: str) -> str:
         """The bot kind ``kind`` names: itself, or for ``"best"`` (:data:`BEST`) the
         :attr:`hint_bot` (the best bot that can play here); unknown kinds are refused."""
+        if not isinstance(kind, str):  # (before any ==: a numpy array's == is no answer)
+            raise InvalidTypeError(f"a bot kind is a name (a str such as {BEST!r}), not {type(kind).__name__}")
         if kind == BEST:
             return self.hint_bot
-        if not isinstance(kind, str) or kind not in self.bots:
+        if kind not in self.bots:
             raise FourCardsError(f"unknown bot {kind!r} for {self.name}; choose from "
                                  f"{', '.join(self.bots)} or {BEST}")
         return kind
@@ -254,7 +256,7 @@ class GameEntry:
         kind = self.kind_of(kind)
         seed = seed_in_range(seed, "a bot's seed")
         if not isinstance(game, self.game_class):
-            raise FourCardsError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
+            raise InvalidTypeError(f"a {kind} bot of {self.name} plays a {self.game_class.__name__} game "
                                  f"(entry.new_game(...)), not {type(game).__name__}")
         if kind not in self.available_bots:
             raise FourCardsError(f"the {kind} bot needs the compiled kernels (FOURCARDS_NO_EXTENSIONS is set, "

@@ -28,6 +28,7 @@ from .errors import FourCardsError, InvalidTypeError
 __all__ = ["Rng", "MASK64", "check_seed", "seed_in_range", "as_rng"]
 
 MASK64: Final = (1 << 64) - 1
+_TWO64: Final = 1 << 64
 _GOLDEN: Final = 0x9E3779B97F4A7C15
 _T = TypeVar("_T")
 
@@ -82,10 +83,11 @@ class Rng:
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
-        """A uniform integer in ``0..n-1`` (``n >= 1``)."""
-        if n < 1:
-            raise FourCardsError(f"below() needs n >= 1, got {n}")
-        threshold = ((1 << 64) - n) % n
+        """A uniform integer in ``0..n-1`` (``1 <= n <= 2**64``; beyond, see
+        :func:`fourcards.sampling.below_big`)."""
+        if type(n) is not int or not 1 <= n <= _TWO64:
+            n = _bound(n)
+        threshold = (_TWO64 - n) % n
         while True:
             r = self.next_u64()
             if r >= threshold:
@@ -94,6 +96,8 @@ class Rng:
     def shuffle(self, items: MutableSequence[_T]) -> None:
         """Shuffle in place (Fisher-Yates, last index first): the swap at ``i`` with
         ``below(i + 1)``, the generator's steps inlined (searches shuffle in their loops)."""
+        if not hasattr(type(items), "__setitem__") or not hasattr(type(items), "__len__"):
+            raise InvalidTypeError(f"shuffle() needs a list (a mutable sequence), not {type(items).__name__}")
         state = self.state
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
@@ -114,9 +118,9 @@ class Rng:
 
     @classmethod
     def from_state(cls, state: int) -> Rng:
-        """A generator continuing from a saved ``state``."""
+        """A generator continuing from a saved ``state`` (an int 0..2**64-1)."""
         rng = cls.__new__(cls)
-        rng.state = state & MASK64
+        rng.state = seed_in_range(state, "state")
         return rng
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -127,6 +131,18 @@ class Rng:
 
     def __hash__(self) -> int:
         return hash(("Rng", self.state))
+
+
+def _bound(n: Any) -> int:
+    """``n`` checked as :meth:`Rng.below`'s bound: an int (numpy's too) in 1..2**64."""
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise InvalidTypeError(f"below() needs an int n, not {type(n).__name__}")
+    bound = int(n)
+    if not 1 <= bound <= _TWO64:  # above 2**64 no draw would be accepted: a loop without end
+        raise FourCardsError(f"below() needs 1 <= n <= 2**64, got {bound}" if bound < 1 else
+                             f"below() needs n <= 2**64, got an int of {bound.bit_length()} bits "
+                             "(fourcards.sampling.below_big draws beyond)")
+    return bound
 
 
 def as_rng(value: Rng | int) -> Rng:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import numbers
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .engine import check_deadline
-from .errors import FourCardsError, SamplingCostError
+from .errors import FourCardsError, InvalidTypeError, SamplingCostError
 from .rng import Rng, as_rng
 
 __all__ = ["Group", "Placements", "DealSampler", "MatchingSampler", "below_big", "MAX_TRIES", "MAX_MEMO", "MAX_WORK",
@@ -126,8 +127,12 @@ def below_big(rng: Rng, n: int) -> int:
     >>> below_big(Rng(3), 10) in range(10), below_big(Rng(3), 7) == Rng(3).below(7)
     (True, True)
     """
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise InvalidTypeError(f"below_big() needs an int n, not {type(n).__name__}")
+    n = int(n)
     if n < 1:
         raise FourCardsError(f"below_big() needs n >= 1, got {n}")
+    rng = as_rng(rng)
     if n <= 1 << 64:
         return rng.below(n)
     bits = n.bit_length()

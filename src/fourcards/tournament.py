@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine import Bot, Game, derive_seed
+from .engine import Bot, Game, check_count, derive_seed
 from ._words import plural
 from .errors import FourCardsError, InvalidTypeError
-from .games import DEFAULT_GAME, GAMES, get_game, load_object
+from .games import DEFAULT_GAME, GAMES, GameEntry, get_game, load_object
 from .rng import seed_in_range
 from .stats import Interval, t_interval, wilson_interval
 
@@ -46,6 +46,34 @@ class Entrant:
     kind: str
     options: tuple[tuple[str, Any], ...] = ()
     label: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, str):
+            raise InvalidTypeError(f"an entrant's kind must be a str (a bot kind such as 'greedy'), "
+                                   f"not {type(self.kind).__name__}")
+        if not self.kind:
+            raise FourCardsError("an entrant's kind is empty: give a bot kind such as 'greedy'")
+        if not isinstance(self.label, str):
+            raise InvalidTypeError(f"an entrant's label must be a str, not {type(self.label).__name__}")
+        if not isinstance(self.options, tuple):
+            raise InvalidTypeError(f"an entrant's options must be a tuple of (name, value) pairs "
+                                   f"(Entrant.of({self.kind!r:.40}, name=value)), not {type(self.options).__name__}")
+        names = set()
+        for pair in self.options:
+            if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], str):
+                raise InvalidTypeError(f"an entrant's options must be (name, value) pairs with a str name, "
+                                       f"not {pair!r:.60}")
+            name, value = pair
+            if not name:
+                raise FourCardsError(f"an entrant's option has an empty name: {pair!r:.60}")
+            if name in names:
+                raise FourCardsError(f"an entrant's option {name} is given twice")
+            names.add(name)
+            try:
+                hash(value)
+            except TypeError:
+                raise InvalidTypeError(f"an entrant's option {name} must be a hashable value (a number, text, "
+                                       f"a tuple, ...), not {type(value).__name__}") from None
 
     @staticmethod
     def of(kind: str, label: str = "", **options: Any) -> Entrant:
@@ -110,9 +138,51 @@ def score_name(game: str) -> str:
 def make_bot(entrant: Entrant, seed: int, game: str = DEFAULT_GAME, engine: Game[Any] | None = None) -> Bot:
     """A seeded bot of the entrant's kind for ``game`` (a name of :mod:`fourcards.games`),
     playing ``engine`` (the game under the match's rules; default: its default rules)."""
+    seed = seed_in_range(seed)
+    entry, engine = _bot_inputs(entrant, game, engine)
+    return entry.new_bot(entrant.kind, engine, seed, **dict(entrant.options))
+
+
+def _bot_inputs(entrant: Any, game: Any, engine: Any) -> tuple[GameEntry, Game[Any]]:
+    """:func:`make_bot`'s ``entrant``, ``game`` and ``engine`` checked: the game's registry
+    entry and the engine to play (a new one under the default rules for None)."""
+    if not isinstance(entrant, Entrant):
+        raise InvalidTypeError(f"entrant must be an Entrant (parse_entrant({entrant!r:.40})), "
+                               f"not {type(entrant).__name__}")
     entry = get_game(game)
-    return entry.new_bot(entrant.kind, _new_game(entry.name, {}) if engine is None else engine, seed,
-                         **dict(entrant.options))
+    if engine is None:
+        return entry, _new_game(entry.name, {})
+    if not isinstance(engine, Game):
+        raise InvalidTypeError(f"engine must be a Game (get_game(...).new_game()) or None, not {type(engine).__name__}")
+    if not isinstance(engine, entry.game_class):
+        raise FourCardsError(f"engine is a {type(engine).__name__}, not a game of {entry.name} "
+                             f"({entry.game_class.__name__})")
+    return entry, engine
+
+
+def _entrant_tuple(entrants: Any) -> tuple[Entrant, ...]:
+    """``entrants`` checked as a sequence of :class:`Entrant`."""
+    if isinstance(entrants, (str, bytes)):
+        raise InvalidTypeError("entrants are a sequence of Entrant (parse_entrant('greedy'), ...), not one text")
+    if isinstance(entrants, Mapping) or not isinstance(entrants, Iterable):
+        raise InvalidTypeError(f"entrants must be a sequence of Entrant (parse_entrant('greedy'), ...), "
+                               f"not {type(entrants).__name__}")
+    checked = tuple(entrants)
+    for entrant in checked:
+        if not isinstance(entrant, Entrant):
+            raise InvalidTypeError(
+                f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
+    return checked
+
+
+def _rules_dict(rules: Any) -> dict[str, Any]:
+    """``rules`` checked as a mapping of rule names (str) to values; a new dict."""
+    if not isinstance(rules, Mapping):
+        raise InvalidTypeError(f"rules must be a dict of rule names to values, not {type(rules).__name__}")
+    for name in rules:
+        if not isinstance(name, str):
+            raise InvalidTypeError(f"rules: a rule's name must be a str, not {type(name).__name__} {name!r:.40}")
+    return dict(rules)
 
 
 def _new_game(game: str, rules: dict[str, Any]) -> Any:
@@ -126,18 +196,30 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
     A game whose registry entry names ``tournament_rows`` (a function of the
     entrants, the deal numbers, the seed and the rules giving the records'
     rows, or None when it cannot play those entrants) plays them that way:
-    the same records, faster."""
-    entry = get_game(game_name)  # "best" plays as the kind it names, under its own label
-    entrants = [replace(e, kind=entry.kind_of(e.kind), label=e.name) for e in entrants]
+    the same records, faster.
+
+    ``entrants``: one :class:`Entrant` a seat; ``deal_numbers``: a sequence of ints
+    0..2**64-1; ``seed``: an int 0..2**64-1; ``rules``: a dict of the game's rule options."""
+    entry = get_game(game_name)
+    checked = _entrant_tuple(entrants)
+    seed = seed_in_range(seed)
+    if isinstance(deal_numbers, (str, bytes, bytearray, Mapping)) or not isinstance(deal_numbers, Iterable):
+        raise InvalidTypeError(f"deal_numbers must be a sequence of ints, not {type(deal_numbers).__name__}")
+    deals = [seed_in_range(deal, f"deal_numbers[{index}]") for index, deal in enumerate(deal_numbers)]
+    rules = _rules_dict(rules)
+    game = _new_game(entry.name, rules)
+    n = game.num_players
+    if len(checked) != n:
+        raise FourCardsError(f"entrants: {n} seats need {n} entrants, got {len(checked)}")
+    # "best" plays as the kind it names, under its own label
+    entrants = [replace(e, kind=entry.kind_of(e.kind), label=e.name) for e in checked]
     if entry.tournament_rows is not None:
-        fast = load_object(entry.tournament_rows)(entrants, deal_numbers, seed, rules)
+        fast = load_object(entry.tournament_rows)(entrants, deals, seed, rules)
         if fast is not None:
             return [MatchRecord(*row) for row in fast]
-    game = _new_game(game_name, rules)
     per_round = game.score_unit == "round"
-    n = game.num_players
     records = []
-    for deal in deal_numbers:
+    for deal in deals:
         match_seed = derive_seed(seed, deal)
         for rotation in range(n):
             seating = tuple((seat + rotation) % n for seat in range(n))
@@ -192,29 +274,28 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     rule options.  ``progress(done, total)`` is
     called with the matches played as chunks finish.
     """
-    if isinstance(entrants, (str, bytes)):
-        raise InvalidTypeError("entrants are a sequence of Entrant (parse_entrant('greedy'), ...), not one text")
-    entrants = tuple(entrants)
-    for entrant in entrants:
-        if not isinstance(entrant, Entrant):
-            raise InvalidTypeError(
-                f"an entrant is an Entrant (parse_entrant({entrant!r:.40})), not {type(entrant).__name__}")
+    entrants = _entrant_tuple(entrants)
     seed = seed_in_range(seed)
     if progress is not None and not callable(progress):
         raise InvalidTypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise InvalidTypeError(f"executor must be a concurrent.futures Executor (with submit), or None, "
+                               f"not {type(executor).__name__}")
+    deals = check_count(deals, "deals")
+    chunk = check_count(chunk, "chunk")
     for name in {entrant.name for entrant in entrants}:
         if len({(e.kind, e.options) for e in entrants if e.name == name}) > 1:
             raise FourCardsError(f"two different bots are both named {name!r}: their rows would merge "
                                  "(give each a label)")
     game = get_game(game).name
-    rules.setdefault("players", len(entrants))
-    if len(entrants) != rules["players"]:
-        raise FourCardsError(f"{rules['players']} seats need {rules['players']} entrants, got {len(entrants)}")
-    if type(deals) is not int or not 1 <= deals <= MAX_DEALS:
+    if not 1 <= deals <= MAX_DEALS:
         raise FourCardsError(f"deals must be 1..{MAX_DEALS:,}, got {deals!r}")
-    if type(chunk) is not int or chunk < 1:
+    if chunk < 1:
         raise FourCardsError(f"chunk must be at least 1, got {chunk!r}")
-    engine = _new_game(game, rules)  # fail early on rules the game refuses
+    rules.setdefault("players", len(entrants))
+    engine = _new_game(game, rules)  # fail early on rules the game refuses (players=1.5 too)
+    if len(entrants) != engine.num_players:
+        raise FourCardsError(f"{engine.num_players} seats need {engine.num_players} entrants, got {len(entrants)}")
     for entrant in entrants:
         check_entrant(entrant, game, engine)  # fail early on an unknown kind or a bad option
     batches = [list(range(start, min(start + chunk, deals))) for start in range(0, deals, chunk)]
@@ -298,6 +379,7 @@ def distinct_labels(entrants: list[Entrant]) -> list[Entrant]:
 def check_entrant(entrant: Entrant, game: str, engine: Game[Any] | None = None) -> None:
     """Make one bot of ``entrant`` for ``game`` (``engine``: under the match's rules); any refusal
     becomes a :class:`FourCardsError` naming it."""
+    _bot_inputs(entrant, game, engine)  # refused as they are, not as the bot's refusal
     try:
         make_bot(entrant, 0, game, engine)
     except InvalidTypeError as error:  # the bot's own refusal of a type: name the options too
@@ -347,6 +429,14 @@ def rule_values(game: str, texts: Sequence[str]) -> dict[str, Any]:
     from dataclasses import fields
 
     rules_type = get_game(game).game_class.rules_type
+    if isinstance(texts, (str, bytes)):
+        raise InvalidTypeError(f"texts must be a sequence of NAME=VALUE texts (['{texts!s:.40}']), not one text")
+    if isinstance(texts, Mapping) or not isinstance(texts, Iterable):
+        raise InvalidTypeError(f"texts must be a sequence of NAME=VALUE texts, not {type(texts).__name__}")
+    texts = list(texts)
+    for text in texts:
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"texts: a rule is NAME=VALUE text, not {type(text).__name__} {text!r:.40}")
     hints = typing.get_type_hints(rules_type)
     names = {f.name: hints.get(f.name) for f in fields(rules_type) if not f.name.startswith("_")}
     found: dict[str, Any] = {}

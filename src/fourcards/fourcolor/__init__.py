@@ -73,6 +73,9 @@ def pack(hand: HandLike) -> int:
 def _prepare(hand: HandLike, exposed: Iterable[Meld | str], incoming: Card | str | None
              ) -> tuple[list[int], list[Meld], int]:
     counts = hand_counts(hand)
+    if isinstance(exposed, (str, bytes)) or not isinstance(exposed, Iterable):
+        raise InvalidTypeError(f"exposed must be a list of melds (a Meld or its text, like 'RG RA RE'), "
+                               f"not {type(exposed).__name__}")
     fixed = [m if isinstance(m, Meld) else Meld.parse(m, exposed=True) for m in exposed]
     on_table = [0] * _deck.NUM_KINDS
     for meld in fixed:

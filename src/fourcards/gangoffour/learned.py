@@ -45,7 +45,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
+from ..rng import check_seed
 from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
 from .match import OBSERVATION_SIZE, Observation, legal_for, with_announcement
 
@@ -112,6 +113,8 @@ def default_policy_path() -> Path:
 def load_policy(path: str | Path | None = None) -> PolicyWeights:
     """The policy in ``path`` (default: the shipped one), checked (cached per path while the file is
     unchanged: a policy trained again to the same file is read again)."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(f"policy must be a file path (str or Path) or None, not {type(path).__name__}")
     where = str(default_policy_path() if path is None else Path(path))
     try:
         stat = os.stat(where)
@@ -202,7 +205,7 @@ class LearnedBot:
     stateless = True
 
     def __init__(self, seed: int = 0, policy: str | Path | None = None) -> None:
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.weights = load_policy(policy)
         self._state = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
 

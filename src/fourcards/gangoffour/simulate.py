@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import (
-    MAX_GAMES, check_count, derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares,
+    MAX_GAMES, check_count, check_flag, derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares,
 )
 from ..errors import FourCardsError, InvalidTypeError
 from . import _kernels
@@ -70,6 +70,11 @@ def _bots(policies: Sequence[int], seed: int) -> list[RandomBot | GreedyBot]:
             for p, policy in enumerate(policies)]
 
 
+def _checked_compiled(compiled: Any) -> bool | None:
+    """``compiled`` checked as None (the compiled core if it is there) or a bool."""
+    return None if compiled is None else check_flag(compiled, "compiled")
+
+
 def simulate(
     matches: int | Sequence[int] | npt.NDArray[np.uint64],
     seed: int = 0,
@@ -84,6 +89,8 @@ def simulate(
     match seeds themselves.  ``record`` keeps every match's actions.
     ``compiled=False`` forces the Python engine (the reference).
     """
+    compiled = _checked_compiled(compiled)
+    record = check_flag(record, "record")
     codes = policy_codes(policies, POLICIES)
     rules = _checked_rules(rules, len(codes))
     seeds = simulation_seeds(matches, seed)
@@ -145,6 +152,11 @@ def simulate_many(
     ``i`` always has seed ``match_seeds(seed, ...)[i]``.  ``progress(done, total)``
     is called as batches finish.
     """
+    compiled = _checked_compiled(compiled)
+    if progress is not None and not callable(progress):
+        raise InvalidTypeError(f"progress must be a function of (done, total) or None, not {type(progress).__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise InvalidTypeError(f"executor must be a concurrent.futures.Executor or None, not {type(executor).__name__}")
     rules = _checked_rules(rules, len(policy_codes(policies, POLICIES)))
     matches = check_count(matches, "matches")
     if matches > MAX_MATCHES:

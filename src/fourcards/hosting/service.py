@@ -114,6 +114,24 @@ class _Loaded:
         return seats
 
 
+def _checked_options(value: Any, name: str) -> dict[str, Any]:
+    """``rules`` or ``setup`` of :meth:`MatchService.create` as a dict (None: no options):
+    :class:`~fourcards.errors.InvalidTypeError` for anything but a mapping of str keys."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"{name} must be a mapping of option names to values (or None), "
+                               f"not {type(value).__name__} {value!r:.80}")
+    for option in value:
+        if not isinstance(option, str):
+            raise InvalidTypeError(f"{name} must have str option names, not {type(option).__name__} {option!r:.80}")
+    return dict(value)
+
+
+#: The methods of a :class:`MatchStore` the service calls.
+_STORE_METHODS: Final = ("get", "create", "replace", "delete")
+
+
 def _key_of(seat: int | None) -> str:
     return SPECTATOR if seat is None else str(seat)
 
@@ -161,6 +179,12 @@ class MatchService:
 
     def __init__(self, store: MatchStore, key: str | bytes, *, journal: int = 64, history: int = 20,
                  retries: int = 16) -> None:
+        if isinstance(store, type):  # MemoryMatchStore, not MemoryMatchStore()
+            raise InvalidTypeError(f"store must be a MatchStore, not the class {store.__name__} (make one)")
+        missing = [name for name in _STORE_METHODS if not callable(getattr(store, name, None))]
+        if missing:
+            raise InvalidTypeError(f"store must be a MatchStore (with {', '.join(_STORE_METHODS)}), not "
+                                   f"{type(store).__name__} {store!r:.80} (it has no {', '.join(missing)})")
         secret = _key_bytes(key)
         if secret is None:
             raise InvalidTypeError("a MatchService needs a key (str or bytes) to sign its saves and seat tokens")
@@ -189,8 +213,9 @@ class MatchService:
         :class:`~fourcards.errors.InvalidRulesError` (also for an unknown option),
         :class:`~fourcards.errors.InvalidSeatsError` (the wrong number of seats, an
         unknown bot kind, a bot that declares neither ``stateless`` nor its memory)."""
+        options = _checked_options(rules, "rules")
+        match_setup = _checked_options(setup, "setup")
         entry = get_game(game)
-        options = dict(rules or {})
         try:
             built = entry.new_game(**options)
         except TypeError as error:
@@ -205,7 +230,7 @@ class MatchService:
             raise FourCardsError(f"match id {match_id!r:.80} must be 1 to 128 of A-Z a-z 0-9 _ -")
         kinds = self._checked_seats(entry, built, seats)
         try:
-            state = built.new_match(seed, **dict(setup or {}))
+            state = built.new_match(seed, **match_setup)
         except TypeError as error:
             raise FourCardsError(f"{entry.name}: {error}") from None
         data = new_data(entry.name, kinds, seed)
@@ -310,20 +335,38 @@ class MatchService:
     # -- seat tokens ------------------------------------------------------------------------------------
     def seat_token(self, match_id: str, seat: int) -> str:
         """The secret a person at ``seat`` of ``match_id`` proves their seat with (an
-        HMAC of the match and the seat under the service's key: nothing to store)."""
-        if not isinstance(match_id, str) or type(seat) is not int:
-            raise InvalidTypeError("seat_token takes a match id (str) and a seat (int)")
-        mac = hmac.new(self._key, f"fourcards-seat\0{match_id}\0{seat}".encode("utf-8", "surrogatepass"),
-                       hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac[:24]).decode("ascii")
+        HMAC of the match and the seat under the service's key: nothing to store).
+
+        Refuses a seat or a match that does not exist:
+        :class:`~fourcards.errors.InvalidTypeError` (``match_id`` not a str, ``seat``
+        not an int), :class:`~fourcards.errors.UnknownMatchError`,
+        :class:`~fourcards.errors.UnknownSeatError` (off the match's table)."""
+        self._check_token_args(match_id, seat)
+        self._load(match_id).state.check_seat(seat, "seat")
+        return self._mac(match_id, seat)
 
     def check_token(self, match_id: str, seat: int, token: Any) -> None:
         """Refuse with :class:`~fourcards.errors.BadTokenError` unless ``token`` is
-        :meth:`seat_token` of that seat (compared in constant time)."""
-        expected = self.seat_token(match_id, seat)
+        :meth:`seat_token` of that seat (compared in constant time). The match is not
+        read, so the token is checked before anything else (:meth:`seat_token` gives
+        none for a seat or match that does not exist)."""
+        self._check_token_args(match_id, seat)
+        expected = self._mac(match_id, seat)
         given = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else b""
         if not hmac.compare_digest(expected.encode("ascii"), given):
             raise BadTokenError(f"the token is not the token of seat {seat} of match {match_id}")
+
+    @staticmethod
+    def _check_token_args(match_id: Any, seat: Any) -> None:
+        if not isinstance(match_id, str):
+            raise InvalidTypeError(f"match_id must be a str, not {type(match_id).__name__} {match_id!r:.80}")
+        if type(seat) is not int:
+            raise InvalidTypeError(f"seat must be an int, not {type(seat).__name__} {seat!r:.80}")
+
+    def _mac(self, match_id: str, seat: int) -> str:
+        mac = hmac.new(self._key, f"fourcards-seat\0{match_id}\0{seat}".encode("utf-8", "surrogatepass"),
+                       hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:24]).decode("ascii")
 
     # -- inside ---------------------------------------------------------------------------------------
     def _load(self, match_id: str) -> _Loaded:

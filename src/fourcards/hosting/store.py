@@ -21,9 +21,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 
 __all__ = ["LoggedAction", "StoredMatch", "MatchStore", "MemoryMatchStore", "SQLiteMatchStore"]
 
@@ -77,6 +77,29 @@ class MatchStore(Protocol):
         """Forget ``match_id``; False when there was nothing to forget."""
 
 
+def _checked_id(match_id: Any) -> str:
+    """A store's ``match_id`` argument: :class:`~fourcards.errors.InvalidTypeError` unless a str."""
+    if not isinstance(match_id, str):
+        raise InvalidTypeError(f"match_id must be a str, not {type(match_id).__name__} {match_id!r:.80}")
+    return match_id
+
+
+def _checked_match(match: Any, expected_step: Any = 0) -> StoredMatch:
+    """A store's ``match`` (and ``expected_step``) argument: :class:`~fourcards.errors.InvalidTypeError`
+    unless a :class:`StoredMatch` with a str id, an int step and str save and data (and an int)."""
+    if not isinstance(match, StoredMatch):
+        raise InvalidTypeError(f"match must be a StoredMatch, not {type(match).__name__} {match!r:.80}")
+    for name, value, kind in (("id", match.id, str), ("step", match.step, int), ("save", match.save, str),
+                              ("data", match.data, str)):
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise InvalidTypeError(f"match.{name} must be a {kind.__name__}, not {type(value).__name__} "
+                                   f"{value!r:.80}")
+    if type(expected_step) is not int:
+        raise InvalidTypeError(f"expected_step must be an int, not {type(expected_step).__name__} "
+                               f"{expected_step!r:.80}")
+    return match
+
+
 class MemoryMatchStore:
     """Matches in a dict, behind a lock: one process, nothing kept after it (tests, demos)."""
 
@@ -85,10 +108,12 @@ class MemoryMatchStore:
         self._lock = threading.Lock()
 
     def get(self, match_id: str) -> StoredMatch | None:
+        _checked_id(match_id)
         with self._lock:
             return self._matches.get(match_id)
 
     def create(self, match: StoredMatch) -> bool:
+        _checked_match(match)
         with self._lock:
             if match.id in self._matches:
                 return False
@@ -96,6 +121,7 @@ class MemoryMatchStore:
             return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        _checked_match(match, expected_step)
         with self._lock:
             stored = self._matches.get(match.id)
             if stored is None or stored.step != expected_step:
@@ -104,6 +130,7 @@ class MemoryMatchStore:
             return True
 
     def delete(self, match_id: str) -> bool:
+        _checked_id(match_id)
         with self._lock:
             return self._matches.pop(match_id, None) is not None
 
@@ -141,11 +168,13 @@ class SQLiteMatchStore:
             self._db.execute(_SCHEMA)
 
     def get(self, match_id: str) -> StoredMatch | None:
+        _checked_id(match_id)
         with self._lock:
             row = self._db.execute("SELECT step, save, data FROM hosted_matches WHERE id=?", (match_id,)).fetchone()
         return None if row is None else StoredMatch(match_id, int(row[0]), row[1], row[2])
 
     def create(self, match: StoredMatch) -> bool:
+        _checked_match(match)
         now = time.time()
         try:
             with self._lock:
@@ -156,6 +185,7 @@ class SQLiteMatchStore:
         return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        _checked_match(match, expected_step)
         with self._lock:
             done = self._db.execute("UPDATE hosted_matches SET step=?, save=?, data=?, updated=? "
                                     "WHERE id=? AND step=?",
@@ -163,6 +193,7 @@ class SQLiteMatchStore:
         return done.rowcount == 1
 
     def delete(self, match_id: str) -> bool:
+        _checked_id(match_id)
         with self._lock:
             done = self._db.execute("DELETE FROM hosted_matches WHERE id=?", (match_id,))
         return done.rowcount == 1

@@ -324,7 +324,7 @@ class ZangleGame(Game["ZangleState"]):
     rules: Rules
 
     def __init__(self, rules: Rules | None = None, **options: Any) -> None:
-        if options.get("mode") == "solitaire" and options.get("players", 1) != 1:
+        if isinstance(options.get("mode"), str) and options["mode"] == "solitaire" and options.get("players", 1) != 1:
             raise InvalidRulesError(f"players={options['players']!r}: solitaire is for one player")
         if "deck" in options and isinstance(options["deck"], dict):
             options["deck"] = tuple(sorted(options["deck"].items()))
