@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -313,3 +315,80 @@ def test_the_deck_loader_refuses_a_path_of_the_wrong_type() -> None:
         load_deck(3)  # type: ignore[arg-type]
     with pytest.raises(DeckError):
         load_deck("no\0such")
+
+
+# -- the public helpers refuse bad input with a named FourCardsError (issue: first user's report) --
+
+@pytest.mark.parametrize("call, error, name", [
+    pytest.param(lambda z: z.free_shapes(2**70), FourCardsError, "size", id="free_shapes-huge"),
+    pytest.param(lambda z: z.one_sided_shapes(2**70), FourCardsError, "size", id="one_sided_shapes-huge"),
+    pytest.param(lambda z: z.free_shapes(9), FourCardsError, "size", id="free_shapes-past-bound"),
+    pytest.param(lambda z: z.free_shapes(-1), FourCardsError, "size", id="free_shapes-negative"),
+    pytest.param(lambda z: z.free_shapes(0), FourCardsError, "size", id="free_shapes-zero"),
+    pytest.param(lambda z: z.one_sided_shapes(-1), FourCardsError, "size", id="one_sided_shapes-negative"),
+    pytest.param(lambda z: z.free_shapes(1.5), InvalidTypeError, "size", id="free_shapes-float"),
+    pytest.param(lambda z: z.free_shapes("3"), InvalidTypeError, "size", id="free_shapes-str"),
+    pytest.param(lambda z: z.free_shapes(True), InvalidTypeError, "size", id="free_shapes-bool"),
+    pytest.param(lambda z: z.one_sided_shapes(None), InvalidTypeError, "size", id="one_sided_shapes-none"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], float("nan")), FourCardsError, "size", id="svg-nan"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], float("inf")), FourCardsError, "size", id="svg-inf"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], -5), FourCardsError, "size", id="svg-negative"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], 0), FourCardsError, "size", id="svg-zero"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], "40"), InvalidTypeError, "size", id="svg-str-size"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], None), InvalidTypeError, "size", id="svg-none-size"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], 40.0, None), InvalidTypeError, "fill", id="svg-none-fill"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], 40.0, "red\n"), FourCardsError, "fill", id="svg-control-fill"),
+    pytest.param(lambda z: z.svg([(0, 0, 0)], 40.0, "#" * 10_000), FourCardsError, "fill", id="svg-long-fill"),
+    pytest.param(lambda z: z.svg([(10**400, 0, 0)]), FourCardsError, "cells", id="svg-far-cell"),
+    pytest.param(lambda z: z.svg("3"), InvalidTypeError, "cells", id="svg-str-cells"),
+    pytest.param(lambda z: z.ascii_art("3"), InvalidTypeError, "cells", id="ascii_art-str"),
+    pytest.param(lambda z: z.ascii_art([]), FourCardsError, "cells", id="ascii_art-empty"),
+    pytest.param(lambda z: z.ascii_art([(0, 0, 0), (0, 10**9, 0)]), FourCardsError, "cells", id="ascii_art-wide"),
+    pytest.param(lambda z: z.canonical("3"), InvalidTypeError, "cells", id="canonical-str"),
+    pytest.param(lambda z: z.canonical(5), InvalidTypeError, "cells", id="canonical-int"),
+    pytest.param(lambda z: z.canonical([]), FourCardsError, "cells", id="canonical-empty"),
+    pytest.param(lambda z: z.canonical([(0, 0)]), FourCardsError, "cells", id="canonical-pair"),
+    pytest.param(lambda z: z.canonical([(0, 0, 2)]), FourCardsError, "cells", id="canonical-down-2"),
+    pytest.param(lambda z: z.canonical([(0, 0, True)]), InvalidTypeError, "cells", id="canonical-down-bool"),
+    pytest.param(lambda z: z.canonical([(0.5, 0, 0)]), InvalidTypeError, "cells", id="canonical-float-i"),
+    pytest.param(lambda z: z.canonical(itertools.repeat((0, 0, 0))), FourCardsError, "cells", id="canonical-endless"),
+    pytest.param(lambda z: z.best_zangle(1.5, "1"), InvalidTypeError, "centre", id="best_zangle-float"),
+    pytest.param(lambda z: z.find_zangles("4b", None), InvalidTypeError, "own", id="find_zangles-none"),
+    pytest.param(lambda z: z.find_zangles(["4b", 1.5], "1"), InvalidTypeError, "centre", id="find_zangles-float-card"),
+    pytest.param(lambda z: z.find_zangles("4b", "1 Q"), InvalidCardError, "own", id="find_zangles-unknown-card"),
+    pytest.param(lambda z: z.find_zangles(itertools.count(), "1"), FourCardsError, "centre",
+                 id="find_zangles-endless"),
+    pytest.param(lambda z: z.check_zangle("2", 1.5, "own own"), InvalidTypeError, "pieces", id="check_zangle-float"),
+    pytest.param(lambda z: z.check_zangle("2", "1 1", ["own", None]), InvalidTypeError, "places",
+                 id="check_zangle-none-place"),
+    pytest.param(lambda z: z.check_zangle("2", "1 1", "own home"), FourCardsError, "places",
+                 id="check_zangle-unknown-place"),
+    pytest.param(lambda z: z.check_zangle(2.5, "1 1", "own own"), InvalidTypeError, "target",
+                 id="check_zangle-float-target"),
+    pytest.param(lambda z: z.check_zangle("2", "1 1", "own own", 3), InvalidTypeError, "target_place",
+                 id="check_zangle-int-target-place"),
+])
+def test_zangle_helpers_refuse_bad_input_naming_the_argument(call: Callable[[Any], Any], error: type[Exception],
+                                                             name: str) -> None:
+    import fourcards.zangle as zangle
+    with pytest.raises(error, match=re.escape(name)):  # raises (a huge size or endless input never runs)
+        call(zangle)
+
+
+def test_svg_escapes_the_fill_so_it_stays_one_attribute() -> None:
+    from fourcards.zangle import svg
+    drawn = svg([(0, 0, 0)], 40.0, '"><script>alert(1)</script>')
+    assert "<script" not in drawn and 'fill="&quot;&gt;&lt;script&gt;' in drawn
+    assert svg([(0, 0, 0)], 40.0, "rgb(1, 2, 3)").count('fill="rgb(1, 2, 3)"') == 1
+
+
+def test_zangle_helpers_still_take_good_input() -> None:
+    import numpy as np
+
+    from fourcards.zangle import SHAPES, ascii_art, canonical, check_zangle, free_shapes, one_sided_shapes, svg
+    assert [len(free_shapes(n)) for n in range(1, 9)] == [1, 1, 1, 3, 4, 12, 24, 66]
+    assert len(one_sided_shapes(np.int64(5))) == 6  # type: ignore[arg-type]
+    assert canonical([[np.int64(5), 2, 1]]) == ((0, 0, 0),)  # type: ignore[list-item]
+    assert ascii_art(iter(SHAPES["4b"].cells)) == " /\\\n/\\/\\"
+    assert svg(SHAPES["1"].cells, 1, "#4a90d9").startswith("<svg")
+    assert check_zangle("4b", [3, 1], ["centre", "OWN "]).valid  # type: ignore[list-item]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import product
+from itertools import islice, product
 from typing import Final
 
 import numpy as np
@@ -165,30 +165,38 @@ class Check:
         return "<Check: a valid Zangle>" if self.valid else f"<Check: not a Zangle, {self.reason}>"
 
 
+def _place(place: object, name: str) -> str:
+    """``"centre"`` or ``"own"`` (any case, blanks around), checked; errors name ``name``."""
+    if not isinstance(place, str):
+        raise InvalidTypeError(f"{name}: a place is 'centre' or 'own', not {type(place).__name__} {place!r:.40}")
+    text = place.strip().lower()
+    if text not in PLACES:
+        raise FourCardsError(f"{name}: {place!r:.40} is not a place: centre or own")
+    return text
+
+
 def check_zangle(target: str, pieces: str | Sequence[str], places: str | Sequence[str],
                  target_place: str = "centre") -> Check:
     """Check a Zangle against every rule; a refusal says which rule failed.
 
-    ``places`` gives ``"centre"`` or ``"own"`` for each piece (text: split on blanks)."""
-    pieces = [str(p) for p in split_cards(pieces)]
-    places = [str(p).strip().lower() for p in split_cards(places)]
-    if len(places) != len(pieces):
-        raise FourCardsError(f"{len(pieces)} pieces but {len(places)} places")
-    if not isinstance(target_place, str):
-        raise InvalidTypeError(f"target_place is 'centre' or 'own', not {type(target_place).__name__}")
-    target_place = target_place.strip().lower()
-    for place in list(places) + [target_place]:
-        if place not in PLACES:
-            raise FourCardsError(f"{place!r:.40} is not a place: centre or own")
-    target_code = kind_code(target)
-    codes = [kind_code(p) for p in pieces]
+    ``target`` and ``pieces`` are cards as in :func:`find_zangles` (notations, or kind
+    codes 0..10; text is split on blanks and commas); ``places`` gives ``"centre"`` or
+    ``"own"`` for each piece.  Input that is no Zangle at all (a float, an unknown card
+    or place, more places than pieces) raises :class:`FourCardsError`
+    (:class:`InvalidTypeError` for a wrong type) naming the argument."""
+    codes = [_card(card, "pieces") for card in split_cards(pieces, "pieces")]
+    where = [_place(place, "places") for place in split_cards(places, "places")]
+    if len(where) != len(codes):
+        raise FourCardsError(f"{len(codes)} pieces but {len(where)} places: give one place for each piece")
+    target_place = _place(target_place, "target_place")
+    target_code = _card(target, "target")
     if target_code == 0:
         return Check(False, "a Z card cannot be a target")
-    if len(pieces) < 2:
+    if len(codes) < 2:
         return Check(False, "a Zangle needs at least two pieces")
-    if 1 + len(pieces) < 3:
+    if 1 + len(codes) < 3:
         return Check(False, "a Zangle needs at least three cards")
-    used = set(places) | {target_place}
+    used = set(where) | {target_place}
     if used != set(PLACES):
         return Check(False, "a Zangle uses cards from both the centre and the player's own cards")
     shapes = sorted(KINDS[c] for c in codes if c != 0)
@@ -213,28 +221,50 @@ def card_code(card: str | int) -> int:
     return code
 
 
-def split_cards(cards: str | Iterable[str | int]) -> list[str | int]:
+def split_cards(cards: str | Iterable[str | int], name: str = "cards") -> list[str | int]:
     """Cards as a list: text is split on blanks and commas (``"4b 2 Z"``), like
-    every game's text input; other iterables are taken item by item."""
+    every game's text input; other iterables are taken item by item, at most
+    :data:`MAX_DECK` of them (more, as from an endless iterator, is refused).
+    Another type (a number, ``None``, bytes) raises :class:`InvalidTypeError`
+    naming ``name``."""
     if isinstance(cards, str):
-        return list(cards.replace(",", " ").split())
-    if isinstance(cards, (bytes, bytearray)):
-        raise InvalidTypeError("cards must be text or a list of cards, not bytes")
-    return list(cards)
+        found: list[str | int] = list(cards.replace(",", " ").split())
+    else:
+        try:
+            if isinstance(cards, (bytes, bytearray)):
+                raise TypeError
+            items = iter(cards)
+        except TypeError:
+            raise InvalidTypeError(f"{name} must be text or a list of cards, not {type(cards).__name__} "
+                                   f"{cards!r:.40}") from None
+        found = list(islice(items, MAX_DECK + 1))
+    if len(found) > MAX_DECK:
+        raise FourCardsError(f"{name} holds more than {MAX_DECK} cards (the most a deck holds)")
+    return found
 
 
-def _counts(cards: str | Iterable[str | int]) -> list[int]:
+def _card(card: object, name: str) -> int:
+    """:func:`card_code`, its error naming the argument ``name``."""
+    try:
+        return card_code(card)  # type: ignore[arg-type]
+    except FourCardsError as error:
+        raise type(error)(f"{name}: {error}") from None
+
+
+def _counts(cards: str | Iterable[str | int], name: str = "cards") -> list[int]:
     counts = [0] * len(KINDS)
-    for card in split_cards(cards):
-        counts[card_code(card)] += 1
+    for card in split_cards(cards, name):
+        counts[_card(card, name)] += 1
     return counts
 
 
 def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> list[Zangle]:
     """Every distinct Zangle from the centre cards and a player's own cards
     (distinct as multisets of cards by kind and place).  Cards are text
-    (``"4b 2 Z 3"``), or an iterable of notations or kind codes."""
-    avail = [_counts(centre), _counts(own)]
+    (``"4b 2 Z 3"``), or an iterable of notations or kind codes; anything else
+    raises :class:`FourCardsError` (:class:`InvalidTypeError` for a wrong type)
+    naming ``centre`` or ``own``."""
+    avail = [_counts(centre, "centre"), _counts(own, "own")]
     found = []
     for target in range(1, len(KINDS)):
         for target_place in (CENTRE, OWN):

@@ -18,16 +18,97 @@ form is the least of its 12 images, each translated to touch the axes.
 
 from __future__ import annotations
 
+import html
 import math
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from itertools import islice
+from typing import Any, Final
+
+from ..engine import check_count, check_real
+from ..errors import FourCardsError, InvalidTypeError
 
 __all__ = ["Cell", "Shape", "SHAPES", "SHAPE_ORDER", "canonical", "one_sided_canonical", "images",
            "neighbours", "free_shapes", "one_sided_shapes", "ascii_art", "svg", "placements"]
 
 Cell = tuple[int, int, int]
 Vertex = tuple[int, int]
+
+# -- input checks: bad input gets a FourCardsError naming the argument (InvalidTypeError for a
+# wrong type), and nothing runs unbounded
+
+MAX_SHAPE_SIZE: Final = 8
+"""The largest ``size`` :func:`free_shapes` and :func:`one_sided_shapes` take: the deck's
+shapes have 1-5 cells, and 8 (66 free shapes) still takes a fraction of a second (each
+size up costs about three times more)."""
+MAX_CELLS: Final = 1000
+"""The most cells a shape given to :func:`canonical`, :func:`ascii_art` or :func:`svg` may have."""
+MAX_DRAWN_SPAN: Final = 1000
+"""How far apart (in lattice steps, along each axis) the cells :func:`ascii_art` and :func:`svg`
+draw may lie, and :data:`MAX_DRAWN_COORDINATE` how far from the origin."""
+MAX_DRAWN_COORDINATE: Final = 10**6
+MAX_SVG_SIZE: Final = 10_000.0
+"""The largest ``size`` (a triangle's side, in SVG units) :func:`svg` takes."""
+MAX_FILL: Final = 100
+"""The longest ``fill`` text :func:`svg` takes."""
+
+
+def _shape_size(size: Any) -> int:
+    count = check_count(size, "size")
+    if not 1 <= count <= MAX_SHAPE_SIZE:
+        shown = count if count < 10**20 else "a huge number"
+        raise FourCardsError(f"size={shown} is out of range: shapes of 1..{MAX_SHAPE_SIZE} cells")
+    return count
+
+
+def _coordinate(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        raise InvalidTypeError(f"{name} must be an int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__} {value!r:.40}") from None
+
+
+def _cells(cells: Any, name: str = "cells", drawn: bool = False) -> list[Cell]:
+    """``cells`` checked: an iterable of 1..MAX_CELLS ``(i, j, down)`` triples, ``i`` and ``j``
+    ints, ``down`` 0 or 1 (and, to be drawn, within :data:`MAX_DRAWN_SPAN` of each other)."""
+    wrong = f"{name} must be an iterable of (i, j, down) cells"
+    if isinstance(cells, (str, bytes, bytearray)):
+        raise InvalidTypeError(f"{wrong}, not {type(cells).__name__} {cells!r:.40}")
+    try:
+        items = iter(cells)
+    except TypeError:
+        raise InvalidTypeError(f"{wrong}, not {type(cells).__name__} {cells!r:.40}") from None
+    taken = list(islice(items, MAX_CELLS + 1))
+    if not taken:
+        raise FourCardsError(f"{name} is empty: a shape has at least one cell")
+    if len(taken) > MAX_CELLS:
+        raise FourCardsError(f"{name} has more than {MAX_CELLS} cells")
+    checked: list[Cell] = []
+    for index, cell in enumerate(taken):
+        where = f"{name}[{index}]"
+        if isinstance(cell, (str, bytes, bytearray)) or not isinstance(cell, (tuple, list)):
+            raise InvalidTypeError(f"{where} must be an (i, j, down) tuple, not {type(cell).__name__} {cell!r:.40}")
+        if len(cell) != 3:
+            raise FourCardsError(f"{where} = {cell!r:.60} must be an (i, j, down) triple, not {len(cell)} values")
+        i, j = _coordinate(cell[0], f"{where} i"), _coordinate(cell[1], f"{where} j")
+        down = check_count(cell[2], f"{where} down")
+        if down > 1:
+            shown = down if down < 10**20 else "a huge number"
+            raise FourCardsError(f"{where} down={shown} must be 0 (upward) or 1 (downward)")
+        checked.append((i, j, down))
+    if drawn:
+        for axis, label in ((0, "i"), (1, "j")):
+            low, high = min(c[axis] for c in checked), max(c[axis] for c in checked)
+            if max(-low, high) > MAX_DRAWN_COORDINATE:
+                raise FourCardsError(f"{name}: a cell's {label} is more than {MAX_DRAWN_COORDINATE:,} "
+                                     "from the origin, too far to draw")
+            if high - low > MAX_DRAWN_SPAN:
+                raise FourCardsError(f"{name}: the cells' {label} coordinates span {high - low}, more than "
+                                     f"{MAX_DRAWN_SPAN} to draw")
+    return checked
 
 
 def _vertices(cell: Cell) -> tuple[Vertex, Vertex, Vertex]:
@@ -79,7 +160,17 @@ def images(cells: Iterable[Cell], mirror: bool = True) -> list[tuple[Cell, ...]]
 
 
 def canonical(cells: Iterable[Cell]) -> tuple[Cell, ...]:
-    """The free canonical form: the least image under all 12 symmetries."""
+    """The free canonical form: the least image under all 12 symmetries; ``cells`` are
+    1..:data:`MAX_CELLS` ``(i, j, down)`` triples of ints, ``down`` 0 or 1.
+
+    >>> canonical([(5, 2, 1)])
+    ((0, 0, 0),)
+    """
+    return _free_form(_cells(cells))
+
+
+def _free_form(cells: Iterable[Cell]) -> tuple[Cell, ...]:
+    """:func:`canonical` of cells known to be good (the shapes grown here)."""
     return min(images(cells))
 
 
@@ -97,8 +188,8 @@ def neighbours(cell: Cell) -> list[Cell]:
 
 
 def _grow(size: int, key: object) -> list[tuple[Cell, ...]]:
-    level = {canonical([(0, 0, 0)]) if key is canonical else one_sided_canonical([(0, 0, 0)])}
-    form = canonical if key is canonical else one_sided_canonical
+    level = {_free_form([(0, 0, 0)]) if key is _free_form else one_sided_canonical([(0, 0, 0)])}
+    form = _free_form if key is _free_form else one_sided_canonical
     for _ in range(size - 1):
         grown = set()
         for shape in level:
@@ -112,12 +203,16 @@ def _grow(size: int, key: object) -> list[tuple[Cell, ...]]:
 
 
 def free_shapes(size: int) -> list[tuple[Cell, ...]]:
-    """Every free polyiamond of ``size`` cells, found by adding cells one at a time."""
-    return _grow(size, canonical)
+    """Every free polyiamond of ``size`` cells, found by adding cells one at a time: ``size``
+    is an int 1..:data:`MAX_SHAPE_SIZE` (8); another size raises :class:`FourCardsError`
+    (:class:`InvalidTypeError` for a float, bool or str)."""
+    return _grow(_shape_size(size), _free_form)
 
 
 def one_sided_shapes(size: int) -> list[tuple[Cell, ...]]:
-    return _grow(size, one_sided_canonical)
+    """Every one-sided polyiamond (mirror images distinct) of ``size`` cells, ``size`` checked
+    as by :func:`free_shapes`."""
+    return _grow(_shape_size(size), one_sided_canonical)
 
 
 @dataclass(frozen=True)
@@ -140,7 +235,7 @@ def _shapes() -> dict[str, Shape]:
     names = {1: "monoiamond", 2: "diamond", 3: "triamond", 4: "tetriamond", 5: "pentiamond"}
     result = {}
     for size in range(1, 6):
-        forms = free_shapes(size)
+        forms = _grow(size, _free_form)
         for k, form in enumerate(forms):
             notation = str(size) if len(forms) == 1 else f"{size}{'abcd'[k]}"
             name = names[size] if len(forms) == 1 else f"{names[size]} {'abcd'[k]}"
@@ -155,8 +250,9 @@ SHAPE_ORDER: Final[tuple[str, ...]] = tuple(SHAPES)
 
 
 def ascii_art(cells: Iterable[Cell]) -> str:
-    """The shape drawn with ``/\\`` (upward) and ``\\/`` (downward) triangles."""
-    cells = list(cells)
+    """The shape drawn with ``/\\`` (upward) and ``\\/`` (downward) triangles; ``cells`` checked
+    as by :func:`canonical` and within :data:`MAX_DRAWN_SPAN` of each other."""
+    cells = _cells(cells, drawn=True)
     top = max(c[1] for c in cells)
     rows: dict[int, dict[int, str]] = {}
     for i, j, down in cells:
@@ -173,7 +269,28 @@ def ascii_art(cells: Iterable[Cell]) -> str:
 
 
 def svg(cells: Iterable[Cell], size: float = 40.0, fill: str = "#4a90d9") -> str:
-    """The shape as a standalone SVG document."""
+    """The shape as a standalone SVG document.
+
+    ``cells`` are checked as by :func:`ascii_art`; ``size`` (a triangle's side) is a finite
+    number, more than 0 and at most :data:`MAX_SVG_SIZE`; ``fill`` is a colour as SVG reads it
+    (text of at most :data:`MAX_FILL` printable characters), written escaped, so it stays
+    one attribute's value.
+
+    >>> '"' in svg([(0, 0, 0)], fill='red" onload="x').split('fill="')[1].split('" stroke')[0]
+    False
+    """
+    checked = _cells(cells, drawn=True)
+    side = check_real(size, "size")
+    if not (math.isfinite(side) and 0 < side <= MAX_SVG_SIZE):
+        raise FourCardsError(f"size={side!r} must be a finite number more than 0 and at most {MAX_SVG_SIZE:g}")
+    if not isinstance(fill, str):
+        raise InvalidTypeError(f"fill must be a colour (a str), not {type(fill).__name__} {fill!r:.40}")
+    if not fill or len(fill) > MAX_FILL or not fill.isprintable():
+        raise FourCardsError(f"fill={fill!r:.60} must be a colour: 1..{MAX_FILL} printable characters")
+    return _svg(checked, side, html.escape(fill, quote=True))
+
+
+def _svg(cells: Iterable[Cell], size: float, fill: str) -> str:
     h = math.sqrt(3) / 2
     polygons = []
     points_all = []
