@@ -841,3 +841,20 @@ def test_four_color_exposed_melds_must_be_a_list(exposed: Any) -> None:
         with pytest.raises(InvalidTypeError, match="exposed must be a list of melds"):
             call(hand, exposed)
     assert is_complete(hand, ["GG GA GE"]) in (True, False)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"free": 1.5}, "free must be a sequence"), ({"free": None}, "free must be a sequence"),
+    ({"groups": 1.5}, "groups must be a sequence"), ({"groups": "ab"}, "groups must be a sequence"),
+    ({"groups": ["3"]}, "groups must hold Group or Placements"), ({"groups": [None]}, "groups must hold Group"),
+    ({"accept": 3}, "accept must be a function"),
+])
+def test_deal_sampler_refuses_wrong_types_by_name(options: dict[str, Any], message: str) -> None:
+    """A first user's trial: ``DealSampler([1, 1], 1.5)`` was "'float' object is not iterable" and a
+    str group "'str' object has no attribute 'labels'"."""
+    from fourcards.sampling import DealSampler
+
+    arguments: dict[str, Any] = {"sizes": [1, 1], "free": [0, 1], **options}
+    with pytest.raises(InvalidTypeError, match=message):
+        DealSampler(**arguments)
+    assert sorted(sum(DealSampler([1, 1], [0, 1]).sample(Rng(1)), [])) == [0, 1]

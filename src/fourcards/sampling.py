@@ -55,7 +55,7 @@ import itertools
 import math
 import numbers
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,7 +209,18 @@ class DealSampler:
                 isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)) for size in sizes):
             raise FourCardsError(f"sizes must be a sequence of whole numbers, one a place, not {sizes!r:.60}")
         self.sizes = tuple(int(s) for s in sizes)
+        if isinstance(free, (str, bytes)) or not isinstance(free, Iterable):
+            raise InvalidTypeError(f"free must be a sequence of cards (ints), not {type(free).__name__}")
         self.free = tuple(free)
+        if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
+            raise InvalidTypeError(f"groups must be a sequence of Group or Placements, not {type(groups).__name__}")
+        groups = list(groups)
+        for wrong in groups:
+            if not isinstance(wrong, (Group, Placements)):
+                raise InvalidTypeError(f"groups must hold Group or Placements, not {type(wrong).__name__} "
+                                       f"{wrong!r:.40}")
+        if accept is not None and not callable(accept):
+            raise InvalidTypeError(f"accept must be a function of a deal (or None), not {type(accept).__name__}")
         self.accept = accept
         self.method = method
         places = len(self.sizes)
