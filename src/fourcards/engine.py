@@ -121,6 +121,30 @@ def check_count(value: Any, name: str) -> int:
     return count
 
 
+def check_options(value: Any, name: str) -> dict[str, Any]:
+    """``value`` checked as options by name (rules, a match's setup): a mapping of str names to
+    values, returned as a new dict; :class:`~fourcards.errors.InvalidTypeError` naming ``name``
+    otherwise."""
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"{name} must be a mapping of option names to values, "
+                               f"not {type(value).__name__} {value!r:.80}")
+    for option in value:
+        if not isinstance(option, str):
+            raise InvalidTypeError(f"{name}: an option's name must be a str, not {type(option).__name__} "
+                                   f"{option!r:.40}")
+    return dict(value)
+
+
+def check_runner(executor: Any, progress: Any) -> None:
+    """Refuse (:class:`~fourcards.errors.InvalidTypeError`) an ``executor`` without ``submit`` or a
+    ``progress`` that is no function; None is either's default."""
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise InvalidTypeError(f"executor must be a concurrent.futures.Executor (with submit) or None, "
+                               f"not {type(executor).__name__}")
+    if progress is not None and not callable(progress):
+        raise InvalidTypeError(f"progress must be a function of (done, total) or None, not {type(progress).__name__}")
+
+
 def check_real(value: Any, name: str) -> float:
     """``value`` as a float: any real number (numpy's, a ``Fraction``), not a bool
     (TypeError otherwise); an int past a float's range is an infinity, which any

@@ -27,7 +27,7 @@ from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine import Bot, Game, check_count, derive_seed
+from .engine import Bot, Game, check_count, check_options, check_runner, derive_seed
 from ._words import plural
 from .errors import FourCardsError, InvalidTypeError
 from .games import DEFAULT_GAME, GAMES, GameEntry, get_game, load_object
@@ -175,16 +175,6 @@ def _entrant_tuple(entrants: Any) -> tuple[Entrant, ...]:
     return checked
 
 
-def _rules_dict(rules: Any) -> dict[str, Any]:
-    """``rules`` checked as a mapping of rule names (str) to values; a new dict."""
-    if not isinstance(rules, Mapping):
-        raise InvalidTypeError(f"rules must be a dict of rule names to values, not {type(rules).__name__}")
-    for name in rules:
-        if not isinstance(name, str):
-            raise InvalidTypeError(f"rules: a rule's name must be a str, not {type(name).__name__} {name!r:.40}")
-    return dict(rules)
-
-
 def _new_game(game: str, rules: dict[str, Any]) -> Any:
     return get_game(game).new_game(**rules)
 
@@ -206,7 +196,7 @@ def play_deals(entrants: Sequence[Entrant], deal_numbers: Sequence[int], seed: i
     if isinstance(deal_numbers, (str, bytes, bytearray, Mapping)) or not isinstance(deal_numbers, Iterable):
         raise InvalidTypeError(f"deal_numbers must be a sequence of ints, not {type(deal_numbers).__name__}")
     deals = [seed_in_range(deal, f"deal_numbers[{index}]") for index, deal in enumerate(deal_numbers)]
-    rules = _rules_dict(rules)
+    rules = check_options(rules, "rules")
     game = _new_game(entry.name, rules)
     n = game.num_players
     if len(checked) != n:
@@ -276,11 +266,7 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
     """
     entrants = _entrant_tuple(entrants)
     seed = seed_in_range(seed)
-    if progress is not None and not callable(progress):
-        raise InvalidTypeError(f"progress must be a callable (done, total), not {type(progress).__name__}")
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise InvalidTypeError(f"executor must be a concurrent.futures Executor (with submit), or None, "
-                               f"not {type(executor).__name__}")
+    check_runner(executor, progress)
     deals = check_count(deals, "deals")
     chunk = check_count(chunk, "chunk")
     for name in {entrant.name for entrant in entrants}:

@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import (
-    MAX_GAMES, check_count, check_flag, derive_seed, derive_seeds, policy_codes, simulation_seeds, win_shares,
+    MAX_GAMES, check_count, check_flag, check_runner, derive_seed, derive_seeds, policy_codes, simulation_seeds,
+    win_shares,
 )
 from ..errors import FourCardsError, InvalidTypeError
 from . import _kernels
@@ -153,10 +154,7 @@ def simulate_many(
     is called as batches finish.
     """
     compiled = _checked_compiled(compiled)
-    if progress is not None and not callable(progress):
-        raise InvalidTypeError(f"progress must be a function of (done, total) or None, not {type(progress).__name__}")
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise InvalidTypeError(f"executor must be a concurrent.futures.Executor or None, not {type(executor).__name__}")
+    check_runner(executor, progress)
     rules = _checked_rules(rules, len(policy_codes(policies, POLICIES)))
     matches = check_count(matches, "matches")
     if matches > MAX_MATCHES:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..engine import Bot, Game, State, _key_bytes
+from ..engine import Bot, Game, State, _key_bytes, check_options
 from ..errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, InvalidTypeError,
     NotYourTurnError, StaleActionError, UnknownMatchError,
@@ -114,20 +114,6 @@ class _Loaded:
         return seats
 
 
-def _checked_options(value: Any, name: str) -> dict[str, Any]:
-    """``rules`` or ``setup`` of :meth:`MatchService.create` as a dict (None: no options):
-    :class:`~fourcards.errors.InvalidTypeError` for anything but a mapping of str keys."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InvalidTypeError(f"{name} must be a mapping of option names to values (or None), "
-                               f"not {type(value).__name__} {value!r:.80}")
-    for option in value:
-        if not isinstance(option, str):
-            raise InvalidTypeError(f"{name} must have str option names, not {type(option).__name__} {option!r:.80}")
-    return dict(value)
-
-
 #: The methods of a :class:`MatchStore` the service calls.
 _STORE_METHODS: Final = ("get", "create", "replace", "delete")
 
@@ -213,8 +199,8 @@ class MatchService:
         :class:`~fourcards.errors.InvalidRulesError` (also for an unknown option),
         :class:`~fourcards.errors.InvalidSeatsError` (the wrong number of seats, an
         unknown bot kind, a bot that declares neither ``stateless`` nor its memory)."""
-        options = _checked_options(rules, "rules")
-        match_setup = _checked_options(setup, "setup")
+        options = {} if rules is None else check_options(rules, "rules")
+        match_setup = {} if setup is None else check_options(setup, "setup")
         entry = get_game(game)
         try:
             built = entry.new_game(**options)
