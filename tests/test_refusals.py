@@ -858,3 +858,46 @@ def test_deal_sampler_refuses_wrong_types_by_name(options: dict[str, Any], messa
     with pytest.raises(InvalidTypeError, match=message):
         DealSampler(**arguments)
     assert sorted(sum(DealSampler([1, 1], [0, 1]).sample(Rng(1)), [])) == [0, 1]
+
+
+def test_wrong_typed_deal_sizes_and_legal_actions_are_type_errors() -> None:
+    """Left alone in the fourteenth session's note: ``deal_codes(1.5)``, ``deal_counts(2,
+    cards=1.5)``, ``deal(1, players=True)`` and a bot's ``choose(obs, 1.5)`` were plain
+    ``FourCardsError``s (``deal`` dealt to one seat for ``True``); a wrong type is an
+    ``InvalidTypeError`` everywhere else, and an ``except TypeError`` should catch these too."""
+    from fourcards.fourcolor.deal import deal_counts
+    from fourcards.gangoffour import deal_codes
+    from fourcards.gangoffour.deal import deal
+
+    wrongs: tuple[Any, ...] = (1.5, True, "3", None)
+    for wrong in wrongs:
+        for call in (lambda: deal_codes(wrong), lambda: deal_counts(wrong)):
+            with pytest.raises(InvalidTypeError, match=f"hands must be an int >= 0, not {type(wrong).__name__}"):
+                call()
+        with pytest.raises(InvalidTypeError, match=f"cards must be a hand size 0..112, not {type(wrong).__name__}"):
+            deal_counts(2, cards=wrong)
+        with pytest.raises(InvalidTypeError, match="cards must be a hand size 0..64 or a .low, high. pair"):
+            deal_codes(2, cards=wrong)
+        with pytest.raises(InvalidTypeError, match=f"players must be an int >= 0, not {type(wrong).__name__}"):
+            deal(1, players=wrong)
+        with pytest.raises(InvalidTypeError, match=f"cards_each must be an int >= 0, not {type(wrong).__name__}"):
+            deal(1, cards_each=wrong)
+    with pytest.raises(InvalidTypeError, match="cards must be a hand size 0..64"):
+        deal_codes(2, cards=(1, 2.5))
+    for out_of_range in (lambda: deal_codes(-1), lambda: deal_counts(2, cards=113), lambda: deal_codes(2, cards=(3, 2)),
+                         lambda: deal(1, players=5), lambda: deal(1, cards_each=17)):
+        with pytest.raises(FourCardsError) as caught:
+            out_of_range()
+        assert not isinstance(caught.value, TypeError), caught.value
+    assert [len(hand) for hand in deal(1, players=2, cards_each=3)] == [3, 3]
+    for name in GAME_NAMES:
+        entry = get_game(name)
+        game = entry.new_game()
+        state = game.new_match(3)
+        observation = state.observation(state.current_player)
+        bot = entry.new_bot("random", game, 1)
+        for legal, reason in ((1.5, "the legal actions must be a sequence of ints, not float"),
+                              (np.zeros((1, 2), dtype=np.int64), "the legal actions must be a 1-D array of ints"),
+                              ([1.5], "legal action 1.5 is not an int")):
+            with pytest.raises(InvalidTypeError, match=reason):
+                bot.choose(observation, legal)

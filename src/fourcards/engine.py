@@ -220,17 +220,17 @@ def checked_legal(legal_actions: Any, num_actions: int | None = None, observatio
     """
     if isinstance(legal_actions, np.ndarray):
         if legal_actions.ndim != 1 or legal_actions.dtype.kind not in "iu":
-            raise FourCardsError(f"the legal actions must be a 1-D array of ints, not a {legal_actions.ndim}-D "
+            raise InvalidTypeError(f"the legal actions must be a 1-D array of ints, not a {legal_actions.ndim}-D "
                                  f"array of {legal_actions.dtype}")
         legal: list[int] = legal_actions.tolist()
     elif isinstance(legal_actions, (str, bytes)) or not isinstance(legal_actions, Iterable):
-        raise FourCardsError(f"the legal actions must be a sequence of ints, not {type(legal_actions).__name__}")
+        raise InvalidTypeError(f"the legal actions must be a sequence of ints, not {type(legal_actions).__name__}")
     else:
         legal = []
         for action in legal_actions:
             if type(action) is not int:
                 if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-                    raise FourCardsError(f"legal action {_short(action)} is not an int")
+                    raise InvalidTypeError(f"legal action {_short(action)} is not an int")
                 action = int(action)
             legal.append(action)
     if not legal:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_GAMES
-from ..errors import FourCardsError
+from ..engine import MAX_GAMES, check_count
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import seed_in_range
 from . import _deck
 
@@ -29,13 +29,14 @@ def deal_counts(hands: int, seed: int = 0, cards: int = 21) -> npt.NDArray[np.ui
     >>> bool((points >= 0).any())
     True
     """
-    if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
-        raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
+    hands = check_count(hands, "hands")
     if hands > MAX_GAMES:
         raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
     seed = seed_in_range(seed)  # TypeError for a bool or a float; 2**64 would alias seed 0
     deck_size = _deck.NUM_KINDS * _deck.COPIES
-    if isinstance(cards, bool) or not isinstance(cards, (int, np.integer)) or not 0 <= cards <= deck_size:
+    if isinstance(cards, bool) or not isinstance(cards, (int, np.integer)):
+        raise InvalidTypeError(f"cards must be a hand size 0..{deck_size}, not {type(cards).__name__} {cards!r:.60}")
+    if not 0 <= cards <= deck_size:
         raise FourCardsError(f"cards must be a hand size 0..{deck_size}, not {cards!r}")
     rng = np.random.default_rng(int(seed))
     deck = np.repeat(np.arange(_deck.NUM_KINDS), _deck.COPIES)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_GAMES
-from ..errors import FourCardsError
+from ..engine import MAX_GAMES, check_count
+from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng, seed_in_range
 from ._deck import PAD
 from .cards import DECK, Card
@@ -24,9 +24,10 @@ def deal(seed: int, players: int = 4, cards_each: int = 16) -> list[tuple[Card, 
     >>> [len(h) for h in hands], sum(len(h) for h in hands)
     ([16, 16, 16, 16], 64)
     """
-    if not isinstance(players, int) or not 1 <= players <= 4:
+    players, cards_each = check_count(players, "players"), check_count(cards_each, "cards_each")
+    if not 1 <= players <= 4:
         raise FourCardsError(f"players must be 1..4, got {players!r}")
-    if not isinstance(cards_each, int) or not 0 <= cards_each * players <= len(DECK):
+    if not cards_each * players <= len(DECK):
         raise FourCardsError(f"cannot deal {cards_each!r} cards to {players} players from 64")
     cards = list(DECK)
     Rng(seed).shuffle(cards)
@@ -52,15 +53,17 @@ def deal_codes(hands: int, seed: int = 0, cards: int | tuple[int, int] = 16) -> 
     >>> bool((kinds >= 0).any()), bool((deal_codes(3, seed=1) == deal_codes(3, seed=1)).all())
     (True, True)
     """
-    if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
-        raise FourCardsError(f"hands must be an int >= 0, not {hands!r:.40}")
+    hands = check_count(hands, "hands")
     if hands > MAX_GAMES:
         raise FourCardsError(f"hands={hands}: at most {MAX_GAMES:,} at a time")
     seed = seed_in_range(seed)  # TypeError for a bool or a float; 2**64 would alias seed 0
     low, high = (cards, cards) if isinstance(cards, (int, np.integer)) and not isinstance(cards, bool) else (
         cards if isinstance(cards, tuple) and len(cards) == 2 else (None, None))
     if not (isinstance(low, (int, np.integer)) and isinstance(high, (int, np.integer))
-            and not isinstance(low, bool) and not isinstance(high, bool) and 0 <= low <= high <= len(DECK)):
+            and not isinstance(low, bool) and not isinstance(high, bool)):
+        raise InvalidTypeError(f"cards must be a hand size 0..64 or a (low, high) pair of them, "
+                               f"not {type(cards).__name__} {cards!r:.60}")
+    if not 0 <= low <= high <= len(DECK):
         raise FourCardsError(f"cards must be a hand size 0..64 or a (low, high) pair of them, not {cards!r}")
     rng = np.random.default_rng(int(seed))
     deck = np.array([card.code for card in DECK], dtype=np.uint8)
