@@ -871,9 +871,9 @@ def test_wrong_typed_deal_sizes_and_legal_actions_are_type_errors() -> None:
 
     wrongs: tuple[Any, ...] = (1.5, True, "3", None)
     for wrong in wrongs:
-        for call in (lambda: deal_codes(wrong), lambda: deal_counts(wrong)):
+        for deal_many in (deal_codes, deal_counts):
             with pytest.raises(InvalidTypeError, match=f"hands must be an int >= 0, not {type(wrong).__name__}"):
-                call()
+                deal_many(wrong)
         with pytest.raises(InvalidTypeError, match=f"cards must be a hand size 0..112, not {type(wrong).__name__}"):
             deal_counts(2, cards=wrong)
         with pytest.raises(InvalidTypeError, match="cards must be a hand size 0..64 or a .low, high. pair"):
@@ -883,7 +883,7 @@ def test_wrong_typed_deal_sizes_and_legal_actions_are_type_errors() -> None:
         with pytest.raises(InvalidTypeError, match=f"cards_each must be an int >= 0, not {type(wrong).__name__}"):
             deal(1, cards_each=wrong)
     with pytest.raises(InvalidTypeError, match="cards must be a hand size 0..64"):
-        deal_codes(2, cards=(1, 2.5))
+        deal_codes(2, cards=(1, 2.5))  # type: ignore[arg-type]
     for out_of_range in (lambda: deal_codes(-1), lambda: deal_counts(2, cards=113), lambda: deal_codes(2, cards=(3, 2)),
                          lambda: deal(1, players=5), lambda: deal(1, cards_each=17)):
         with pytest.raises(FourCardsError) as caught:
@@ -896,8 +896,10 @@ def test_wrong_typed_deal_sizes_and_legal_actions_are_type_errors() -> None:
         state = game.new_match(3)
         observation = state.observation(state.current_player)
         bot = entry.new_bot("random", game, 1)
-        for legal, reason in ((1.5, "the legal actions must be a sequence of ints, not float"),
-                              (np.zeros((1, 2), dtype=np.int64), "the legal actions must be a 1-D array of ints"),
-                              ([1.5], "legal action 1.5 is not an int")):
+        bad_legals: tuple[tuple[Any, str], ...] = (
+            (1.5, "the legal actions must be a sequence of ints, not float"),
+            (np.zeros((1, 2), dtype=np.int64), "the legal actions must be a 1-D array of ints"),
+            ([1.5], "legal action 1.5 is not an int"))
+        for legal, reason in bad_legals:
             with pytest.raises(InvalidTypeError, match=reason):
                 bot.choose(observation, legal)
