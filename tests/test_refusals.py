@@ -390,6 +390,23 @@ def test_serve_says_where_it_listens_after_binding(tmp_path: Any) -> None:
         assert result.returncode == 2 and f"argument {flag}: needs a file name" in result.stderr, result.stderr
 
 
+def test_serve_refuses_a_database_folder_it_cannot_make_in_one_line(tmp_path: Any) -> None:
+    """A first user's trial (2026-12-05): ``serve --db /proc/nope/x.db`` (a folder that looks
+    writable, as ``/proc`` does to root, but refuses a new folder) printed "made the folder
+    /proc/nope", then uvicorn's traceback, exit code 3. The file is made before the banner now."""
+    pytest.importorskip("starlette", reason="the server extra is not installed")
+    import pathlib
+
+    if not pathlib.Path("/proc/self").is_dir():
+        pytest.skip("needs Linux's /proc, a folder no process can make folders in")
+    result = subprocess.run([sys.executable, "-m", "fourcards", "serve", "--port", "0", "--db",
+                             "/proc/fourcards-test/tables.db"], capture_output=True, text=True, timeout=60,
+                            cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "", result.stdout + result.stderr
+    assert result.stderr.startswith("fourcards serve: --db /proc/fourcards-test/tables.db: cannot be made: ")
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+
+
 def test_rule_counts_have_an_upper_bound_and_numpy_ints_are_ints() -> None:
     """``target_score=10**30`` was taken (a tournament then never ended, OpenSpiel failed to cast
     it); ``players=np.int64(3)`` was refused while seats and actions took numpy ints."""

@@ -55,6 +55,22 @@ def _folder_to_make(db: str) -> pathlib.Path | None:
     return folder
 
 
+def _make_sqlite_file(db: str) -> str | None:
+    """Make the SQLite file ``db`` and its missing folders now (opened once and closed), so a
+    place this process cannot write in is one line here, not a failed start later; why not, or
+    None (a database URL or ``:memory:``: nothing to make)."""
+    if "://" in db or db == ":memory:":
+        return None
+    path = pathlib.Path(db).resolve()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except (OSError, sqlite3.Error) as error:
+        return f"cannot be made: {error}"
+    return None
+
+
 def where_shown(db: str) -> str:
     """``--db`` as it may be printed: a database URL without its user and password."""
     if "://" not in db:
@@ -179,6 +195,12 @@ def run(args: argparse.Namespace) -> int:
               f"{error.strerror or error}", file=sys.stderr)
         return 2
     new_folder = _folder_to_make(args.db)
+    problem = _make_sqlite_file(args.db)
+    if problem is not None:
+        for sock in sockets:
+            sock.close()
+        print(f"fourcards serve: --db {args.db}: {problem}", file=sys.stderr)
+        return 2
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", ""):
