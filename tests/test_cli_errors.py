@@ -246,3 +246,19 @@ def test_a_game_where_the_command_goes_names_the_commands_that_take_it(capsys: p
         assert f"'{name}' is a game, not a command" in line
         assert f"fourcards demo {name}" in line and f"fourcards play {name}" in line
     assert "invalid choice: 'nonsense'" in refused(["nonsense"], capsys)  # any other word: argparse's message
+
+
+@pytest.mark.parametrize(("argv", "start"), [
+    (["hand", "--players", "3"], "fourcards hand: error: unrecognized arguments: --players 3"),
+    (["play", "zangle", "--bogus", "1"], "fourcards play zangle: error: unrecognized arguments: --bogus 1"),
+    (["tournament", "--bots", "random,random", "--deals", "1", "--bogus"],
+     "fourcards tournament: error: unrecognized arguments: --bogus"),
+    (["--bogus"], "fourcards: error: unrecognized arguments: --bogus"),
+    (["play", "--game"], "fourcards: error: play --game needs a game's name: gang-of-four, four-color"),
+])
+def test_an_unknown_option_is_named_by_its_command(argv: list[str], start: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's trial (2026-12-05): ``fourcards hand --players 3`` said "fourcards: error:
+    unrecognized arguments" (argparse names the top command for every one), and ``play --game``
+    without a name said "the following arguments are required: GAME"."""
+    assert refused(argv, capsys).startswith(start)

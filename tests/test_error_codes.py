@@ -156,6 +156,21 @@ def test_docs_engine_lists_every_code_once_with_its_class() -> None:
     assert all(section.count(f"| `{code}` |") == 1 for code in ERROR_CODES)
 
 
+def test_docs_embedding_gives_every_code_its_http_status() -> None:
+    """A first user's trial (2026-12-05): the status table of docs/embedding.md left out
+    ``bad_type``; it now lists every code of ``fourcards.hosting.HTTP_STATUS`` at its status, once."""
+    from fourcards.hosting import HTTP_STATUS
+
+    text = (ENGINE_DOC.parent / "embedding.md").read_text(encoding="utf-8")
+    section = text.split("## Errors as HTTP answers", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, int] = {}
+    for status, codes in re.findall(r"^\| (\d{3}) \| ([^|]+) \|", section, re.M):
+        for code in re.findall(r"`([a-z_]+)`", codes):
+            assert code not in documented, code
+            documented[code] = int(status)
+    assert documented == HTTP_STATUS
+
+
 def test_codes_are_the_bundled_servers_strings_where_it_has_one() -> None:
     """The server sends these codes today (over the WebSocket protocol or in HTTP answers)."""
     import fourcards.server

@@ -87,3 +87,25 @@ def test_main_command_runs_the_demo() -> None:
     three = subprocess.run([sys.executable, "-m", "fourcards", "demo", "--players", "3"],
                            capture_output=True, text=True, check=True).stdout
     assert "3 rule-based players" in three and "Match over" in three
+
+
+def test_docs_cli_has_a_row_for_every_command_and_names_their_options() -> None:
+    """A first user's trial (2026-12-05): docs/cli.md's command table had no row for
+    ``fourcards serve``, and never named ``--no-progress`` or simulate's ``--target-score``."""
+    import argparse
+    import re
+    from pathlib import Path
+
+    from fourcards.cli import build_parser
+
+    text = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = "\n".join(line for line in text.split("\n## ", 1)[0].splitlines() if line.startswith("| `fourcards"))
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    rows = {command: line.split(" | ")[0] for command in commands.choices for line in table.splitlines()
+            if re.search(rf"`fourcards {command}[ `]", line)}
+    assert set(commands.choices) - set(rows) == set(), sorted(rows)
+    for command in ("simulate", "tournament", "bench"):
+        flags = {flag for action in commands.choices[command]._actions for flag in action.option_strings
+                 if flag.startswith("--") and flag not in ("--help", "--game", "--batch-size", "--backend",
+                                                           "--scheduler")}
+        assert {flag for flag in flags if flag not in rows[command]} == set(), (command, rows[command])

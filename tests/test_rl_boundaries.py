@@ -219,3 +219,16 @@ def test_make_vec_names_the_seat_env_keywords_it_does_not_take() -> None:
         with pytest.raises(FourCardsError, match=words):
             gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=2, **keywords)
     gymnasium.make_vec("fourcards/GangOfFour-v0", num_envs=2, render_mode=None, illegal_action="raise").close()
+
+
+def test_a_step_before_reset_is_refused_by_the_env_and_by_gymnasiums_wrapper() -> None:
+    """docs/rl.md (a first user's trial, 2026-12-05): through ``gymnasium.make`` a step before
+    ``reset`` is Gymnasium's ``ResetNeeded`` (its order-enforcing wrapper); the env itself raises
+    a ``FourCardsError``."""
+    made = gymnasium.make("fourcards/Duelo-v0")
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        made.step(0)
+    with pytest.raises(FourCardsError, match=r"call reset\(\) before using the environment"):
+        made.unwrapped.step(0)
+    made.reset(seed=1)
+    made.close()

@@ -498,11 +498,19 @@ def test_bad_http_requests(server: ServerProcess) -> None:
     for body, status, code in cases:
         answer = request("POST", url, body)
         assert answer == (status, answer[1]) and answer[1]["error"]["code"] == code, (body, answer)
+    # A first user's trial (2026-12-05): the refusal named five games while /api/games lists six, and
+    # a seat's bot "best" (taken by the command line, the RL adapters and the hosting service) was refused.
+    reason = request("POST", url, {"game": "chess"})[1]["error"]["reason"]
+    assert reason.startswith("unknown game 'chess'; choose from gang-of-four") and "zangle-speedster" in reason
+    reason = request("POST", url, {"game": "duelo", "seats": [{"kind": "human"}, {"kind": "bot", "bot": "x"}]})
+    assert reason[1]["error"]["reason"] == "seat 1: 'bot' must be one of random, category, search, best", reason
+    status, made = request("POST", url, {"game": "duelo", "seats": [{"kind": "human"}, {"kind": "bot", "bot": "best"}]})
+    assert status == 201 and made["seats"][1]["bot"] == "search", made
     assert request("POST", url, raw=b"{oops")[1]["error"]["code"] == "bad_json"
     assert request("POST", url, raw=b" " * 300_000)[0] == 413
     assert request("GET", url + "/nope")[0] == 404
     assert request("POST", url + "/nope/seats/0", {})[0] == 404
-    assert request("GET", url)[1]["total"] == before
+    assert request("GET", url)[1]["total"] == before + 1  # the one with a "best" bot
     games = request("GET", server.http + "/api/games")[1]["games"]
     assert {g["name"] for g in games} == {"gang-of-four", "four-color", "zangle", "zangle-speedster",
                                           "four-pack", "duelo"}

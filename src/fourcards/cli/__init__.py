@@ -104,6 +104,11 @@ def game_argument(argv: Sequence[str]) -> list[str]:
         return args
     if args[0] == "play":
         for i, word in enumerate(args[1:], 1):
+            if word == "--game" and i + 1 == len(args):
+                from ..games import GAMES
+                from .args import CommandLineError
+
+                raise CommandLineError(f"play --game needs a game's name: {', '.join(GAMES)}")
             if word == "--game" and i + 1 < len(args):
                 game, rest = args[i + 1], [*args[1:i], *args[i + 2:]]
             elif word.startswith("--game="):
@@ -155,17 +160,24 @@ def _game_after_options(parser: argparse.ArgumentParser, words: list[str]) -> li
     return [*words[:at], *words[at + 1:], "--game", extra[0]]
 
 
-def _takes(parser: argparse.ArgumentParser, command: str, game: str | None, flag: str) -> bool:
-    """Whether ``fourcards COMMAND [GAME]`` has the option ``flag``."""
+def _command_parser(parser: argparse.ArgumentParser, command: str | None,
+                    game: str | None) -> argparse.ArgumentParser | None:
+    """The parser of ``fourcards COMMAND [GAME]`` (``play``'s of that game), or None."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            sub = action.choices[command]
+            sub: argparse.ArgumentParser = action.choices[command]
             if command == "play" and game is not None:
                 for inner in sub._actions:
                     if isinstance(inner, argparse._SubParsersAction) and game in inner.choices:
                         sub = inner.choices[game]
-            return flag in sub._option_string_actions
-    return True
+            return sub
+    return None
+
+
+def _takes(parser: argparse.ArgumentParser, command: str, game: str | None, flag: str) -> bool:
+    """Whether ``fourcards COMMAND [GAME]`` has the option ``flag``."""
+    sub = _command_parser(parser, command, game)
+    return sub is None or flag in sub._option_string_actions
 
 
 def _game_not_command(word: str) -> str | None:
@@ -194,7 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = _game_after_options(parser, words)
     except CommandLineError as error:
         parser.error(str(error))
-    args = parser.parse_args(words)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:  # said by the command's parser (argparse says "fourcards: error" for all)
+        sub = _command_parser(parser, args.command, getattr(args, "game", None)) or parser
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}")
     typed = demo.top_level_options(args)
     if typed and args.command is not None:
         flag = "--" + next(iter(typed)).replace("_", "-")

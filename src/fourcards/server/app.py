@@ -33,7 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .._position import shown
 from ..decks import parse_deck
 from ..errors import FourCardsError, InvalidStateError, InvalidTypeError, MissingExtraError
-from ..games import GAMES, get_game
+from ..games import BEST, GAMES, get_game
 from ..hosting import HTTP_STATUS
 from ..hosting.bots import checked_bot
 from .admission import CLIENT_KEY, Admission, AdmissionMiddleware, Limits, OriginPolicy, Refusal, TokenBucket
@@ -435,8 +435,9 @@ class GameServer:
         if name not in master_specs():
             try:
                 name = get_game(name).name
-            except FourCardsError as error:
-                raise _refusal(error, "unknown_game") from None
+            except FourCardsError:
+                raise Refusal(404, "unknown_game", f"unknown game {name[:40]!r}; choose from "
+                              f"{', '.join(entry['name'] for entry in games_catalogue())}") from None
         if self.open_tables() >= self.limits.max_tables:
             raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables",
                           {"retry_after": self._first_expiry(None)})
@@ -613,9 +614,13 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
         if seat.get("kind") == "human":
             result.append(SeatRecord("human", name))
         elif seat.get("kind") == "bot":
-            if seat.get("bot") not in kinds:
-                raise Refusal(400, "bad_seats", f"seat {number}: 'bot' must be one of {', '.join(kinds)}")
-            result.append(SeatRecord("bot", name or f"{seat['bot']} bot", seat["bot"]))
+            kind = seat.get("bot")
+            if kind == BEST and spec is None:  # the best bot that plays here, kept by its kind
+                kind = get_game(game).kind_of(BEST)
+            if kind not in kinds:
+                choices = (*kinds, BEST) if spec is None else kinds
+                raise Refusal(400, "bad_seats", f"seat {number}: 'bot' must be one of {', '.join(choices)}")
+            result.append(SeatRecord("bot", name or f"{kind} bot", kind))
         else:
             raise Refusal(400, "bad_seats", f"seat {number}: 'kind' must be human or bot")
     return tuple(result)
