@@ -392,6 +392,9 @@ def test_every_bad_message_gets_an_error_and_changes_nothing(server: ServerProce
             return answer
 
         await expect({"type": "act", "id": "a", "version": 0, "action": 1}, "not_joined")
+        await expect({"type": "hint", "id": "h"}, "not_joined")
+        await seat.send({"type": "ping"})  # docs/server.md: ping is answered before join too
+        await seat.until("pong")
         await expect({"type": "join", "table": table["id"], "token": 12345}, "bad_message")
         await expect({"type": "join", "table": table["id"], "token": "\ud800"}, "bad_message")
         # A join refused for its table or token closes the connection at once (no use going on).
