@@ -10,14 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fourcards import FourCardsError
 from fourcards.decks import DeckError, load_deck
 from fourcards.errors import InvalidCardError, InvalidTypeError, UnknownSeatError
 from fourcards.zangle import _kernels as zangle_kernels
 from fourcards.zangle.bots import GreedyBot
-from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _find_packed_reference, deck_cards, find_zangles,
-                                    find_zangles_packed, kind_code, pack_counts)
+from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _best_key, _find_packed_reference, best_zangle, deck_cards,
+                                    MAX_PIECES, check_zangle_value, find_zangles, find_zangles_packed, has_zangle,
+                                    kind_code, pack_counts, zangles_with_z_at_most)
 from fourcards.zangle.game import ZangleGame, ZangleState
 from fourcards.zangle.speedster import SpeedsterBot, SpeedsterTable, run_speedster
 
@@ -392,3 +395,151 @@ def test_zangle_helpers_still_take_good_input() -> None:
     assert ascii_art(iter(SHAPES["4b"].cells)) == " /\\\n/\\/\\"
     assert svg(SHAPES["1"].cells, 1, "#4a90d9").startswith("<svg")
     assert check_zangle("4b", [3, 1], ["centre", "OWN "]).valid  # type: ignore[list-item]
+
+
+# -- many Z cards: every number of them is another Zangle ------------------------------------------
+# The rules: "A Z card adds no triangles and may be added to any Zangle as a piece, in any number."
+# A deck of many Z cards (a custom deck, or Speedster hits piling them up face up) made find_zangles
+# build every count of them from each place: 200 a place took 4 s, thousands ran out of memory, and
+# Speedster listed them again after every event (a server table of such a deck stalled its loop).
+
+MANY_Z = ("4a 1 " + "Z " * 200, "2 2 1 " + "Z " * 200)
+SMALL_HANDS = st.lists(st.integers(0, 10), max_size=6)
+
+
+class _Counted(Zangle):
+    made = 0
+
+    def __init__(self, *args: Any) -> None:
+        type(self).made += 1
+        super().__init__(*args)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> type[_Counted]:
+    """Counts the Zangles ``fourcards.zangle.cards`` makes."""
+    import fourcards.zangle.cards as cards
+    _Counted.made = 0
+    monkeypatch.setattr(cards, "Zangle", _Counted)
+    return _Counted
+
+
+def test_a_listing_too_big_is_refused_and_its_first_zangles_are_listed_on_request(
+        counted: type[_Counted]) -> None:
+    with pytest.raises(FourCardsError, match=r"centre and own make Zangles of up to \d+ cards .* limit=") as info:
+        find_zangles(*MANY_Z)
+    assert not isinstance(info.value, InvalidTypeError) and counted.made == 0
+    first = find_zangles(*MANY_Z, limit=50)
+    assert len(first) == 50 and all(check_zangle_fits(z, *MANY_Z) for z in first)
+    small = ("4a 1 Z Z", "2 2 1 Z")
+    assert find_zangles(*small, limit=7) == find_zangles(*small)[:7]
+    assert find_zangles(*small, limit=0) == [] and find_zangles(*small, limit=10**6) == find_zangles(*small)
+
+
+def check_zangle_fits(zangle: Zangle, centre: str, own: str) -> bool:
+    """The Zangle is valid and its cards are among the centre's and own."""
+    from fourcards.zangle.cards import check_zangle
+    places = {CENTRE: "centre", OWN: "own"}
+    return bool(check_zangle(kind_code_of(zangle.target), [kind_code_of(k) for k, _ in zangle.pieces],
+                             [places[p] for _, p in zangle.pieces], target_place=places[zangle.target_place]).valid
+                and all(zangle.uses(place).get(k, 0) <= cards.split().count(kind_code_of(k))
+                        for place, cards in ((CENTRE, centre), (OWN, own)) for k in range(11)))
+
+
+def kind_code_of(code: int) -> str:
+    from fourcards.zangle.cards import KINDS
+    return KINDS[code]
+
+
+@pytest.mark.parametrize("limit, error", [
+    (1.5, InvalidTypeError), (True, InvalidTypeError), ("5", InvalidTypeError), (-1, FourCardsError),
+    (10**7, FourCardsError), (2**70, FourCardsError),
+])
+def test_the_limit_is_checked(limit: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="limit="):
+        find_zangles("4a 1", "2 2", limit=limit)
+
+
+def test_the_best_zangle_and_whether_there_is_one_do_not_list_every_number_of_z_cards(
+        counted: type[_Counted]) -> None:
+    centre, own = "4a 1 " + "Z " * 5000, "2 2 1 " + "Z " * 4000
+    best = best_zangle(centre, own)
+    # at most MAX_PIECES pieces (what check_zangle_value and a Speedster table take), own Z cards first
+    assert best is not None and check_zangle_value(best) is best and len(best.pieces) == MAX_PIECES
+    assert best.own_cards == MAX_PIECES and best.uses(CENTRE) == {1: 1}, best  # 1(centre) = 199 Z(own) + 1(own)
+    assert has_zangle(centre, own) and not has_zangle("Z " * 5000, "Z " * 5000)
+    assert counted.made < 200, counted.made  # one a way of tiling, not one a number of Z cards
+    table = SpeedsterTable(players=2, seed=0)
+    table.submit_call(0, best, timestamp=0.1)  # a value the table takes (it refuses more pieces)
+    with pytest.raises(FourCardsError):
+        table.submit_call(0, Zangle(best.target, best.target_place, best.pieces + ((0, OWN),)), timestamp=0.1)
+
+
+@given(SMALL_HANDS, SMALL_HANDS)
+@settings(max_examples=300, deadline=None)
+def test_best_has_and_capped_agree_with_the_full_listing(centre: list[int], own: list[int]) -> None:
+    listing = find_zangles(centre, own)
+    assert has_zangle(centre, own) == bool(listing)
+    assert best_zangle(centre, own) == (min(listing, key=_best_key) if listing else None)
+    for most in (2, 3, 4):
+        fewer = [z for z in listing if len(z.pieces) <= most]
+        assert best_zangle(centre, own, most_pieces=most) == (min(fewer, key=_best_key) if fewer else None)
+    for most in (0, 1, 2):
+        assert zangles_with_z_at_most(centre, own, most) == [
+            z for z in listing if z.uses(CENTRE).get(0, 0) <= most and z.uses(OWN).get(0, 0) <= most]
+
+
+@pytest.mark.parametrize("most, error", [(1.5, InvalidTypeError), (16, FourCardsError), (-1, FourCardsError)])
+def test_the_z_cap_is_checked(most: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="most_z="):
+        zangles_with_z_at_most("4a 1", "2 2", most)
+
+
+@pytest.mark.parametrize("most, error", [(1.5, InvalidTypeError), (True, InvalidTypeError), (1, FourCardsError),
+                                         (MAX_PIECES + 1, FourCardsError), (2**70, FourCardsError)])
+def test_the_piece_cap_is_checked(most: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="most_pieces="):
+        best_zangle("4a 1", "2 2", most_pieces=most)
+
+
+def test_a_listing_holds_only_zangles_of_at_most_max_pieces() -> None:
+    centre, own = "1 " + "Z " * 190, "1 " + "Z " * 12
+    listing = find_zangles(centre, own)
+    assert listing and max(len(z.pieces) for z in listing) == MAX_PIECES
+    assert all(check_zangle_value(z) is z for z in listing)
+
+
+def test_a_speedster_table_of_z_cards_stays_quick_and_its_view_lists_at_most_its_share(
+        counted: type[_Counted]) -> None:
+    from fourcards.server.protocol import MAX_TEXT_LENGTH
+    from fourcards.server.speedster import VIEW_ZANGLES, SpeedsterMaster
+    table = SpeedsterTable(players=2, seed=1, deck={"Z": 1500, "1": 40, "2": 40, "3": 40})
+    for step in range(1, 601):
+        table.submit_hit(0, timestamp=step * 0.01)
+    outcomes = table.resolve(10.0)
+    assert [o.kind for o in outcomes].count("hit") == 600
+    assert counted.made < 100 * 600, counted.made  # each event asks whether there is one, not for every one
+    snapshot = table.snapshot()
+    assert snapshot.cards[0].count(0) > 400
+    view = SpeedsterMaster._view(snapshot, 0)
+    assert len(view["zangles"]) == VIEW_ZANGLES and view["more_zangles"] is True
+    assert all(len(z["text"]) <= MAX_TEXT_LENGTH for z in view["zangles"])  # each one a call can carry
+    assert SpeedsterMaster._view(snapshot, None)["zangles"] == []
+    few = SpeedsterTable(players=2, seed=1)
+    view = SpeedsterMaster._view(few.snapshot(), 0)
+    assert view["more_zangles"] is False and len(view["zangles"]) == len(find_zangles(
+        few.snapshot().centre, few.snapshot().cards[0]))
+
+
+def test_a_zangle_game_of_many_z_cards_offers_only_its_actions() -> None:
+    game = ZangleGame(players=2, deck={"Z": 300, "5a": 20, "1": 10, "4a": 10})  # few ways: Z cards pile up
+    state = game.new_match(3)
+    bots = [GreedyBot(), GreedyBot()]
+    seen_many = False
+    while not state.is_terminal:
+        seat = state.current_player
+        legal = state.legal_actions()
+        seen_many |= state.observation(seat).cards[seat].count("Z") > game.z_max
+        assert all(game.actions[a].uses(p).get(0, 0) <= game.z_max for a in legal for p in (CENTRE, OWN))
+        state.apply(bots[seat].choose(state.observation(seat), legal))
+    assert game.z_max == 15 and seen_many

@@ -265,6 +265,27 @@ def test_speedster_played_to_the_end(server: ServerProcess) -> None:
     asyncio.run(main())
 
 
+def test_a_speedster_table_of_z_cards_is_played_to_the_end(server: ServerProcess) -> None:
+    # Every number of Z cards is another Zangle; a Z-heavy deck made the table list them all after
+    # every event while the bot hit them face up, and the server's loop stalled (CHANGELOG, 2026-12-06).
+    async def main() -> None:
+        table = create_table(server, "zangle-speedster",
+                             {"players": 2, "rounds": 1, "bot_reaction": 0.0, "deck": {"Z": 600, "5a": 4, "1": 4}},
+                             [{"kind": "bot", "bot": "greedy"}, {"kind": "human"}])
+        [human] = await seated(server, table)
+        end = await play_to_end(human, random.Random(5))
+        assert end["winners"]
+        views = [m["view"] for m in human.states if m["view"]["seat"] == 1]
+        assert views and all(len(v["zangles"]) <= 100 and isinstance(v["more_zangles"], bool) for v in views)
+        assert max(v["cards"][0].count("Z") for v in views) > 200, "the bot piled Z cards up face up"
+        made = {r["detail"] for m in human.states for r in m["history"]
+                if r["kind"] == "zangle" and r["player"] == 0}
+        assert any(text.count("Z(own)") > 5 for text in made), made  # Z cards, as many as a call carries
+        await human.close()
+
+    asyncio.run(main())
+
+
 def test_uploaded_deck_for_duelo(server: ServerProcess) -> None:
     from importlib import resources
 

@@ -16,6 +16,7 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -23,14 +24,40 @@ from ..errors import FourCardsError
 from ..zangle.cards import CENTRE, KINDS, OWN, Zangle, best_zangle, find_zangles, kind_code
 from ..zangle.game import zangle_view
 from ..zangle.speedster import Snapshot, SpeedsterTable
-from .protocol import Event, ProtocolError
+from .protocol import MAX_TEXT_LENGTH, Event, ProtocolError
 from .store import LogEntry, Store, TableRecord
 from .tables import HISTORY_TAIL, Client, MasterSpec, Table
 
-__all__ = ["SPEEDSTER", "SpeedsterMaster", "speedster_view", "parse_zangle_text", "check_rules", "RULES"]
+__all__ = ["SPEEDSTER", "SpeedsterMaster", "speedster_view", "VIEW_ZANGLES", "fits_a_call", "callable_zangles", "parse_zangle_text", "check_rules", "RULES"]
 
 RESOLVE_EVERY = 0.05
 """Seconds between two resolutions."""
+
+#: The most Zangles a seat's view lists (``more_zangles`` says when there are more:
+#: many Z cards make very many, each number of them another Zangle).
+VIEW_ZANGLES = 100
+
+
+#: The most pieces a Zangle a ``call`` carries can have (each piece takes 9 characters
+#: or more of the call's ``MAX_TEXT_LENGTH``).
+CALL_PIECES = MAX_TEXT_LENGTH // 9
+
+
+def fits_a_call(zangle: Zangle) -> bool:
+    """Whether a ``call`` can carry the Zangle: its text is at most ``MAX_TEXT_LENGTH``
+    characters (about 15 pieces; only Z cards make more)."""
+    return len(str(zangle)) <= MAX_TEXT_LENGTH
+
+
+def callable_zangles(centre: Sequence[int], cards: Sequence[int], most: int) -> tuple[list[Zangle], bool]:
+    """The first ``most`` Zangles a seat can make that a ``call`` can carry, and whether there may be more."""
+    limit = most + 1
+    while True:  # a few rounds at most: the pieces are capped, so the Zangles are few hundred a shape
+        found = find_zangles(centre, cards, limit=limit, most_pieces=CALL_PIECES)
+        fitting = [z for z in found if fits_a_call(z)]
+        if len(fitting) > most or len(found) < limit:
+            return fitting[:most], len(fitting) > most
+        limit *= 4
 
 #: The slowest a Speedster bot may be made to react, in seconds.
 MAX_BOT_REACTION = 60.0
@@ -85,15 +112,18 @@ def check_rules(rules: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return int(full["players"]), full
 
 
-def speedster_view(snapshot: Snapshot, seat: int | None, zangles: list[Zangle]) -> dict[str, Any]:
+def speedster_view(snapshot: Snapshot, seat: int | None, zangles: list[Zangle], more: bool = False) -> dict[str, Any]:
     """A seat's view: the public table (everything is face up but the piles) and
-    the Zangles this seat could call now (each ``{target, pieces, text}``). A
-    spectator's (``seat`` None) is the same table with no Zangles: nothing in it is hidden."""
+    the Zangles this seat could call now (each ``{target, pieces, text}``; the
+    first :data:`VIEW_ZANGLES`, ``more_zangles`` true when there are more). A
+    spectator's (``seat`` None) is the same table with no Zangles: nothing in it is hidden.
+    The server lists only the Zangles a ``call`` can carry (:func:`callable_zangles`)."""
     return {
         "seat": seat, "round": snapshot.round, "centre": [KINDS[k] for k in snapshot.centre],
         "cards": [[KINDS[k] for k in c] for c in snapshot.cards], "piles": list(snapshot.piles),
         "centre_pile": snapshot.centre_pile, "levels": list(snapshot.levels), "totals": list(snapshot.totals),
-        "over": snapshot.over, "playing": list(snapshot.playing), "zangles": [zangle_view(z) for z in zangles],
+        "over": snapshot.over, "playing": list(snapshot.playing),
+        "zangles": [zangle_view(z) for z in zangles], "more_zangles": more,
     }
 
 
@@ -159,8 +189,9 @@ class SpeedsterMaster(Table):
     @staticmethod
     def _view(snapshot: Snapshot, seat: int | None) -> dict[str, Any]:
         playing = seat is not None and seat in snapshot.playing
-        zangles = find_zangles(snapshot.centre, snapshot.cards[seat]) if playing and seat is not None else []
-        return speedster_view(snapshot, seat, zangles)
+        if not playing or seat is None:
+            return speedster_view(snapshot, seat, [])
+        return speedster_view(snapshot, seat, *callable_zangles(snapshot.centre, snapshot.cards[seat], VIEW_ZANGLES))
 
     def view_of(self, seat: int | None) -> dict[str, Any]:
         return self._view(self.table.snapshot(), seat)
@@ -291,11 +322,18 @@ class SpeedsterMaster(Table):
         snapshot = self.table.snapshot()
         if seat not in snapshot.playing:
             return None
+        choice: Zangle | None = None
         if kind == "random":
-            options = find_zangles(snapshot.centre, snapshot.cards[seat])
+            options, _ = callable_zangles(snapshot.centre, snapshot.cards[seat], VIEW_ZANGLES)
             choice = options[(version * 7919 + seat) % len(options)] if options else None
         else:
-            choice = best_zangle(list(snapshot.centre), list(snapshot.cards[seat]))
+            # the best a person's call could carry too: fewer Z cards until its text fits
+            for most in range(CALL_PIECES, 1, -1):
+                choice = best_zangle(list(snapshot.centre), list(snapshot.cards[seat]), most_pieces=most)
+                if choice is None or fits_a_call(choice):
+                    break
+            else:
+                choice = None
         if choice is not None:
             return str(choice)
         return "hit" if snapshot.centre_pile else None

@@ -15,14 +15,14 @@ the games build on these.
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
-from .cards import KINDS, Check, Zangle, best_zangle, check_zangle, find_zangles
+from .cards import KINDS, Check, Zangle, best_zangle, check_zangle, find_zangles, has_zangle
 from .geometry import SHAPES, Shape, ascii_art, canonical, free_shapes, one_sided_shapes, svg
 from .tiling import TILINGS, all_tilings, tiles
 
 __all__ = ["Check", "GreedyBot", "KINDS", "RandomBot", "Rules", "SHAPES", "Shape", "SpeedsterBot", "TILINGS",
            "Zangle", "ZangleGame", "ZangleObservation", "ZangleState", "all_tilings", "ascii_art",
-           "best_zangle", "canonical", "check_zangle", "find_zangles", "free_shapes", "one_sided_shapes",
-           "svg", "tiles"]
+           "best_zangle", "canonical", "check_zangle", "find_zangles", "free_shapes", "has_zangle",
+           "one_sided_shapes", "svg", "tiles"]
 
 # The game and its bots load on first use.
 _LAZY = {"Rules": ".game", "ZangleGame": ".game", "ZangleObservation": ".game", "ZangleState": ".game",

@@ -21,7 +21,7 @@ True
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice, product
 from typing import Final
@@ -35,7 +35,8 @@ from .geometry import SHAPE_ORDER, SHAPES
 from .tiling import TILINGS
 
 __all__ = ["KINDS", "DEFAULT_DECK", "deck_cards", "Zangle", "Check", "check_zangle", "find_zangles",
-           "best_zangle", "kind_code", "CENTRE", "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
+           "best_zangle", "has_zangle", "zangles_with_z_at_most", "MAX_LISTED", "MAX_PIECES", "kind_code", "CENTRE",
+           "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
            "find_zangles_packed", "split_cards", "card_code", "check_packed", "check_zangle_value"]
 
 KINDS: Final[tuple[str, ...]] = ("Z",) + SHAPE_ORDER
@@ -71,6 +72,10 @@ def kind_code(card: str) -> int:
 
 MAX_DECK: Final = 10_000
 """The most cards a deck composition may hold."""
+
+MAX_PIECES: Final = 200
+"""The most pieces a :class:`Zangle` holds (:func:`check_zangle_value`; only Z cards,
+which join in any number, take a Zangle past a handful)."""
 
 
 def deck_cards(composition: Mapping[str, int] | None = None) -> list[int]:
@@ -144,7 +149,7 @@ def check_zangle_value(zangle: object) -> Zangle:
     if not in_range(zangle.target, len(KINDS)) or not in_range(zangle.target_place, 2):
         raise FourCardsError(f"Zangle target {zangle.target!r} at place {zangle.target_place!r}: "
                              f"kinds are 0..{len(KINDS) - 1}, places 0 (centre) or 1 (own)")
-    if not isinstance(zangle.pieces, tuple) or len(zangle.pieces) > 200:
+    if not isinstance(zangle.pieces, tuple) or len(zangle.pieces) > MAX_PIECES:
         raise FourCardsError(f"Zangle pieces must be a tuple of (kind, place) pairs, got {zangle.pieces!r:.80}")
     for piece in zangle.pieces:
         if not (isinstance(piece, tuple) and len(piece) == 2 and in_range(piece[0], len(KINDS))
@@ -258,14 +263,18 @@ def _counts(cards: str | Iterable[str | int], name: str = "cards") -> list[int]:
     return counts
 
 
-def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> list[Zangle]:
-    """Every distinct Zangle from the centre cards and a player's own cards
-    (distinct as multisets of cards by kind and place).  Cards are text
-    (``"4b 2 Z 3"``), or an iterable of notations or kind codes; anything else
-    raises :class:`FourCardsError` (:class:`InvalidTypeError` for a wrong type)
-    naming ``centre`` or ``own``."""
+MAX_LISTED: Final = 1_000_000
+"""The most cards :func:`find_zangles` lists in all (its Zangles' cards summed)."""
+
+Shape = tuple[int, int, list[tuple[int, int]], int, int]
+
+
+def _shapes(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> Iterator[Shape]:
+    """Each way of tiling a target from the cards before any Z card joins:
+    ``(target, target_place, pieces, Z cards in the centre, Z cards in own)``.
+    Their number does not grow with the Z cards (the Zangles do: each count
+    of Z cards from each place is another one)."""
     avail = [_counts(centre, "centre"), _counts(own, "own")]
-    found = []
     for target in range(1, len(KINDS)):
         for target_place in (CENTRE, OWN):
             if not avail[target_place][target]:
@@ -287,14 +296,113 @@ def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | in
                         pieces = []
                         for kind, from_centre, from_own in split:
                             pieces += [(kind, CENTRE)] * from_centre + [(kind, OWN)] * from_own
-                        for z_centre in range(rest[CENTRE][0] + 1):
-                            for z_own in range(rest[OWN][0] + 1):
-                                all_pieces = pieces + [(0, CENTRE)] * z_centre + [(0, OWN)] * z_own
-                                places = {target_place} | {p for _, p in all_pieces}
-                                if len(all_pieces) < 2 or len(places) < 2:
-                                    continue
-                                found.append(Zangle(target, target_place, tuple(sorted(all_pieces))))
+                        yield target, target_place, pieces, rest[CENTRE][0], rest[OWN][0]
+
+
+def _with_z(shape: Shape, z_centre: int, z_own: int) -> Zangle | None:
+    """The shape with that many Z cards from each place, or None when that is no Zangle."""
+    target, target_place, pieces, _, _ = shape
+    all_pieces = pieces + [(0, CENTRE)] * z_centre + [(0, OWN)] * z_own
+    places = {target_place} | {p for _, p in all_pieces}
+    if len(all_pieces) < 2 or len(places) < 2:
+        return None
+    return Zangle(target, target_place, tuple(sorted(all_pieces)))
+
+
+def _z_counts(shape: Shape, most_z: int | None, most_pieces: int = MAX_PIECES) -> Iterator[tuple[int, int]]:
+    """Each Z count from the centre with the most from own that goes with it (at
+    most ``most_z`` a place, at most ``most_pieces`` pieces in all)."""
+    _, _, pieces, z_centre, z_own = shape
+    if most_z is not None:
+        z_centre, z_own = min(z_centre, most_z), min(z_own, most_z)
+    room = most_pieces - len(pieces)
+    for from_centre in range(min(z_centre, room) + 1):
+        yield from_centre, min(z_own, room - from_centre)
+
+
+def _listed_cards(shape: Shape, most_pieces: int) -> int:
+    """The cards of every Zangle of one shape summed, at most (each count of Z cards from each place)."""
+    total = 0
+    for from_centre, own_most in _z_counts(shape, None, most_pieces):
+        n = own_most + 1
+        total += n * (len(shape[2]) + 1 + from_centre) + n * (n - 1) // 2
+    return total
+
+
+def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | int],
+                 limit: int | None = None, most_pieces: int = MAX_PIECES) -> list[Zangle]:
+    """Every distinct Zangle from the centre cards and a player's own cards
+    (distinct as multisets of cards by kind and place) of at most
+    ``most_pieces`` pieces (2..:data:`MAX_PIECES`).  Cards are text (``"4b 2 Z 3"``), or an
+    iterable of notations or kind codes; anything else raises
+    :class:`FourCardsError` (:class:`InvalidTypeError` for a wrong type) naming
+    ``centre`` or ``own``.
+
+    Every number of Z cards from each place makes another Zangle, so many Z
+    cards make very many: a list of more than :data:`MAX_LISTED` cards in all
+    is refused (:func:`best_zangle` and :func:`has_zangle` take any number);
+    ``limit=n`` lists the first ``n`` instead, whatever the cards.
+
+    >>> len(find_zangles("4b 2 " + "Z " * 300, "1 1 " + "Z " * 300, limit=5))
+    5
+    """
+    if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_LISTED):
+        raise (InvalidTypeError if type(limit) is not int else FourCardsError)(
+            f"limit={limit!r:.40} must be None or an int 0..{MAX_LISTED}")
+    _check_most_pieces(most_pieces)
+    shapes = list(_shapes(centre, own))
+    if limit is None:
+        total = sum(_listed_cards(shape, most_pieces) for shape in shapes)
+        if total > MAX_LISTED:
+            raise FourCardsError(f"centre and own make Zangles of up to {total} cards in all (each number of "
+                                 f"Z cards is another Zangle), more than the {MAX_LISTED} find_zangles lists: "
+                                 "pass limit=, or use best_zangle or has_zangle")
+    return _listed(shapes, limit, None, most_pieces)
+
+
+def _check_most_pieces(most_pieces: object) -> None:
+    if type(most_pieces) is not int or not 2 <= most_pieces <= MAX_PIECES:
+        raise (InvalidTypeError if type(most_pieces) is not int else FourCardsError)(
+            f"most_pieces={most_pieces!r:.40} must be an int 2..{MAX_PIECES}")
+
+
+def _listed(shapes: Iterable[Shape], limit: int | None, most_z: int | None,
+            most_pieces: int = MAX_PIECES) -> list[Zangle]:
+    """The Zangles of the shapes, the first ``limit`` (None: all), with at most
+    ``most_z`` Z cards from each place (None: any number) and ``most_pieces`` pieces."""
+    found: list[Zangle] = []
+    for shape in shapes:
+        for z_centre, own_most in _z_counts(shape, most_z, most_pieces):
+            for z_own in range(own_most + 1):
+                if limit is not None and len(found) >= limit:
+                    return found
+                zangle = _with_z(shape, z_centre, z_own)
+                if zangle is not None:
+                    found.append(zangle)
     return found
+
+
+def zangles_with_z_at_most(centre: str | Iterable[str | int], own: str | Iterable[str | int],
+                           most_z: int) -> list[Zangle]:
+    """:func:`find_zangles`, only the Zangles with at most ``most_z`` Z cards
+    from each place (a game's actions: ``fourcards.zangle.game.zangle_actions``).
+
+    >>> len(zangles_with_z_at_most("4b 2 Z 3", "1 5a 1", 0)), len(find_zangles("4b 2 Z 3", "1 5a 1"))
+    (6, 13)
+    """
+    if type(most_z) is not int or not 0 <= most_z <= 15:
+        raise (InvalidTypeError if type(most_z) is not int else FourCardsError)(
+            f"most_z={most_z!r:.40} must be an int 0..15")
+    return _listed(_shapes(centre, own), None, most_z)
+
+
+def has_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> bool:
+    """Whether the cards make any Zangle (as fast with many Z cards as with none).
+
+    >>> has_zangle("4b 3", "1"), has_zangle("2 Z", "1")
+    (True, False)
+    """
+    return any(_best_of(shape, MAX_PIECES) is not None for shape in _shapes(centre, own))
 
 
 def _best_key(zangle: Zangle) -> tuple[int, int, int, int, tuple[tuple[int, int], ...]]:
@@ -302,12 +410,39 @@ def _best_key(zangle: Zangle) -> tuple[int, int, int, int, tuple[tuple[int, int]
     return (-zangle.own_cards, -zangle.cards, zangle.target, zangle.target_place, zangle.pieces)
 
 
-def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> Zangle | None:
+def _best_of(shape: Shape, most_pieces: int) -> Zangle | None:
+    """The best Zangle of one shape of at most ``most_pieces`` pieces: the most
+    own Z cards, then the most centre Z cards (one own Z card fewer when a centre
+    one is needed to take cards from both places)."""
+    _, _, pieces, z_centre, z_own = shape
+    room = most_pieces - len(pieces)
+    own_most = min(z_own, room)
+    for from_own in (own_most, own_most - 1):
+        if from_own >= 0:
+            zangle = _with_z(shape, min(z_centre, room - from_own), from_own)
+            if zangle is not None:
+                return zangle
+    return None
+
+
+def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int],
+                most_pieces: int = MAX_PIECES) -> Zangle | None:
     """The Zangle that uses the most of the player's own cards (ties: the most
     cards, then the lowest target code, a centre target first, then the
-    lowest pieces), or ``None``."""
-    zangles = find_zangles(centre, own)
-    return min(zangles, key=_best_key) if zangles else None
+    lowest pieces), of at most ``most_pieces`` pieces, or ``None``.  Many Z
+    cards cost nothing here: of each way of tiling a target, only the Zangle
+    with the most Z cards can be the best.
+
+    >>> str(best_zangle("4b 2 Z 3", "1 5a 1", most_pieces=2))
+    '1(own) = Z(centre) + 1(own)'
+    """
+    _check_most_pieces(most_pieces)
+    best: Zangle | None = None
+    for shape in _shapes(centre, own):
+        zangle = _best_of(shape, most_pieces)
+        if zangle is not None and (best is None or _best_key(zangle) < _best_key(best)):
+            best = zangle
+    return best
 
 
 def pack_counts(cards: str | Iterable[str | int]) -> int:

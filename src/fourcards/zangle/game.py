@@ -41,8 +41,8 @@ from ..rng import Rng
 from ..sampling import DealSampler
 from . import _kernels
 from .cards import (
-    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, find_zangles, kind_code, split_cards,
-    zangle_rows,
+    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, kind_code, split_cards, zangle_rows,
+    zangles_with_z_at_most,
 )
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
@@ -329,7 +329,9 @@ class ZangleGame(Game["ZangleState"]):
         if "deck" in options and isinstance(options["deck"], dict):
             options["deck"] = tuple(sorted(options["deck"].items()))
         super().__init__(rules, **options)
-        tables = action_tables(min(15, self.rules.deck_cards().count(0)))
+        #: The most Z cards from each place in one action (Zangles with more are not actions).
+        self.z_max = min(15, self.rules.deck_cards().count(0))
+        tables = action_tables(self.z_max)
         self.actions = tables.actions
         self.index = tables.index
         self.row_index = tables.row_index
@@ -504,7 +506,8 @@ class ZangleState(State[Zangle]):
             self._centre.append(self._centre_pile.pop())
 
     def _available(self, seat: int) -> list[Zangle]:
-        return find_zangles(self._centre, self._cards[seat])
+        """The Zangles ``seat`` can make that are actions (at most ``z_max`` Z cards a place)."""
+        return zangles_with_z_at_most(self._centre, self._cards[seat], self.game.z_max)
 
     def _available_rows(self, seat: int) -> list[bytes] | None:
         """The Zangles ``seat`` can make, as row keys of ``game.row_index``, from the
@@ -518,7 +521,7 @@ class ZangleState(State[Zangle]):
     def _has_zangle(self, seat: int) -> bool:
         centre, own = _packed(self._centre), _packed(self._cards[seat])
         if centre is None or own is None:
-            return bool(self._available(seat))
+            return any(z in self.game.index for z in self._available(seat))
         return bool(_kernels.zangle_any_packed(centre, own))
 
     def _begin_turn(self) -> None:

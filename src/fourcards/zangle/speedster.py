@@ -50,7 +50,7 @@ from ..errors import FourCardsError, InvalidRulesError, InvalidTypeError, Unknow
 from ..rng import Rng
 import math
 
-from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards, find_zangles
+from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards, has_zangle
 
 __all__ = ["SpeedsterTable", "Event", "Outcome", "Snapshot", "SpeedsterBot", "run_speedster"]
 
@@ -191,7 +191,7 @@ class SpeedsterTable:
     def _check_round_end(self, timestamp: float) -> None:
         out = [s for s in self.playing if self._holding(s) == 0]
         stuck = (not any(self._may_hit(s) for s in self.playing)
-                 and not any(find_zangles(self.centre, self.cards[s]) for s in self.playing))
+                 and not any(has_zangle(self.centre, self.cards[s]) for s in self.playing))
         if not out and not stuck:
             return
         if self.bonus:
