@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fourcards import FourCardsError
 from fourcards.decks import DeckError, load_deck
-from fourcards.errors import InvalidCardError, InvalidTypeError, UnknownSeatError
+from fourcards.errors import InvalidCardError, InvalidRulesError, InvalidTypeError, UnknownSeatError
 from fourcards.zangle import _kernels as zangle_kernels
 from fourcards.zangle.bots import GreedyBot
 from fourcards.zangle.cards import (CENTRE, OWN, Zangle, _best_key, _find_packed_reference, best_zangle, deck_cards,
@@ -529,6 +529,21 @@ def test_a_speedster_table_of_z_cards_stays_quick_and_its_view_lists_at_most_its
     view = SpeedsterMaster._view(few.snapshot(), 0)
     assert view["more_zangles"] is False and len(view["zangles"]) == len(find_zangles(
         few.snapshot().centre, few.snapshot().cards[0]))
+
+
+@pytest.mark.parametrize("rounds, error", [(True, "rounds=True"), (1.5, "rounds=1.5"), (0, "rounds=0"),
+                                           (1001, "rounds=1001"), (999, "at most 120000 cards")])
+def test_speedster_rounds_are_an_int_and_a_match_deals_a_bounded_number_of_cards(rounds: Any, error: str) -> None:
+    # True was taken as one round (the server stored "rounds": true); 100,000 rounds of a
+    # deck of 1,000 cards let one table's bots play and be stored for months
+    deck = {"Z": 60, "1": 60, "2": 60} if rounds == 999 else None  # 180 cards
+    with pytest.raises(InvalidRulesError, match=re.escape(error)):
+        SpeedsterTable(players=2, rounds=rounds, deck=deck)
+
+
+def test_a_speedster_deck_that_makes_no_zangle_is_refused() -> None:
+    with pytest.raises(InvalidRulesError, match="no Zangle can be made from this deck"):
+        SpeedsterTable(players=2, deck={"Z": 1000})
 
 
 def test_a_zangle_game_of_many_z_cards_offers_only_its_actions() -> None:

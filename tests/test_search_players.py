@@ -482,6 +482,31 @@ def test_paired_search_leaves_its_baseline_only_for_a_gain_above_the_noise() -> 
         PairedSearch(deal, [0, 1], playout, Rng(5), baseline=7)
 
 
+def test_a_clock_cuts_even_the_first_round_and_then_the_baseline_is_played() -> None:
+    """Every action is played on each deal, so 60 slow playouts once took 60 of them before
+    the clock was first read (a Zangle deck of many Z cards: 128 Zangles, 1.3 s for a 0.05 s
+    budget, the server's hints as slow). A count of iterations still plays the whole round."""
+    import time
+
+    from fourcards.search import PairedSearch
+
+    def deal(rng: Rng) -> _Toy:
+        return _Toy(1)
+
+    def slow(world: _Toy, rng: Rng) -> float:
+        time.sleep(0.02)
+        return 0.9 if world.action == 7 else 0.5
+
+    timed = PairedSearch(deal, list(range(60)), slow, Rng(5), baseline=0)
+    timed.run(time_per_move=0.05)
+    assert not timed.complete and timed.rounds == 0 and timed.iterations < 60
+    assert timed.choice(2.0) == 0  # the baseline: no action was compared on a whole deal
+    counted = PairedSearch(deal, list(range(10)), lambda world, rng: 0.9 if world.action == 7 else 0.5, Rng(5),
+                           baseline=0)
+    counted.run(iterations=1)
+    assert counted.complete and counted.iterations == 10 and counted.best() == 7
+
+
 def test_paired_search_stops_early_only_once_its_choice_is_settled() -> None:
     """``settle``: the same choice as the whole budget, sooner when the deals agree."""
     from fourcards.search import PairedSearch

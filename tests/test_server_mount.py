@@ -143,6 +143,36 @@ def test_an_all_bot_table_nobody_attends_expires(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_a_speedster_table_nobody_is_connected_to_expires_though_it_has_seats_for_people(tmp_path: Path) -> None:
+    """A Speedster table does not wait for its people: with one seat for a person (here
+    claimed, and nobody connected) its bots played on, every event counted as activity, and
+    the table was stored event after event for as long as its rounds lasted."""
+    import time
+
+    from .server_helpers import GENEROUS, ServerProcess, claim, create_table, request
+
+    server = ServerProcess(tmp_path / "tables.db", options=(*GENEROUS, "--idle-seconds", "2")).start()
+    try:
+        seats = [{"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "greedy"}, {"kind": "human"}]
+        # Zangles are rare with this deck: rounds end with no Zangle and no hit left, and the
+        # bots go on into the next (with the person's Zangles waiting, a round would stall)
+        rules = {"players": 3, "rounds": 300, "bot_reaction": 0.0, "deck": {"Z": 380, "1": 4, "4a": 4}}
+        created = create_table(server, "zangle-speedster", rules, seats)
+        table = created.get("table") or created["id"]
+        claim(server, table, 2)
+        deadline = time.monotonic() + 20
+        status, body = request("GET", f"{server.http}/api/tables/{table}")
+        versions = [body.get("version")]
+        while time.monotonic() < deadline and status == 200:
+            time.sleep(0.5)
+            status, body = request("GET", f"{server.http}/api/tables/{table}")
+            versions.append(body.get("version") if status == 200 else None)
+        assert status == 404, "the Speedster table was still open after 20 s with --idle-seconds 2"
+        assert len({v for v in versions if v is not None}) > 1, "its bots were playing"
+    finally:
+        server.stop()
+
+
 def test_the_catalogue_advertises_the_bounds_this_server_takes() -> None:
     """``GET /api/games`` advertised Four Pack's ``max_asks`` and Duelo's ``hand_limit`` up to
     1,000,000 (the engine's bound) while the server refuses rule values above 100,000."""

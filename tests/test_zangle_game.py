@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fourcards import FourCardsError, IllegalMoveError, InvalidRulesError
 from fourcards.engine import play_match
 from fourcards.zangle.bots import GreedyBot, RandomBot
-from fourcards.zangle.cards import CENTRE, OWN, Zangle, find_zangles, kind_code
+from fourcards.zangle.cards import CENTRE, OWN, Zangle, find_zangles, kind_code, zangles_with_z_at_most
 from fourcards.zangle.game import Hit, Made, RoundEnd, Rules, ZangleGame
 from fourcards.zangle.speedster import SpeedsterBot, SpeedsterTable, run_speedster
 
@@ -207,25 +207,76 @@ def test_fast_legal_actions_agree_with_the_careful_search(seed: int) -> None:
     turns = 0
     while not state.is_terminal:
         seat = state.current_player
-        careful = sorted(game.index[z] for z in state._available(seat) if z in game.index)
+        careful = sorted(game.index[z] for z in zangles_with_z_at_most(state._centre, state._cards[seat], game.z_max))
         assert state.legal_actions() == careful
         state.apply(rng.choice(careful))
         turns += 1
     assert turns > 5
 
 
-def test_more_than_fifteen_of_a_kind_takes_the_careful_search() -> None:
+def test_more_than_fifteen_of_a_kind_are_counted_as_fifteen_and_change_no_action() -> None:
+    # No action takes more than 15 of a kind from one place (at most z_max <= 15 Z cards, at
+    # most 6 of a shape): the packed counts stop at 15, where they used to fall back to a
+    # search over Zangle objects that many Z cards made slow (and a round no one could play
+    # recursed into the next).
     from fourcards.zangle.game import _packed
 
     assert _packed([3] * 15) == 15 << 12
-    assert _packed([3] * 16) is None
-    assert _packed([10] * 16) is None  # the top kind overflows past the packed bits
+    assert _packed([3] * 16) == 15 << 12 and _packed([3] * 40 + [1]) == (15 << 12) + (1 << 4)
+    assert _packed([10] * 16) == 15 << 40  # the top kind stays in its own bits
     state = ZangleGame(players=2).new_match(1)
     seat = state.current_player
-    state._cards[seat] = [1] * 16 + list(state._cards[seat])  # 16 of a kind in hand (not a real deal)
-    assert state._available_rows(seat) is None
-    assert state.legal_actions() == sorted(
-        state.game.index[z] for z in state._available(seat) if z in state.game.index)
+    state._cards[seat] = [1] * 16 + [0] * 20 + list(state._cards[seat])  # 16 of a kind (not a real deal)
+    careful = sorted(state.game.index[z] for z in zangles_with_z_at_most(state._centre, state._cards[seat],
+                                                                          state.game.z_max))
+    assert careful and state.legal_actions() == careful
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_deck_of_many_z_cards_gives_the_careful_actions(seed: int) -> None:
+    game = ZangleGame(players=2, rounds=2, deck={"Z": 200, "1": 12, "2": 12, "3": 12, "4a": 4, "5a": 4})
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    many = False
+    while not state.is_terminal:
+        seat = state.current_player
+        many |= state._cards[seat].count(0) > 15
+        careful = sorted(game.index[z] for z in zangles_with_z_at_most(state._centre, state._cards[seat], game.z_max))
+        assert state.legal_actions() == careful
+        state.apply(rng.choice(careful))
+    assert many
+
+
+@pytest.mark.parametrize("deck", [{"Z": 100}, {"1": 100}, {"5a": 100}])
+def test_a_deck_that_makes_no_zangle_is_refused(deck: dict[str, int]) -> None:
+    # every turn would be an automatic hit, round after round (rounds=247 recursed past
+    # Python's limit; 246 rounds of 1,000 Z cards for 8 players took 15 s to set up)
+    with pytest.raises(InvalidRulesError, match="no Zangle can be made from this deck"):
+        ZangleGame(deck=deck, rounds=247)
+
+
+def test_a_match_deals_at_most_max_round_cards() -> None:
+    from fourcards.zangle.cards import MAX_ROUND_CARDS
+
+    assert ZangleGame(rounds=1000).rules.rounds == 1000  # the default deck: 120,000 cards
+    with pytest.raises(InvalidRulesError, match=f"at most {MAX_ROUND_CARDS} cards dealt in a match"):
+        ZangleGame(rounds=121, deck={"Z": 990, "1": 5, "2": 5})
+    assert ZangleGame(mode="solitaire", rounds=1000, deck={"Z": 990, "1": 5, "2": 5}).rules.rounds == 1000
+
+
+def test_rounds_nobody_can_play_follow_each_other_without_recursion() -> None:
+    # 120 rounds of a deck where a Zangle is rare: the match is set up and played to the end
+    # by loops (it recursed once per round nobody could play: 247 such rounds broke Python's limit)
+    import sys
+
+    game = ZangleGame(players=2, rounds=120, deck={"Z": 990, "1": 5, "2": 5})
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        state = play_match(game.new_match(1), [GreedyBot(), GreedyBot()])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert state.is_terminal and sum(isinstance(r, RoundEnd) for r in state.history) >= 120
 
 
 def test_a_winner_caught_with_a_wrong_zangle_gains_no_equalizer() -> None:

@@ -297,7 +297,9 @@ class PairedSearch:
         world = self.sample(self.rng)
         scores: dict[int, float] = {}
         for i in self.alive:
-            if budget.spent(self.iterations) and self.rounds:
+            # a clock stops even the first round (then :attr:`complete` is False); a count of
+            # iterations never cuts it, so that the same count gives the same choice
+            if budget.spent(self.iterations) and (self.rounds or budget.deadline is not None):
                 return
             trial = world.clone()
             trial.apply(self.actions[i])
@@ -322,7 +324,8 @@ class PairedSearch:
 
     def run(self, iterations: int | None = None, time_per_move: float = 0.05, settle: int | None = None,
             margin: float = 2.0) -> int:
-        """Play rounds until the budget is spent (at least one whole round); with ``settle``
+        """Play rounds until the budget is spent (with ``iterations``, at least one whole
+        round; a clock may stop the first, see :attr:`complete`); with ``settle``
         (and a baseline), stop sooner once that many rounds are played and
         :meth:`choice` at ``margin`` is settled (:meth:`settled`)."""
         if settle is not None and (type(settle) is not int or settle < 1):
@@ -330,7 +333,7 @@ class PairedSearch:
         if not isinstance(margin, (int, float)) or isinstance(margin, bool) or not 0 <= margin <= 100:
             raise FourCardsError(f"margin={margin!r} must be a number 0..100")
         budget = Budget(iterations, time_per_move)
-        while not budget.spent(self.iterations) or not self.rounds:
+        while not budget.spent(self.iterations) or (not self.rounds and budget.deadline is None):
             self._round(budget)
             if settle is not None and self.rounds >= settle and self.settled(margin):
                 break
@@ -366,6 +369,12 @@ class PairedSearch:
         rows.sort(key=lambda row: (not row[3], -row[2], row[0]))
         return [(a, n, mean) for a, n, mean, _ in rows]
 
+    @property
+    def complete(self) -> bool:
+        """Whether a whole round was played (every action on one deal): a clock can stop
+        the first round before its end, when playouts are slow and actions many."""
+        return self.rounds > 0
+
     def best(self) -> int:
         """The best mean among the actions still in (ties: the lowest action)."""
         return self.statistics()[0][0]
@@ -373,7 +382,9 @@ class PairedSearch:
     def choice(self, margin: float) -> int:
         """The action to play: :meth:`best` when its gain over the baseline on the same
         deals is above ``margin`` standard errors, else the baseline (a gain lost in
-        the noise); :meth:`best` when there is no baseline."""
+        the noise, or no whole round played); :meth:`best` when there is no baseline."""
+        if self.baseline is not None and not self.complete:
+            return self.actions[self.baseline]
         best = self.best()
         if self.baseline is None:
             return best

@@ -142,6 +142,13 @@ class SpeedsterMaster(Table):
         self._base = 0.0
         self._started = time.monotonic()
 
+    def attended(self) -> bool:
+        """Whether a person is connected (a seat's or a spectator's connection). Unlike a turn
+        table's, a Speedster table does not wait for its people: its bots play on, so an empty
+        seat for a person (claimed or not) keeps nothing alive, and a table nobody watches
+        expires as an idle one does (its bots' events would be stored for good)."""
+        return bool(self.clients or self.spectators)
+
     def now(self) -> float:
         """The table's clock: seconds of play (it stands still while the server is down)."""
         return self._base + (time.monotonic() - self._started)

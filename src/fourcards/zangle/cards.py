@@ -35,8 +35,8 @@ from .geometry import SHAPE_ORDER, SHAPES
 from .tiling import TILINGS
 
 __all__ = ["KINDS", "DEFAULT_DECK", "deck_cards", "Zangle", "Check", "check_zangle", "find_zangles",
-           "best_zangle", "has_zangle", "zangles_with_z_at_most", "MAX_LISTED", "MAX_PIECES", "kind_code", "CENTRE",
-           "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
+           "best_zangle", "has_zangle", "zangles_with_z_at_most", "MAX_LISTED", "MAX_PIECES", "MAX_ROUND_CARDS",
+           "kind_code", "CENTRE", "OWN", "pack_counts", "zangle_rows", "zangle_from_row",
            "find_zangles_packed", "split_cards", "card_code", "check_packed", "check_zangle_value"]
 
 KINDS: Final[tuple[str, ...]] = ("Z",) + SHAPE_ORDER
@@ -72,6 +72,10 @@ def kind_code(card: str) -> int:
 
 MAX_DECK: Final = 10_000
 """The most cards a deck composition may hold."""
+
+MAX_ROUND_CARDS: Final = 120_000
+"""The most cards a match deals (rounds x deck; 1,000 rounds of the default deck): a
+player with no Zangle is dealt hits automatically (turn style), card after card."""
 
 MAX_PIECES: Final = 200
 """The most pieces a :class:`Zangle` holds (:func:`check_zangle_value`; only Z cards,

@@ -41,8 +41,8 @@ from ..rng import Rng
 from ..sampling import DealSampler
 from . import _kernels
 from .cards import (
-    CENTRE, KINDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, kind_code, split_cards, zangle_rows,
-    zangles_with_z_at_most,
+    CENTRE, KINDS, MAX_ROUND_CARDS, OWN, PLACES, TILING_COUNTS, Zangle, card_code, deck_cards, kind_code,
+    split_cards, zangle_rows,
 )
 
 __all__ = ["Rules", "ZangleGame", "ZangleState", "ZangleObservation", "Made", "Hit", "TurnEnded",
@@ -72,6 +72,14 @@ class Rules(GameRules):
         cards = deck_cards(dict(self.deck) if self.deck else None)
         if len(cards) < 10 * self.players + 4:
             raise InvalidRulesError(f"a deck of {len(cards)} cards is too small for {self.players} players")
+        if self.mode == "turn" and self.rounds * len(cards) > MAX_ROUND_CARDS:
+            raise InvalidRulesError(f"rounds={self.rounds} of a deck of {len(cards)} cards: at most "
+                                    f"{MAX_ROUND_CARDS} cards dealt in a match (rounds x deck), as a player "
+                                    "with no Zangle is dealt hits automatically, card after card")
+        everything = _packed(cards)
+        if not _kernels.zangle_any_packed(everything, everything):
+            raise InvalidRulesError(f"no Zangle can be made from this deck ({len(cards)} cards): every turn "
+                                    "would be an automatic hit")
 
     def deck_cards(self) -> list[int]:
         return deck_cards(dict(self.deck) if self.deck else None)
@@ -80,15 +88,17 @@ class Rules(GameRules):
 _NIBBLE: Final = tuple(1 << (4 * k) for k in range(NK))
 
 
-def _packed(cards: list[int]) -> int | None:
-    """Card codes as packed counts (4 bits a kind), or None past 15 of a kind."""
-    packed = sum(map(_NIBBLE.__getitem__, cards))
+def _packed(cards: list[int]) -> int:
+    """Card codes as packed counts (4 bits a kind), each count at most 15: no
+    action takes more than 15 of a kind from one place (at most ``z_max`` <= 15
+    Z cards, at most 6 of a shape), so the cards past 15 change no answer.
+
+    >>> _packed([0] * 40 + [1]) == 15 + (1 << 4)
+    True
+    """
     if len(cards) <= 15:  # no kind can pass 15
-        return packed
-    counts = [(packed >> (4 * k)) & 15 for k in range(NK)]
-    if sum(counts) != len(cards):  # a kind overflowed its 4 bits
-        return None
-    return packed
+        return sum(map(_NIBBLE.__getitem__, cards))
+    return sum(min(n, 15) << (4 * k) for k, n in Counter(cards).items())
 
 
 def zangle_actions(z_max: int) -> list[Zangle]:
@@ -454,6 +464,7 @@ class ZangleState(State[Zangle]):
         self._bonus = False
         if position is None:
             self._start_round(list(range(self._n)), bonus=False)
+            self._begin_turn()
             return
         p = _read_position(game.rules, position)
         self.setup = {"position": p["json"]}
@@ -495,7 +506,6 @@ class ZangleState(State[Zangle]):
         self._current = order[0]
         self._idle = 0
         self._last_cycle = False
-        self._begin_turn()
 
     def _refill_own(self, seat: int) -> None:
         while len(self._cards[seat]) < 4 and self._piles[seat]:
@@ -505,41 +515,55 @@ class ZangleState(State[Zangle]):
         while len(self._centre) < 4 and self._centre_pile:
             self._centre.append(self._centre_pile.pop())
 
-    def _available(self, seat: int) -> list[Zangle]:
-        """The Zangles ``seat`` can make that are actions (at most ``z_max`` Z cards a place)."""
-        return zangles_with_z_at_most(self._centre, self._cards[seat], self.game.z_max)
-
-    def _available_rows(self, seat: int) -> list[bytes] | None:
+    def _available_rows(self, seat: int) -> list[bytes]:
         """The Zangles ``seat`` can make, as row keys of ``game.row_index``, from the
-        compiled search (or its twin); None when a place holds more than 15 cards
-        of a kind (beyond the packed counts: then the careful search runs)."""
-        centre, own = _packed(self._centre), _packed(self._cards[seat])
-        if centre is None or own is None:
-            return None
-        return [row.tobytes() for row in _kernels.zangle_find_packed(centre, own)]
+        compiled search (or its twin), over counts capped at 15 (:func:`_packed`)."""
+        return [row.tobytes() for row in _kernels.zangle_find_packed(_packed(self._centre),
+                                                                      _packed(self._cards[seat]))]
 
     def _has_zangle(self, seat: int) -> bool:
-        centre, own = _packed(self._centre), _packed(self._cards[seat])
-        if centre is None or own is None:
-            return any(z in self.game.index for z in self._available(seat))
-        return bool(_kernels.zangle_any_packed(centre, own))
+        return bool(_kernels.zangle_any_packed(_packed(self._centre), _packed(self._cards[seat])))
+
+    def _round_can_zangle(self) -> bool:
+        """Whether the cards of this round (not yet in a Zangle) could make any Zangle, in
+        any places: when not, nobody can make one before the round ends."""
+        cards = self._centre + self._centre_pile + [c for seat in self._cards for c in seat] + \
+            [c for pile in self._piles for c in pile]
+        everything = _packed(cards)
+        return bool(_kernels.zangle_any_packed(everything, everything))
 
     def _begin_turn(self) -> None:
-        """Deal the automatic hit to a player with no Zangle; end their turn if still none."""
+        """Deal the automatic hit to a player with no Zangle; end their turn if still none.
+        A round that ends here starts the next (:meth:`_start_round` deals, never plays), and
+        the loop goes on into it: rounds nobody can play once recursed, round after round.
+        A round whose cards make no Zangle is played out without asking each hand again."""
+        # Within this loop a round's centre stays and hands only grow by hits: their packed
+        # counts are kept up to date here, not counted again for every question.
+        any_zangle = _kernels.zangle_any_packed
+        checked_round, dead, centre = -1, False, 0
+        own_of: dict[int, int] = {}
         while not self._over:
+            if self._round != checked_round:
+                checked_round, dead = self._round, not self._round_can_zangle()
+                centre, own_of = _packed(self._centre), {}
             seat = self._current
             self._turn_player = seat
             self._hit_this_turn = False
-            if self._has_zangle(seat):
+            own = own_of.get(seat)
+            if own is None:
+                own = own_of[seat] = _packed(self._cards[seat])
+            if not dead and any_zangle(centre, own):
                 return
             pile_was_empty = not self._centre_pile
             if self._centre_pile:
                 card = self._centre_pile.pop()
                 self._cards[seat].append(card)
+                if (own >> (4 * card)) & 15 < 15:
+                    own = own_of[seat] = own + _NIBBLE[card]
                 self._hits[seat] += 1
                 self._hit_this_turn = True
                 self._record(Hit(seat, KINDS[card]))
-                if self._has_zangle(seat):
+                if not dead and any_zangle(centre, own):
                     return
             self._record(TurnEnded(seat, False))
             # only turns without a Zangle once the centre draw pile is empty count
@@ -548,18 +572,22 @@ class ZangleState(State[Zangle]):
             self._next_turn()
 
     def _next_turn(self) -> None:
-        seats = self._seats
-        order = sorted(seats, key=lambda s: (s - self._dealer) % self._n)
-        position = order.index(self._current)
+        seats, n = self._seats, self._n
         if self.game.rules.mode == "solitaire":
             if self._round_over_solitaire():
                 return self._end_round()
             return
-        if position == len(order) - 1 and self._last_cycle:
+        if len(seats) == n:  # every seat plays: the order runs from the dealer on
+            count, position, following = n, (self._current - self._dealer) % n, (self._current + 1) % n
+        else:
+            order = sorted(seats, key=lambda s: (s - self._dealer) % n)
+            count, position = len(order), order.index(self._current)
+            following = order[(position + 1) % count]
+        if position == count - 1 and self._last_cycle:
             return self._end_round()
-        if self._idle >= len(order):
+        if self._idle >= count:
             return self._end_round()
-        self._current = order[(position + 1) % len(order)]
+        self._current = following
 
     def _round_over_solitaire(self) -> bool:
         seat = self._current
@@ -602,9 +630,6 @@ class ZangleState(State[Zangle]):
     # -- the contract ---------------------------------------------------------------------------
     def _legal_actions(self) -> list[int]:
         rows = self._available_rows(self._current)
-        if rows is None:
-            index = self.game.index
-            return sorted(index[z] for z in self._available(self._current) if z in index)
         row_index = self.game.row_index
         return sorted(row_index[key] for key in rows if key in row_index)
 

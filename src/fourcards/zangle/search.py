@@ -171,5 +171,7 @@ class SearchBot(SearchPlayer):
             search.run(self.iterations, self.time_per_move, self.settle if self.margin is not None else None,
                        2.0 if self.margin is None else self.margin)
             self.last_statistics = search.statistics()
+            if not search.complete:  # the clock ran out before every Zangle was tried once: the rule bot's
+                return min(legal, key=rank.__getitem__)
             return search.best() if self.margin is None else search.choice(self.margin)
 

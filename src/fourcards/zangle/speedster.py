@@ -50,11 +50,14 @@ from ..errors import FourCardsError, InvalidRulesError, InvalidTypeError, Unknow
 from ..rng import Rng
 import math
 
-from .cards import CENTRE, KINDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards, has_zangle
+from .cards import (CENTRE, KINDS, MAX_ROUND_CARDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards,
+                    has_zangle)
 
 __all__ = ["SpeedsterTable", "Event", "Outcome", "Snapshot", "SpeedsterBot", "run_speedster"]
 
 CHECKS: Final = ("each", "at_round_end")
+#: The most rounds of a match (as the turn-style game's option).
+MAX_ROUNDS: Final = 1000
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,17 @@ class SpeedsterTable:
             raise InvalidRulesError(f"players={players!r}: Speedster is for 2 to 8 players")
         if check not in CHECKS:
             raise InvalidRulesError(f"check={check!r}: each or at_round_end")
-        if not isinstance(rounds, int) or rounds < 1:
-            raise InvalidRulesError(f"rounds={rounds!r} must be a positive int")
+        if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
+            raise InvalidRulesError(f"rounds={rounds!r:.40} must be an int 1..{MAX_ROUNDS}")
         self.players, self.rounds, self.check = players, rounds, check
         self._deck = deck_cards(deck)
         if len(self._deck) < 10 * players + 4 + 5 * players:
             raise InvalidRulesError("the deck is too small for this many players")
+        if rounds * len(self._deck) > MAX_ROUND_CARDS:
+            raise InvalidRulesError(f"rounds={rounds} of a deck of {len(self._deck)} cards: at most "
+                                    f"{MAX_ROUND_CARDS} cards dealt in a match (rounds x deck)")
+        if not has_zangle(self._deck, self._deck):
+            raise InvalidRulesError(f"no Zangle can be made from this deck ({len(self._deck)} cards)")
         self._rng = Rng(seed)
         self._lock = threading.Lock()
         self._queue: list[tuple[Any, ...]] = []
