@@ -13,7 +13,7 @@ import pytest
 from fourcards import FourCardsError
 from fourcards.errors import InvalidTypeError
 from fourcards.engine import derive_seed
-from fourcards.games import get_game
+from fourcards.games import GAMES, get_game
 from fourcards.rng import Rng
 
 pytestmark = [pytest.mark.rl]
@@ -232,3 +232,35 @@ def test_a_step_before_reset_is_refused_by_the_env_and_by_gymnasiums_wrapper() -
         made.unwrapped.step(0)
     made.reset(seed=1)
     made.close()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_done_agents_action_other_than_none_is_refused_by_name(name: str) -> None:
+    """PettingZoo's own check raised its bare ``ValueError`` (a hostile-input review, all five
+    games); docs/rl.md says ``raw_env`` raises a ``FourCardsError`` for a step after the end."""
+    from fourcards.errors import IllegalMoveError
+
+    environment = raw_env(name)
+    environment.reset(seed=3)
+    while not environment.terminations[environment.agent_selection]:
+        mask = environment.observe(environment.agent_selection)["action_mask"]
+        environment.step(int(np.flatnonzero(mask)[0]))
+    done, agents = environment.agent_selection, list(environment.agents)
+    with pytest.raises(IllegalMoveError, match=f"{done} is done"):
+        environment.step(0)
+    assert environment.agent_selection == done and environment.agents == agents  # nothing changed
+    environment.step(None)
+    assert done not in environment.agents
+
+
+def test_openspiel_load_game_takes_the_numpy_ints_the_engine_takes() -> None:
+    openspiel_games = pytest.importorskip("fourcards.rl.openspiel_games",
+                                          reason="the openspiel extra (open_spiel) is not installed")
+    assert openspiel_games.load_game("zangle", players=np.int64(3)).num_players() == 3
+    assert openspiel_games.load_game("gang-of-four", target_score=np.int32(50)).num_players() == 4
+    import json
+    from importlib import resources
+
+    deck = json.loads(resources.files("fourcards.decks").joinpath("elements.json").read_text())  # the engine takes it
+    with pytest.raises(InvalidTypeError, match="OpenSpiel takes rule values of int, float, str or bool"):
+        openspiel_games.load_game("duelo", deck=deck)

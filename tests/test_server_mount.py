@@ -173,6 +173,39 @@ def test_a_speedster_table_nobody_is_connected_to_expires_though_it_has_seats_fo
         server.stop()
 
 
+def test_a_game_built_for_a_new_table_does_not_hold_up_the_other_requests(tmp_path: Path) -> None:
+    """A Zangle deck of 13 Z cards builds its action tables the first time (about a second:
+    89,000 actions); the rules check and the table were built on the event loop, so every other
+    request waited (a hostile-input review: 12 s of 14 stalled by cycling Z counts)."""
+    import threading
+    import time
+
+    from .server_helpers import GENEROUS, ServerProcess, request
+
+    server = ServerProcess(tmp_path / "tables.db", options=GENEROUS).start()
+    try:
+        took: dict[str, float] = {}
+
+        def create() -> None:
+            body = {"game": "zangle", "rules": {"players": 2, "deck": {"Z": 13, "1": 20, "2": 20, "3": 20}}}
+            start = time.monotonic()
+            status, _ = request("POST", server.http + "/api/tables", body)
+            took["create"] = time.monotonic() - start if status == 201 else -1.0
+
+        creating = threading.Thread(target=create)
+        creating.start()
+        time.sleep(0.1)
+        start = time.monotonic()
+        status, _ = request("GET", server.http + "/api/games")
+        took["games"] = time.monotonic() - start
+        creating.join(30)
+        assert status == 200 and took.get("create", -1.0) > 0
+        # a ratio, not a time: the listing is answered while the game is built, not after
+        assert took["games"] < took["create"] / 2, took
+    finally:
+        server.stop()
+
+
 def test_the_catalogue_advertises_the_bounds_this_server_takes() -> None:
     """``GET /api/games`` advertised Four Pack's ``max_asks`` and Duelo's ``hand_limit`` up to
     1,000,000 (the engine's bound) while the server refuses rule values above 100,000."""

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..errors import FourCardsError
+from ..errors import FourCardsError, InvalidTypeError
 from ..engine import Game, State
 from ..games import GAMES, GameEntry, get_game
 from ..rng import Rng
@@ -341,7 +341,13 @@ def load_game(game: str, **params: Any) -> Any:
     (checked by the engine first: OpenSpiel's own conversion of a bad value says little)."""
     name = register(game)
     get_game(game).new_game(**params)  # InvalidRulesError naming the rule, before pyspiel sees it
-    return pyspiel.load_game(name, params)
+    # numpy scalars the engine takes as ints and floats: as Python's, which OpenSpiel takes
+    spiel_params = {key: value.item() if isinstance(value, np.generic) else value for key, value in params.items()}
+    try:
+        return pyspiel.load_game(name, spiel_params)
+    except (TypeError, ValueError) as error:  # a value OpenSpiel's parameters cannot hold (a dict: a deck)
+        raise InvalidTypeError(f"OpenSpiel takes rule values of int, float, str or bool, not "
+                               f"{ {k: type(v).__name__ for k, v in spiel_params.items()} }: {error}") from None
 
 
 def _load_game(game: str, params: dict[str, Any]) -> Any:

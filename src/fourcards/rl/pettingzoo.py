@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import State
-from ..errors import FourCardsError, InvalidTypeError, MissingExtraError
+from ..errors import FourCardsError, IllegalMoveError, InvalidTypeError, MissingExtraError
 from ..rng import Rng
 from ._common import action_int, agent_name, check_seed, make_game, observation_with_mask, seat_of
 from .render import show
@@ -152,6 +152,9 @@ class FourCardsAEC(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: igno
             raise FourCardsError("the episode is over and every agent is done; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # PettingZoo's own check says ValueError; ours names the agent
+                raise IllegalMoveError(f"{agent} is done (terminated or truncated): its only action is None, "
+                                       f"not {action!r:.40}")
             self._was_dead_step(action)
             return
         state.apply(action_int(action), seat_of(agent))

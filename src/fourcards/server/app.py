@@ -78,6 +78,9 @@ class GameServer:
         #: The listing as last built (when, every public summary, the pages encoded since).
         self._listing: tuple[float, list[dict[str, Any]], dict[tuple[str | None, int, bool], bytes]] | None = None
         self._listing_lock = asyncio.Lock()
+        #: New tables are made one at a time (their game built off the event loop, the limits
+        #: checked and the table added under this lock).
+        self._creating = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: Several processes share the store (PostgreSQL): tables are served under a lease (see docs/server.md).
         self.shared = bool(getattr(store, "shared", False))
@@ -438,51 +441,55 @@ class GameServer:
             except FourCardsError:
                 raise Refusal(404, "unknown_game", f"unknown game {name[:40]!r}; choose from "
                               f"{', '.join(entry['name'] for entry in games_catalogue())}") from None
-        if self.open_tables() >= self.limits.max_tables:
-            raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables",
-                          {"retry_after": self._first_expiry(None)})
-        mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
-        if mine >= self.limits.tables_per_client:
-            raise Refusal(429, "too_many_tables", f"this address has {mine} open tables (at most "
-                             f"{self.limits.tables_per_client}): finish one or wait for it to expire",
-                          {"retry_after": self._first_expiry(address)})
-        rules = body.get("rules", {})
-        if not isinstance(rules, dict):
-            raise Refusal(400, "bad_rules", "'rules' must be an object")
-        _check_rule_values(rules)
-        deck_text = None
-        if body.get("deck") is not None:
-            if name in master_specs() or not get_game(name).game_class.deck_upload:
-                raise Refusal(400, "bad_deck", f"{name} takes no deck")
+        async with self._creating:
+            if self.open_tables() >= self.limits.max_tables:
+                raise Refusal(429, "too_many_tables", f"the server has {self.limits.max_tables} open tables",
+                              {"retry_after": self._first_expiry(None)})
+            mine = sum(1 for t in self.tables.values() if t.creator == address and not t.terminal)
+            if mine >= self.limits.tables_per_client:
+                raise Refusal(429, "too_many_tables", f"this address has {mine} open tables (at most "
+                                 f"{self.limits.tables_per_client}): finish one or wait for it to expire",
+                              {"retry_after": self._first_expiry(address)})
+            rules = body.get("rules", {})
+            if not isinstance(rules, dict):
+                raise Refusal(400, "bad_rules", "'rules' must be an object")
+            _check_rule_values(rules)
+            deck_text = None
+            if body.get("deck") is not None:
+                if name in master_specs() or not get_game(name).game_class.deck_upload:
+                    raise Refusal(400, "bad_deck", f"{name} takes no deck")
+                try:
+                    deck_text = json.dumps(body["deck"])
+                    _load_deck_text(deck_text)
+                except FourCardsError as error:
+                    raise _refusal(error, "bad_deck") from None
+            loop = asyncio.get_running_loop()
+            # off the event loop: building a game (its rules checked) can take a second the first time
+            players, rules = await loop.run_in_executor(None, _checked_rules, name, rules)
+            seats = _checked_seats(name, body.get("seats"), players)
+            invite = secrets.token_urlsafe(24) if private else None
+            record = TableRecord(secrets.token_urlsafe(9), name, rules, secrets.randbits(62), seats, {}, deck_text,
+                                 time.time(), private, None if invite is None else hash_token(invite))
             try:
-                deck_text = json.dumps(body["deck"])
-                _load_deck_text(deck_text)
+                table = await loop.run_in_executor(None, make_table, record, self.store, self.executor,
+                                                   self.bot_delay, _load_deck_text, self.key)
             except FourCardsError as error:
-                raise _refusal(error, "bad_deck") from None
-        players, rules = _checked_rules(name, rules)
-        seats = _checked_seats(name, body.get("seats"), players)
-        invite = secrets.token_urlsafe(24) if private else None
-        record = TableRecord(secrets.token_urlsafe(9), name, rules, secrets.randbits(62), seats, {}, deck_text,
-                             time.time(), private, None if invite is None else hash_token(invite))
-        try:
-            table = make_table(record, self.store, self.executor, self.bot_delay, _load_deck_text, self.key)
-        except FourCardsError as error:
-            raise _refusal(error, "bad_rules") from None
-        except (TypeError, ValueError) as error:
-            raise Refusal(400, "bad_rules", str(error)) from None
-        first = None
-        if isinstance(table, TurnTable):
-            for seat, record_seat in enumerate(seats):
-                if record_seat.bot is not None:  # what a MatchService refuses, refused here too
-                    try:
-                        checked_bot(table.entry, table.game, record_seat.bot, seat)
-                    except FourCardsError as error:
-                        raise _refusal(error, "bad_seats") from None
-            first = table.first_version()
-        table.creator = address
-        await self.store.create_table(record, first)
-        self.tables[record.id] = table
-        self._listing = None  # the new table is listed at once (the cache holds changes of seats and versions)
+                raise _refusal(error, "bad_rules") from None
+            except (TypeError, ValueError) as error:
+                raise Refusal(400, "bad_rules", str(error)) from None
+            first = None
+            if isinstance(table, TurnTable):
+                for seat, record_seat in enumerate(seats):
+                    if record_seat.bot is not None:  # what a MatchService refuses, refused here too
+                        try:
+                            checked_bot(table.entry, table.game, record_seat.bot, seat)
+                        except FourCardsError as error:
+                            raise _refusal(error, "bad_seats") from None
+                first = table.first_version()
+            table.creator = address
+            await self.store.create_table(record, first)
+            self.tables[record.id] = table
+            self._listing = None  # the new table is listed at once (the cache holds changes of seats and versions)
         table.start()
         if self.shared:
             await self._save_summary(table)
