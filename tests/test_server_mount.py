@@ -206,12 +206,26 @@ def test_a_game_built_for_a_new_table_does_not_hold_up_the_other_requests(tmp_pa
         server.stop()
 
 
+def test_rules_above_what_this_server_takes_are_refused_where_they_enter() -> None:
+    from fourcards.server.admission import Refusal
+    from fourcards.server.app import _check_rule_values
+
+    for rules in ({"max_asks": 10_001}, {"hand_limit": 100_000}, {"target_score": 100_001}):
+        with pytest.raises(Refusal) as refused:
+            _check_rule_values(rules)
+        assert refused.value.status == 400 and refused.value.code == "bad_rules" and next(iter(rules)) in str(
+            refused.value.reason)
+    _check_rule_values({"max_asks": 10_000, "hand_limit": 10_000, "target_score": 100_000})
+
+
 def test_the_catalogue_advertises_the_bounds_this_server_takes() -> None:
     """``GET /api/games`` advertised Four Pack's ``max_asks`` and Duelo's ``hand_limit`` up to
     1,000,000 (the engine's bound) while the server refuses rule values above 100,000."""
-    from fourcards.server.app import MAX_INT_RULE, games_catalogue
+    from fourcards.server.app import MAX_INT_RULE, RULE_HIGHS, games_catalogue
 
     highs = {(game["name"], option["name"]): option["high"] for game in games_catalogue()
              for option in game["rules"] if "high" in option}
-    assert highs[("four-pack", "max_asks")] == highs[("duelo", "hand_limit")] == MAX_INT_RULE
+    # and lower still for these: every view lists the match's asks or hands (a hostile-input
+    # review: 100,000 asks made each action cost the event loop 335 ms, a state 5 MB)
+    assert highs[("four-pack", "max_asks")] == highs[("duelo", "hand_limit")] == 10_000 == RULE_HIGHS["max_asks"]
     assert highs[("four-color", "rounds")] == 1000 and all(high <= MAX_INT_RULE for high in highs.values())

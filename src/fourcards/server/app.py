@@ -52,6 +52,10 @@ DEFAULT_DB = "fourcards-server.db"
 EVENTS = event_types
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_INT_RULE = 100_000
+#: Lower bounds for the rules that make a match longer without end in sight: every view
+#: lists the match's asks (Four Pack) or hands (Duelo), so a seat's view and the replay
+#: grow with them (100,000 asks: 335 ms of the event loop an action, 5 MB a state).
+RULE_HIGHS: dict[str, int] = {"max_asks": 10_000, "hand_limit": 10_000}
 MAX_DECK_CARDS = 1000
 FINISHED_ELSEWHERE_KEPT = 64
 """Finished tables of other processes (a shared store) kept rebuilt for their replay's reads."""
@@ -571,6 +575,9 @@ def _check_rule_values(rules: dict[str, Any]) -> None:
             if not -1 <= value <= MAX_INT_RULE:
                 raise Refusal(400, "bad_rules", f"rule {key}={shown(value)} is beyond what any game's rules "
                                  f"take here (-1..{MAX_INT_RULE})")
+            if key in RULE_HIGHS and value > RULE_HIGHS[key]:
+                raise Refusal(400, "bad_rules", f"rule {key}={value} is beyond what this server takes "
+                                 f"(at most {RULE_HIGHS[key]}: every view lists the match's past)")
         elif isinstance(value, float):
             if not math.isfinite(value) or not 0 <= value <= 60:
                 raise Refusal(400, "bad_rules", f"rule {key}={value} is out of range")
@@ -641,9 +648,9 @@ def games_catalogue() -> list[dict[str, Any]]:
     for name, entry in GAMES.items():
         cls = entry.game_class
         options = rules_options(cls.rules_type)
-        for option in options:  # what this server takes: no int rule above MAX_INT_RULE
+        for option in options:  # what this server takes: no int rule above MAX_INT_RULE (or RULE_HIGHS)
             if option["type"] == "int" and "high" in option:
-                option["high"] = min(option["high"], MAX_INT_RULE)
+                option["high"] = min(option["high"], RULE_HIGHS.get(option["name"], MAX_INT_RULE))
         low, high = cls.player_range()
         result.append({"name": name, "title": entry.title, "players": [low, high], "rules": options,
                        "bots": list(entry.available_bots), "deck": cls.deck_upload, "real_time": cls.real_time,
