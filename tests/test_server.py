@@ -131,6 +131,9 @@ def scan_hidden(db: Path, game_name: str, rules: dict[str, Any], table: str, sea
                 message = {k: v for k, v in message.items() if k != "legal_actions"}
             if message["type"] == "welcome":
                 message = {k: v for k, v in message.items() if k != "deck"}  # the deck's list: public
+            # the table's id, a token, a message id: random text, not the game's (an id such as
+            # "YP_n0pc4YhkH" reads as Gang of Four's yellow phoenix)
+            message = {k: v for k, v in message.items() if k not in ("table", "token", "id")}
             leaked = _tokens(message) & hidden
             assert not leaked, f"seat {me} received {leaked} of another seat's hand: {message}"
             checked += len(hidden)

@@ -53,8 +53,8 @@ EVENTS = event_types
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_INT_RULE = 100_000
 #: Lower bounds for the rules that make a match longer without end in sight: every view
-#: lists the match's asks (Four Pack) or hands (Duelo), so a seat's view and the replay
-#: grow with them (100,000 asks: 335 ms of the event loop an action, 5 MB a state).
+#: lists the match's past (each ask, each hand), so a seat's view and the replay grow
+#: with them (100,000 asks: 335 ms of the event loop an action, 5 MB a state).
 RULE_HIGHS: dict[str, int] = {"max_asks": 10_000, "hand_limit": 10_000}
 MAX_DECK_CARDS = 1000
 FINISHED_ELSEWHERE_KEPT = 64
