@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -434,6 +435,8 @@ def test_a_listing_too_big_is_refused_and_its_first_zangles_are_listed_on_reques
     small = ("4a 1 Z Z", "2 2 1 Z")
     assert find_zangles(*small, limit=7) == find_zangles(*small)[:7]
     assert find_zangles(*small, limit=0) == [] and find_zangles(*small, limit=10**6) == find_zangles(*small)
+    assert find_zangles(*small, limit=np.int64(7)) == find_zangles(*small)[:7]  # numpy ints, as elsewhere
+    assert best_zangle(*small, most_pieces=np.int32(2)) == best_zangle(*small, most_pieces=2)
 
 
 def check_zangle_fits(zangle: Zangle, centre: str, own: str) -> bool:
@@ -544,6 +547,33 @@ def test_speedster_rounds_are_an_int_and_a_match_deals_a_bounded_number_of_cards
 def test_a_speedster_deck_that_makes_no_zangle_is_refused() -> None:
     with pytest.raises(InvalidRulesError, match="no Zangle can be made from this deck"):
         SpeedsterTable(players=2, deck={"Z": 1000})
+
+
+def test_the_servers_speedster_bot_calls_a_zangle_a_call_can_carry() -> None:
+    """Its best Zangle (hundreds of Z pieces) was refused and tried again every tick: a table of
+    many Z cards stopped for good (no message for 60 s). It calls the best a call can carry."""
+    from types import SimpleNamespace
+
+    from fourcards.server.protocol import MAX_TEXT_LENGTH
+    from fourcards.server.speedster import SpeedsterMaster
+
+    table = SpeedsterTable(players=2, seed=1, deck={"Z": 1500, "1": 40, "2": 40, "3": 40})
+    for step in range(1, 401):
+        table.submit_hit(0, timestamp=step * 0.01)
+    table.resolve(10.0)
+    master = SimpleNamespace(table=table)
+    for kind in ("greedy", "random"):
+        text = SpeedsterMaster._bot_choice(master, 0, kind, table.version)  # type: ignore[arg-type]
+        assert text is not None and text != "hit" and len(text) <= MAX_TEXT_LENGTH, text
+        zangle = SpeedsterMaster._zangle(text, None)
+        if kind == "greedy":
+            assert text.count("Z(own)") > 10, text  # as many Z cards as the call carries
+            assert zangle == best_zangle(list(table.snapshot().centre), list(table.snapshot().cards[0]),
+                                         most_pieces=len(zangle.pieces))
+    chosen = SpeedsterMaster._bot_choice(master, 0, "greedy", table.version)  # type: ignore[arg-type]
+    assert chosen is not None
+    table.submit_call(0, SpeedsterMaster._zangle(chosen, None), timestamp=20.0)
+    assert [o.kind for o in table.resolve(21.0)][0] == "zangle"
 
 
 def test_a_zangle_game_of_many_z_cards_offers_only_its_actions() -> None:

@@ -24,7 +24,7 @@ import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice, product
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -334,7 +334,8 @@ def _listed_cards(shape: Shape, most_pieces: int) -> int:
 
 
 def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | int],
-                 limit: int | None = None, most_pieces: int = MAX_PIECES) -> list[Zangle]:
+                 limit: int | np.integer[Any] | None = None,
+                 most_pieces: int | np.integer[Any] = MAX_PIECES) -> list[Zangle]:
     """Every distinct Zangle from the centre cards and a player's own cards
     (distinct as multisets of cards by kind and place) of at most
     ``most_pieces`` pieces (2..:data:`MAX_PIECES`).  Cards are text (``"4b 2 Z 3"``), or an
@@ -350,10 +351,12 @@ def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | in
     >>> len(find_zangles("4b 2 " + "Z " * 300, "1 1 " + "Z " * 300, limit=5))
     5
     """
+    if isinstance(limit, np.integer):
+        limit = int(limit)
     if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_LISTED):
         raise (InvalidTypeError if type(limit) is not int else FourCardsError)(
             f"limit={limit!r:.40} must be None or an int 0..{MAX_LISTED}")
-    _check_most_pieces(most_pieces)
+    most_pieces = _check_most_pieces(most_pieces)
     shapes = list(_shapes(centre, own))
     if limit is None:
         total = sum(_listed_cards(shape, most_pieces) for shape in shapes)
@@ -364,10 +367,13 @@ def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | in
     return _listed(shapes, limit, None, most_pieces)
 
 
-def _check_most_pieces(most_pieces: object) -> None:
+def _check_most_pieces(most_pieces: object) -> int:
+    if isinstance(most_pieces, np.integer):
+        most_pieces = int(most_pieces)
     if type(most_pieces) is not int or not 2 <= most_pieces <= MAX_PIECES:
         raise (InvalidTypeError if type(most_pieces) is not int else FourCardsError)(
             f"most_pieces={most_pieces!r:.40} must be an int 2..{MAX_PIECES}")
+    return most_pieces
 
 
 def _listed(shapes: Iterable[Shape], limit: int | None, most_z: int | None,
@@ -430,7 +436,7 @@ def _best_of(shape: Shape, most_pieces: int) -> Zangle | None:
 
 
 def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int],
-                most_pieces: int = MAX_PIECES) -> Zangle | None:
+                most_pieces: int | np.integer[Any] = MAX_PIECES) -> Zangle | None:
     """The Zangle that uses the most of the player's own cards (ties: the most
     cards, then the lowest target code, a centre target first, then the
     lowest pieces), of at most ``most_pieces`` pieces, or ``None``.  Many Z
@@ -440,7 +446,7 @@ def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int
     >>> str(best_zangle("4b 2 Z 3", "1 5a 1", most_pieces=2))
     '1(own) = Z(centre) + 1(own)'
     """
-    _check_most_pieces(most_pieces)
+    most_pieces = _check_most_pieces(most_pieces)
     best: Zangle | None = None
     for shape in _shapes(centre, own):
         zangle = _best_of(shape, most_pieces)
