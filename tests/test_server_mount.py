@@ -218,6 +218,22 @@ def test_rules_above_what_this_server_takes_are_refused_where_they_enter() -> No
     _check_rule_values({"max_asks": 10_000, "hand_limit": 10_000, "target_score": 100_000})
 
 
+def test_a_rule_below_its_range_is_refused_naming_what_this_server_takes() -> None:
+    """``max_asks=0`` was refused with the engine's range (1..1,000,000), which the server does
+    not take: the refusal names the range ``GET /api/games`` advertises."""
+    from fourcards.server.admission import Refusal
+    from fourcards.server.app import RULE_HIGHS, _checked_rules
+
+    for game, rule in (("four-pack", "max_asks"), ("duelo", "hand_limit")):
+        for value in (0, -1, RULE_HIGHS[rule] + 1):
+            with pytest.raises(Refusal) as refused:
+                _checked_rules(game, {rule: value})
+            reason = str(refused.value.reason)
+            assert refused.value.code == "bad_rules" and f"{rule}={value}" in reason, reason
+            assert f"1..{RULE_HIGHS[rule]}" in reason and "1000000" not in reason.replace(",", ""), reason
+        assert _checked_rules(game, {rule: RULE_HIGHS[rule]})[1] == {rule: RULE_HIGHS[rule]}
+
+
 def test_the_catalogue_advertises_the_bounds_this_server_takes() -> None:
     """``GET /api/games`` advertised Four Pack's ``max_asks`` and Duelo's ``hand_limit`` up to
     1,000,000 (the engine's bound) while the server refuses rule values above 100,000."""

@@ -606,6 +606,7 @@ def _checked_rules(name: str, rules: dict[str, Any]) -> tuple[int, dict[str, Any
     known = {f.name for f in dataclasses.fields(entry.game_class.rules_type)}
     if set(rules) - known:
         raise Refusal(400, "bad_rules", f"unknown rules {sorted(set(rules) - known)}; {name} has {sorted(known)}")
+    _check_server_ranges(entry.game_class.rules_type, rules)
     try:
         game = entry.new_game(**rules)
     except (FourCardsError, TypeError, ValueError) as error:
@@ -640,6 +641,26 @@ def _checked_seats(game: str, seats: Any, players: int) -> tuple[SeatRecord, ...
     return tuple(result)
 
 
+def _server_high(option: dict[str, Any]) -> int:
+    """The highest value of an int rule option this server takes (its own bound, else the game's)."""
+    high: int = min(option["high"], RULE_HIGHS.get(option["name"], MAX_INT_RULE))
+    return high
+
+
+def _check_server_ranges(rules_type: type, rules: dict[str, Any]) -> None:
+    """Refuse an int rule outside what this server takes where that is narrower than the game's own
+    range, naming the server's range (``GET /api/games`` advertises it) rather than the engine's."""
+    for option in rules_options(rules_type):
+        value = rules.get(option["name"])
+        if option["type"] != "int" or "high" not in option or type(value) is not int:
+            continue
+        low, high = option.get("low"), _server_high(option)
+        if high < option["high"] and not ((low is None or low <= value) and value <= high):
+            shown = f"{low}..{high}" if low is not None else f"at most {high}"
+            raise Refusal(400, "bad_rules", f"rule {option['name']}={value} must be {shown} on this server "
+                          f"(every view lists the match's past)")
+
+
 def games_catalogue() -> list[dict[str, Any]]:
     """``GET /api/games``: every game with its facts, rule options and bots, then
     the tables its masters bring (a real-time mode), after their game."""
@@ -650,7 +671,7 @@ def games_catalogue() -> list[dict[str, Any]]:
         options = rules_options(cls.rules_type)
         for option in options:  # what this server takes: no int rule above MAX_INT_RULE (or RULE_HIGHS)
             if option["type"] == "int" and "high" in option:
-                option["high"] = min(option["high"], RULE_HIGHS.get(option["name"], MAX_INT_RULE))
+                option["high"] = _server_high(option)
         low, high = cls.player_range()
         result.append({"name": name, "title": entry.title, "players": [low, high], "rules": options,
                        "bots": list(entry.available_bots), "deck": cls.deck_upload, "real_time": cls.real_time,

@@ -351,12 +351,8 @@ def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | in
     >>> len(find_zangles("4b 2 " + "Z " * 300, "1 1 " + "Z " * 300, limit=5))
     5
     """
-    if isinstance(limit, np.integer):
-        limit = int(limit)
-    if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_LISTED):
-        raise (InvalidTypeError if type(limit) is not int else FourCardsError)(
-            f"limit={limit!r:.40} must be None or an int 0..{MAX_LISTED}")
-    most_pieces = _check_most_pieces(most_pieces)
+    limit = None if limit is None else _int_in(limit, "limit", 0, MAX_LISTED, " (or None)")
+    most_pieces = _int_in(most_pieces, "most_pieces", 2, MAX_PIECES)
     shapes = list(_shapes(centre, own))
     if limit is None:
         total = sum(_listed_cards(shape, most_pieces) for shape in shapes)
@@ -367,13 +363,15 @@ def find_zangles(centre: str | Iterable[str | int], own: str | Iterable[str | in
     return _listed(shapes, limit, None, most_pieces)
 
 
-def _check_most_pieces(most_pieces: object) -> int:
-    if isinstance(most_pieces, np.integer):
-        most_pieces = int(most_pieces)
-    if type(most_pieces) is not int or not 2 <= most_pieces <= MAX_PIECES:
-        raise (InvalidTypeError if type(most_pieces) is not int else FourCardsError)(
-            f"most_pieces={most_pieces!r:.40} must be an int 2..{MAX_PIECES}")
-    return most_pieces
+def _int_in(value: object, name: str, low: int, high: int, more: str = "") -> int:
+    """``value`` checked as an int ``low..high`` (numpy ints too; not a bool, a float or text):
+    an :class:`InvalidTypeError` for another type, a :class:`FourCardsError` for another value."""
+    if isinstance(value, np.integer) and not isinstance(value, np.bool_):
+        value = int(value)
+    if type(value) is not int or not low <= value <= high:
+        raise (InvalidTypeError if type(value) is not int else FourCardsError)(
+            f"{name}={value!r:.40} must be an int {low}..{high}{more}")
+    return value
 
 
 def _listed(shapes: Iterable[Shape], limit: int | None, most_z: int | None,
@@ -400,10 +398,7 @@ def zangles_with_z_at_most(centre: str | Iterable[str | int], own: str | Iterabl
     >>> len(zangles_with_z_at_most("4b 2 Z 3", "1 5a 1", 0)), len(find_zangles("4b 2 Z 3", "1 5a 1"))
     (6, 13)
     """
-    if type(most_z) is not int or not 0 <= most_z <= 15:
-        raise (InvalidTypeError if type(most_z) is not int else FourCardsError)(
-            f"most_z={most_z!r:.40} must be an int 0..15")
-    return _listed(_shapes(centre, own), None, most_z)
+    return _listed(_shapes(centre, own), None, _int_in(most_z, "most_z", 0, 15))
 
 
 def has_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int]) -> bool:
@@ -446,7 +441,7 @@ def best_zangle(centre: str | Iterable[str | int], own: str | Iterable[str | int
     >>> str(best_zangle("4b 2 Z 3", "1 5a 1", most_pieces=2))
     '1(own) = Z(centre) + 1(own)'
     """
-    most_pieces = _check_most_pieces(most_pieces)
+    most_pieces = _int_in(most_pieces, "most_pieces", 2, MAX_PIECES)
     best: Zangle | None = None
     for shape in _shapes(centre, own):
         zangle = _best_of(shape, most_pieces)
