@@ -202,6 +202,7 @@ def test_speedster_checks_a_zangle_before_touching_the_table(zangle: Zangle) -> 
 
 @pytest.mark.parametrize("timestamp, error", [
     (float("nan"), FourCardsError), (float("inf"), FourCardsError), ("1.0", InvalidTypeError), (None, InvalidTypeError),
+    (10**400, FourCardsError), (-(10**400), FourCardsError),  # a bare OverflowError (an adversarial review)
 ])
 def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exception]) -> None:
     table = SpeedsterTable(players=2, seed=4)
@@ -216,6 +217,17 @@ def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exc
         table.submit_hit(True, 2.0)  # a wrong type is an InvalidTypeError, as in the engine
     with pytest.raises(UnknownSeatError, match="player 3 is not a seat"):
         table.submit_hit(3, 2.0)
+    table.submit_hit(0, np.float32(2.5))  # type: ignore[arg-type]  # numpy's numbers are numbers, as in the engine
+    assert table.pending(0) == 1 and table.pending(1) == 0
+
+
+@pytest.mark.parametrize("seat, error", [(2, UnknownSeatError), (-1, UnknownSeatError), ("0", InvalidTypeError),
+                                         (True, InvalidTypeError)])
+def test_speedster_pending_names_a_seat(seat: Any, error: type[Exception]) -> None:
+    # pending(9), pending(-1) and pending("x") answered 0 (an adversarial review)
+    table = SpeedsterTable(players=2, seed=4)
+    with pytest.raises(error, match="player"):
+        table.pending(seat)
 
 
 def test_one_seats_events_at_one_time_resolve_in_a_fixed_order() -> None:

@@ -99,19 +99,23 @@ def test_a_sample_plays_on_to_the_end_and_is_never_saved(name: str, rules: dict[
     game = get_game(name).new_game(**rules)
     rng = Rng(5)
     for state in samples_along(game.new_match(11), rng, every=9, limit=200):
-        sample = state.resample(state.current_player if not state.is_terminal else 0, rng)
-        with pytest.raises(InvalidStateError, match="resampled state"):
-            sample.to_json()
-        again = sample.clone()
-        steps = 0
-        while not again.is_terminal and steps < game.max_game_length:
-            legal = again.legal_actions()
-            assert legal, again.describe()
-            again.apply(legal[rng.below(len(legal))])
-            steps += 1
-        counted: Any = state
-        if hasattr(counted, "card_count"):
-            assert counted.card_count() == sample.card_count()  # type: ignore[attr-defined]
+        to_act = state.current_player if not state.is_terminal else 0
+        # as the seat to act (a search player) and as the next (OpenSpiel's resample_from_infostate
+        # of any seat): a Four Color sample gave a seat to discard only Generals, with no legal action
+        for seat in dict.fromkeys((to_act, (to_act + 1) % game.num_players)):
+            sample = state.resample(seat, rng)
+            with pytest.raises(InvalidStateError, match="resampled state"):
+                sample.to_json()
+            again = sample.clone()
+            steps = 0
+            while not again.is_terminal and steps < game.max_game_length:
+                legal = again.legal_actions()
+                assert legal, again.describe()
+                again.apply(legal[rng.below(len(legal))])
+                steps += 1
+            counted: Any = state
+            if hasattr(counted, "card_count"):
+                assert counted.card_count() == sample.card_count()  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name, rules", list(rule_sets()), ids=lambda v: v if isinstance(v, str) else json.dumps(v))
@@ -317,6 +321,27 @@ def four_color() -> Position:
                     lambda state: (tuple(state._hands[1]), tuple(state._hands[2]), tuple(state._stock)))
 
 
+def four_color_discarder() -> Position:
+    """2 players, seat 1 to discard two cards seat 0 cannot see: "the player who must discard
+    but holds only Generals" would have ended the round, so seat 1 holds another card."""
+    from fourcards.fourcolor import _deck
+
+    game = get_game("four-color").new_game(players=2, rounds=1)
+    names = list(_deck.NAMES)
+    mine, hidden = "RC WA WA", ["RG", "YS", "WG", "RC"]
+    rest = [name for name in names for _ in range(_deck.COPIES)]
+    for card in mine.split() + hidden:
+        rest.remove(card)
+
+    def build(pool: Sequence[int]) -> Any:
+        cards = [names[i] for i in pool]
+        return game.from_position(hands=[mine, " ".join(cards[:2])], stock=cards[2:], discards=" ".join(rest),
+                                  current=1)
+
+    return Position(game, build, tuple(names.index(c) for c in hidden), lambda state: [], 0,
+                    lambda state: (tuple(state._hands[1]), tuple(state._stock)))
+
+
 def zangle() -> Position:
     """Solitaire with a 14-card deck: the pile and the centre pile are face down."""
     from fourcards.zangle.cards import KINDS
@@ -384,6 +409,7 @@ EXACT: dict[str, Callable[[], Position]] = {
     "gang-of-four: the highest single, not the lower pair card": lambda: gang_of_four(
         "G4 G8 R9", ["G5", "G5", "Y5", "R5", "Y2", "G6", "G3"], ["G4", "G5", "pass"]),
     "four-color: a losing claim shows its cards": four_color,
+    "four-color: the seat to discard holds a card it may discard": four_color_discarder,
     "zangle: the face-down piles": zangle,
     "four-pack: asks that failed": four_pack,
     "four-pack: must hold the family": lambda: four_pack(must_hold_family=True),

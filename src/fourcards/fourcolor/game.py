@@ -879,7 +879,14 @@ class FourColorState(State[Action]):
                 groups.append(Group((k,) * left[k], low=low, removed=gone))
             else:
                 free += [k] * left[k]
-        deal = DealSampler(sizes, free, groups)
+        discarder = others.index(self._current) if self._phase == DISCARD and self._current != player else -1
+
+        def holds_a_discard(deal: list[list[int]]) -> bool:
+            # a seat to discard that held only Generals would have ended the round (see
+            # _check_only_generals): it holds another card, and every sample says so
+            return any(k % 7 != _deck.GENERAL for k in deal[discarder])
+
+        deal = DealSampler(sizes, free, groups, accept=holds_a_discard if discarder >= 0 else None)
 
         def write(state: FourColorState, cards: list[list[int]], rng: Rng) -> None:
             for index, seat in enumerate(others):

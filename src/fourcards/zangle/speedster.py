@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..engine import check_real
 from ..errors import FourCardsError, InvalidRulesError, InvalidTypeError, UnknownSeatError
 from ..rng import Rng
 import math
@@ -243,13 +244,10 @@ class SpeedsterTable:
         """Queue a call (with its Zangle and the centre ``version`` it was made
         on, by default the current one) or a hit; applied by :meth:`resolve`.
         Everything is checked here, before the event is queued."""
-        if isinstance(player, bool) or not isinstance(player, int):
-            raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
-        if not 0 <= player < self.players:
-            raise UnknownSeatError(f"player {player!r} is not a seat (0..{self.players - 1})")
+        self._check_player(player)
         if kind not in ("call", "hit"):
             raise FourCardsError(f"{kind!r} is not an event: call or hit")
-        _check_time(timestamp, "timestamp")
+        timestamp = _check_time(timestamp, "timestamp")
         if kind == "call":
             if not isinstance(zangle, Zangle):
                 raise FourCardsError("a call arrives with its Zangle")
@@ -273,8 +271,15 @@ class SpeedsterTable:
                        else (1,))
             heapq.heappush(self._queue, (event.timestamp, player, content, self._sequence, event))
 
+    def _check_player(self, player: object) -> None:
+        if isinstance(player, bool) or not isinstance(player, int):
+            raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
+        if not 0 <= player < self.players:
+            raise UnknownSeatError(f"player {player!r} is not a seat (0..{self.players - 1})")
+
     def pending(self, player: int) -> int:
         """How many of ``player``'s events wait to be resolved."""
+        self._check_player(player)
         with self._lock:
             return sum(1 for entry in self._queue if entry[1] == player)
 
@@ -288,7 +293,7 @@ class SpeedsterTable:
         """Apply the queued events up to ``until`` (all when ``None``), in
         timestamp order (ties: the lower seat first); return their outcomes."""
         if until is not None:
-            _check_time(until, "until")
+            until = _check_time(until, "until")
         with self._lock:
             done: list[Outcome] = []
             while self._queue and (until is None or self._queue[0][0] <= until):
@@ -370,11 +375,12 @@ class SpeedsterTable:
                     + sum(map(len, self.piles)) + sum(self.taken))
 
 
-def _check_time(value: object, name: str) -> None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise InvalidTypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not math.isfinite(value):
-        raise FourCardsError(f"{name}={value!r} must be a finite number of seconds")
+def _check_time(value: object, name: str) -> float:
+    """``value`` as seconds: a finite real number (an int past a float's range is refused too)."""
+    seconds = check_real(value, name)
+    if not math.isfinite(seconds):
+        raise FourCardsError(f"{name}={value!r:.40} must be a finite number of seconds")
+    return seconds
 
 
 class SpeedsterBot:
