@@ -182,6 +182,9 @@ def test_tournament_bad_input() -> None:
 def test_an_entrant_text() -> None:
     assert parse_entrant("search:iterations=400;margin=none") == Entrant.of("search", iterations=400, margin=None)
     assert parse_entrant("Learned:policy=mine.npz").options == (("policy", "mine.npz"),)
+    # yes/no options in the words --rule takes (the docs write "askers_hold (on)"; "off" was text)
+    for word, flag in (("on", True), ("OFF", False), ("yes", True), ("no", False), ("true", True), ("False", False)):
+        assert parse_entrant(f"search:askers_hold={word}") == Entrant.of("search", askers_hold=flag)
     for text, reason in (("search:iterations=1;iterations=2", "iterations is given twice"),
                          ("greedy:seed=1", "seed is not a bot's option"), (":x=1", "needs a kind"),
                          ("search:margin", "name=value"), ("search:margin=inf", "not a finite number")):

@@ -276,6 +276,63 @@ def test_the_four_color_chain_deals_only_unseen_cards_and_favours_hands_that_exp
     assert unexplained[10.0] < 0.2 * unexplained[0.0], unexplained
 
 
+SEARCH_CLASSES = {"four-color": "fourcards.fourcolor.search", "four-pack": "fourcards.fourpack.search",
+                  "zangle": "fourcards.zangle.search", "duelo": "fourcards.duelo.search"}
+#: Per game, options of a wrong type (each an InvalidTypeError naming it, as iterations= is).
+WRONG_TYPES: dict[str, dict[str, Any]] = {
+    "four-color": {"deals": 1.5, "settle": 1.5, "margin": "2", "burn": 2.0, "weight": None, "rule": 3},
+    "four-pack": {"limit": 1.5, "probes": "24"},
+    "zangle": {"horizon": 1.5, "settle": 1.5, "margin": "2", "scale": None, "halve_after": True},
+    "duelo": {"horizon": 1.5}}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCH_CLASSES))
+def test_a_search_player_built_directly_names_a_wrong_game_or_option_type(name: str) -> None:
+    """A first user's review: ``duelo.search.SearchBot("duelo")`` raised a bare AttributeError,
+    Zangle's took None (and failed at its first choice), Four Pack's and Four Color's a Zangle game;
+    ``deals=1.5`` or ``margin='2'`` was a FourCardsError where ``iterations=1.5`` is an InvalidTypeError."""
+    import importlib
+
+    if name == "four-color" and not COMPILED:
+        pytest.skip("the Four Color search player needs the compiled core (FOURCARDS_NO_EXTENSIONS is set)")
+    search_bot = importlib.import_module(SEARCH_CLASSES[name]).SearchBot
+    other = get_game("zangle" if name != "zangle" else "duelo").new_game()
+    for wrong in (name, None, other, 3):
+        if wrong is None and name == "four-color":
+            continue  # None: the default rules
+        with pytest.raises(InvalidTypeError, match="game must be a .* game"):
+            search_bot(wrong, iterations=5)
+    game = get_game(name).new_game()
+    for option, value in WRONG_TYPES[name].items():
+        with pytest.raises(InvalidTypeError, match=f"{option}="):
+            search_bot(game, iterations=5, **{option: value})
+    search_bot(game, iterations=5)  # and the right ones are taken
+
+
+@pytest.mark.parametrize("module, argv, flag", [
+    ("strength", ["--time-per-move", "nan"], "--time-per-move"),
+    ("strength", ["--time-per-move", "0"], "--time-per-move"),
+    ("strength", ["--time-per-move", "4000"], "--time-per-move"), ("strength", ["--iterations", "0"], "--iterations"),
+    ("strength", ["--seed", "-1"], "--seed"), ("strength", ["--seed", str(2**64)], "--seed"),
+    ("strength", ["--matches", "-1"], "--matches"), ("strength", ["--workers", "0"], "--workers"),
+    ("search", ["--budgets", "-5"], "--budgets"), ("search", ["--budgets", "nan"], "--budgets"),
+    ("search", ["--budgets", "5,x"], "--budgets"), ("search", ["--deals", "0"], "--deals"),
+    ("search", ["--write-docs", "/proc/no-such-folder/search.md"], "--write-docs"),
+])
+def test_the_benchmark_commands_refuse_a_bad_value_in_one_line_before_any_match(
+        module: str, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first user's review: these printed a traceback (exit 1) after the header, and
+    ``--write-docs`` to a folder that cannot be written failed after the whole run."""
+    import importlib
+
+    main = importlib.import_module(f"fourcards.benchmarks.{module}").main
+    with pytest.raises(SystemExit) as stopped:
+        main(["--workers", "1", *argv] if flag != "--workers" else argv)
+    err = capsys.readouterr()
+    assert stopped.value.code == 2 and err.out == "", err
+    assert f"argument {flag}:" in err.err and "Traceback" not in err.err and err.err.count("\n") == 1, err.err
+
+
 def test_the_strength_benchmark_counts_wins_and_says_met_only_when_the_interval_clears() -> None:
     """benchmarks/bench_strength.py's arithmetic (not its timings): a row is met, in the issue's
     words, at a win share ">= target (over enough matches that the interval's lower end clears

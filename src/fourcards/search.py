@@ -46,7 +46,8 @@ from .engine import check_real
 from .errors import FourCardsError, IllegalMoveError, InvalidTypeError
 from .rng import Rng
 
-__all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget", "check_allowed"]
+__all__ = ["SearchPlayer", "run_compiled", "RootSearch", "Budget", "check_budget", "check_allowed", "check_game",
+           "int_option", "number_option", "word_option"]
 
 
 #: The longest a search may be given to choose one move (an hour).
@@ -88,6 +89,54 @@ def check_budget(iterations: Any, time_per_move: Any, exploration: Any = 0.7,
     if not 0 <= explore <= 1000:  # NaN fails too
         raise FourCardsError(f"exploration={exploration!r} must be a finite number 0..1000")
     return iterations, seconds, explore
+
+
+def check_game(game: Any, game_class: type, title: str) -> None:
+    """Refuse (:class:`~fourcards.errors.InvalidTypeError`) a ``game`` that is not a ``game_class``:
+    a search player built directly is given the game it plays (the registry's ``new_bot`` does it)."""
+    if not isinstance(game, game_class):
+        raise InvalidTypeError(f"game must be a {title} game ({game_class.__module__}.{game_class.__qualname__}), "
+                               f"not {type(game).__name__} {game!r:.40}")
+
+
+def int_option(value: Any, name: str, low: int, high: int, optional: bool = False) -> int:
+    """A search player's int option: an int ``low..high`` (numpy's too);
+    :class:`~fourcards.errors.InvalidTypeError` for another type (a bool, a float), a
+    :class:`FourCardsError` out of range. ``optional``: the messages say None is taken too (the
+    caller passes None on).
+
+    >>> int_option(6, "horizon", 0, 10_000)
+    6
+    """
+    shown = f"{'None or ' if optional else ''}an int {low}..{high}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(f"{name}={value!r:.40} must be {shown}, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise FourCardsError(f"{name}={value!r:.40} must be {shown}")
+    return int(value)
+
+
+def number_option(value: Any, name: str, low: float, high: float, optional: bool = False) -> float:
+    """A search player's real-number option ``low..high`` (numpy's too):
+    :class:`~fourcards.errors.InvalidTypeError` for another type, a :class:`FourCardsError` out of
+    range (NaN too). ``optional``: as :func:`int_option`."""
+    shown = f"{'None or ' if optional else ''}a number {low:g}..{high:g}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InvalidTypeError(f"{name}={value!r:.40} must be {shown}, not {type(value).__name__}")
+    number = check_real(value, name)
+    if not low <= number <= high:  # NaN fails this too
+        raise FourCardsError(f"{name}={value!r:.40} must be {shown}")
+    return number
+
+
+def word_option(value: Any, name: str, words: Sequence[str]) -> str:
+    """A search player's option that is one of ``words``: :class:`~fourcards.errors.InvalidTypeError`
+    for another type than text, a :class:`FourCardsError` for another word."""
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{name}={value!r:.40} must be one of {sorted(words)}, not {type(value).__name__}")
+    if value not in words:
+        raise FourCardsError(f"{name}={value!r:.40} must be one of {sorted(words)}")
+    return value
 
 
 def check_allowed(legal: Sequence[int], position: Any, seat: int) -> None:

@@ -308,8 +308,9 @@ def run_tournament(entrants: Sequence[Entrant], deals: int, seed: int = 0,
 
 
 def _option_value(text: str) -> Any:
-    """An option's value: a number, ``true``/``false``, ``none``, or else the text itself (a file
-    name, ``learned:policy=my_policy.npz``)."""
+    """An option's value: a number, a yes/no (``on``/``off``, ``yes``/``no``, ``true``/``false``,
+    as ``--rule`` takes them), ``none``, or else the text itself (a file name,
+    ``learned:policy=my_policy.npz``)."""
     for kind in (int, float):
         try:
             value = kind(text)
@@ -318,12 +319,13 @@ def _option_value(text: str) -> Any:
         if isinstance(value, float) and not math.isfinite(value):
             raise FourCardsError(f"{text!r} is not a finite number")
         return value
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if text.lower() == "none":
+    word = text.lower()
+    if word in _YES or word in _NO:  # (1 and 0 are numbers: read above)
+        return word in _YES
+    if word == "none":
         return None
     if not text or not text.isprintable():
-        raise FourCardsError(f"{text!r} is not a value (a number, true, false, none or printable text)")
+        raise FourCardsError(f"{text!r} is not a value (a number, on/off, yes/no, true/false, none or printable text)")
     return text
 
 

@@ -25,8 +25,9 @@ import numpy as np
 import fourcards
 from fourcards.gangoffour.bots import SearchBot
 from fourcards.gangoffour.match import GangOfFour
+from fourcards.search import MAX_TIME_PER_MOVE
+from fourcards.terminal.args import SEED, Parser, check_output, int_in, positive, program_name
 from fourcards.tournament import Entrant, run_tournament
-
 
 
 def positions(count: int, seed: int) -> list[tuple[object, list[int]]]:
@@ -58,17 +59,30 @@ def iterations_per_second(points: list[tuple[object, list[int]]], iterations: in
     return bot.total_iterations / (time.perf_counter() - start)
 
 
+def milliseconds(text: str) -> list[float]:
+    """An argparse type: budgets in milliseconds, comma-separated, each above 0 and at most an hour."""
+    budgets = [positive(part.strip()) for part in text.split(",")]
+    for budget in budgets:
+        if budget > MAX_TIME_PER_MOVE * 1000:
+            raise argparse.ArgumentTypeError(f"{budget:,.0f} ms is too long (at most {MAX_TIME_PER_MOVE * 1000:,.0f})")
+    return budgets
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--deals", type=int, default=12, help="deals per budget (4 matches each)")
-    parser.add_argument("--budgets", default="5,20,80", help="milliseconds a move, comma-separated")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser = Parser(prog=program_name("fourcards.benchmarks.search", __file__), description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=SEED, default=2026)
+    parser.add_argument("--deals", type=int_in(1, 100_000), default=12, help="deals per budget (4 matches each)")
+    parser.add_argument("--budgets", type=milliseconds, default="5,20,80",
+                        help="milliseconds a move, comma-separated (default: %(default)s)")
+    parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1)
     parser.add_argument("--write-docs", nargs="?", const="docs/gang-of-four/search.md", default=None,
                         metavar="PATH", help="also write the tables as a docs page (default path: %(const)s)")
     args = parser.parse_args(argv)
+    if args.write_docs:  # refused now, not after the minutes the tables take
+        check_output(parser, "--write-docs", Path(args.write_docs))
     if not fourcards.COMPILED:
-        raise SystemExit("the search needs the compiled core")
+        parser.error("the search needs the compiled core")
 
     points = positions(60, args.seed)
     rate = iterations_per_second(points, 400)
@@ -84,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "SearchBot penalty per round | GreedyBot penalty per round |",
         "|---|---|---|---|---|---|",
     ]
-    for budget in [float(b) for b in args.budgets.split(",")]:
+    for budget in args.budgets:
         entrants = [Entrant.of("search", label="search", time_per_move=budget / 1000),
                     Entrant("greedy"), Entrant("greedy"), Entrant("greedy")]
         start = time.perf_counter()
@@ -111,12 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "# The search bot: speed and strength\n\n"
             "`SearchBot` (information-set Monte Carlo tree search with determinization, "
             "see `fourcards.gangoffour.bots`) against three `GreedyBot`s, seats rotated over "
-            "duplicate deals. Produced by `python benchmarks/bench_gangoffour_search.py --write-docs`; "
-            "absolute speeds drift between runs on shared machines.\n\n" + text + "\n"
+            "duplicate deals. Produced by `python benchmarks/bench_gangoffour_search.py --write-docs` in a "
+            "clone of the repository (from an installed wheel: `python -m fourcards.benchmarks.search`, same "
+            "options, or `fourcards bench --only search`); absolute speeds drift between runs on shared "
+            "machines.\n\n" + text + "\n"
         )
         print(f"wrote {page}")
     return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

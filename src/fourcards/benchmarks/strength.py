@@ -31,7 +31,12 @@ from typing import Any
 import fourcards
 from fourcards.games import get_game
 from fourcards.engine import derive_seed
+from fourcards.search import MAX_TIME_PER_MOVE
+from fourcards.terminal.args import SEED, Parser, int_in, positive, program_name
 from fourcards.tournament import Interval, wilson_interval
+
+#: The most matches a row plays.
+MAX_MATCHES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -137,22 +142,27 @@ def table(results: Sequence[Result]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    own = ", ".join(f"{r.game} {r.matches}" for r in ROWS)
+    parser = Parser(prog=program_name("fourcards.benchmarks.strength", __file__),
+                                     description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="+", choices=[r.game for r in ROWS], default=[r.game for r in ROWS])
-    parser.add_argument("--matches", type=int, default=0, help="matches per row (default: the row's own)")
+    parser.add_argument("--matches", type=int_in(0, MAX_MATCHES), default=0,
+                        help=f"matches per row (default: the row's own: {own})")
     parser.add_argument("--quick", action="store_true", help="12 matches a row at 20 ms a decision (a smoke run)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--time-per-move", type=float, default=None,
-                        help="the search player's budget in seconds (default: its own, 0.05)")
-    parser.add_argument("--iterations", type=int, default=None, help="a fixed iteration count instead of a time")
+    parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=SEED, default=2026)
+    parser.add_argument("--time-per-move", type=positive, default=None, metavar="SECONDS",
+                        help="the search player's budget in seconds (default: each row its own search options: "
+                             "every game's own clock, Four Color deals=1000)")
+    parser.add_argument("--iterations", type=int_in(1, 2**31 - 1), default=None,
+                        help="a fixed iteration count instead of a time")
     args = parser.parse_args(argv)
-    if args.matches < 0 or args.workers < 1:
-        parser.error("--matches must be >= 0 and --workers >= 1")
     options: dict[str, Any] = {}
     if args.time_per_move is not None and args.iterations is not None:
         parser.error("give --time-per-move (a clock) or --iterations (repeatable), not both")
+    if args.time_per_move is not None and args.time_per_move > MAX_TIME_PER_MOVE:
+        parser.error(f"argument --time-per-move: {args.time_per_move:g} is too large (at most {MAX_TIME_PER_MOVE:g})")
     if args.quick:
         args.matches = args.matches or 12
         if args.iterations is None:

@@ -28,7 +28,7 @@ from typing import Any
 from ..engine import State, check_to_act, checked_legal
 from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
-from ..search import RootSearch, SearchPlayer, check_budget
+from ..search import RootSearch, SearchPlayer, check_budget, check_game, int_option
 from .bots import CategoryBot
 from .game import Duelo, DueloObservation, DueloState, TableTaken
 
@@ -141,9 +141,8 @@ class SearchBot(SearchPlayer):
                  exploration: float = 0.5, horizon: int = 6) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
                                                                              exploration, 0.05)
-        if type(horizon) is not int or not 0 <= horizon <= 10_000:
-            raise FourCardsError(f"horizon={horizon!r} must be an int 0..10000")
-        self.game, self.horizon = game, horizon
+        check_game(game, Duelo, "Duelo")
+        self.game, self.horizon = game, int_option(horizon, "horizon", 0, 10_000)
         self.rng = Rng(seed)
         self._strength = strength_table(game)
         SearchPlayer.__init__(self)

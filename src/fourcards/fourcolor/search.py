@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
-from ..search import SearchPlayer, check_budget, run_compiled
+from ..search import SearchPlayer, check_budget, check_game, int_option, number_option, run_compiled, word_option
 from . import _deck, _kernels
 from .bots import GreedyBot, LookaheadBot
 from .game import CLAIM_BASE, HU, MELD_INDEX, NUM_ACTIONS, PASS, FourColor, FourColorObservation
@@ -243,8 +243,9 @@ class SearchBot(SearchPlayer):
                  settle: int | None = None, rule: str = "lookahead", deals: int | None = None,
                  playout: str = DEFAULT_PLAYOUT) -> None:
         budget = check_budget(iterations, time_per_move, exploration, 0.05)
-        if deals is not None and (type(deals) is not int or not 1 <= deals <= 1_000_000):
-            raise FourCardsError(f"deals={deals!r} must be None or an int 1..1000000")
+        if game is not None:
+            check_game(game, FourColor, "Four Color")
+        deals = None if deals is None else int_option(deals, "deals", 1, 1_000_000, optional=True)
         if deals is not None and iterations is not None:
             raise FourCardsError(f"give iterations={iterations!r} or deals={deals!r}, not both")
         if deals is not None and time_per_move is not None:
@@ -255,33 +256,17 @@ class SearchBot(SearchPlayer):
                                  "action on the same deals: give one of them")
         self.deals = deals
         self.iterations, self.time_per_move, self.exploration = budget
-        if not isinstance(scale, (int, float)) or isinstance(scale, bool):
-            raise InvalidTypeError(f"scale must be a number, not {type(scale).__name__}")
-        if not 0.1 <= scale <= 1e6:
-            raise FourCardsError(f"scale={scale!r} must be 0.1..1e6")
+        scale = number_option(scale, "scale", 0.1, 1e6)
         if _kernels.sim is None:
             raise RuntimeError("the Four Color SearchBot needs the compiled core (FOURCARDS_NO_EXTENSIONS is set "
                                "or the extension did not build)")
-        for name, value in (("burn", burn), ("mixing", mixing)):
-            if type(value) is not int or not 0 <= value <= 1_000_000:
-                raise FourCardsError(f"{name}={value!r} must be an int 0..1000000")
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not 0 <= weight <= 100:
-            raise FourCardsError(f"weight={weight!r} must be a number 0..100")
-        if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
-                                   or not 0 <= margin <= 100):
-            raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
-        self.scale, self.burn, self.mixing, self.weight = float(scale), burn, mixing, float(weight)
-        if settle is not None and (type(settle) is not int or not 2 <= settle <= 1_000_000):
-            raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
-        self.margin = None if margin is None else float(margin)
-        self.settle = settle
-        if not isinstance(rule, str) or rule not in RULES:
-            raise FourCardsError(f"rule={rule!r} must be one of {sorted(RULES)}")
-        self.rule = rule
-        self._rule = RULES[rule]()
-        if not isinstance(playout, str) or playout not in PLAYOUTS:
-            raise FourCardsError(f"playout={playout!r} must be one of {sorted(PLAYOUTS)}")
-        self.playout = playout
+        self.scale, self.weight = scale, number_option(weight, "weight", 0, 100)
+        self.burn, self.mixing = int_option(burn, "burn", 0, 1_000_000), int_option(mixing, "mixing", 0, 1_000_000)
+        self.margin = None if margin is None else number_option(margin, "margin", 0, 100, optional=True)
+        self.settle = None if settle is None else int_option(settle, "settle", 2, 1_000_000, optional=True)
+        self.rule = word_option(rule, "rule", list(RULES))
+        self._rule = RULES[self.rule]()
+        self.playout = word_option(playout, "playout", list(PLAYOUTS))
         self.rng = Rng(seed)
         self._search: Any = _kernels.sim.FcSearch()
         SearchPlayer.__init__(self)

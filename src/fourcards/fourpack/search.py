@@ -32,7 +32,7 @@ from ..engine import InformationSet, State, check_flag, check_to_act, checked_le
 from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
 from ..sampling import SamplingCostError
-from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
+from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget, check_game, int_option
 from .bots import MemoryBot, memory_choice
 from .game import FAMILY_MASK, FourPack, FourPackObservation, FourPackState, LaidDown
 
@@ -169,13 +169,10 @@ class SearchBot(SearchPlayer):
                  askers_hold: bool = True) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
                                                                              exploration, 0.05)
-        if type(limit) is not int or not 1 <= limit <= 100_000:
-            raise FourCardsError(f"limit={limit!r} must be an int 1..100000")
-        if type(probes) is not int or not 1 <= probes <= 10_000:
-            raise FourCardsError(f"probes={probes!r} must be an int 1..10000")
-        paired, askers_hold = check_flag(paired, "paired"), check_flag(askers_hold, "askers_hold")
-        self.askers_hold = askers_hold
-        self.game, self.limit, self.probes, self.paired = game, limit, probes, paired
+        check_game(game, FourPack, "Four Pack")
+        self.limit, self.probes = int_option(limit, "limit", 1, 100_000), int_option(probes, "probes", 1, 10_000)
+        self.paired, self.askers_hold = check_flag(paired, "paired"), check_flag(askers_hold, "askers_hold")
+        self.game = game
         self.rng = Rng(seed)
         SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from ..errors import FourCardsError
 
 __all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
-           "output_problem", "check_output", "executor_for"]
+           "output_problem", "check_output", "executor_for", "program_name"]
 
 
 class CommandLineError(FourCardsError):
@@ -75,6 +75,18 @@ def output_problem(path: Path, make_folder: bool = False) -> str | None:
         return f"the directory {str(folder)!r} does not exist"
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return "this user may not write there"
+    return None
+
+
+def program_name(module: str, path: str) -> str | None:
+    """The usage line's program: ``python -m module`` when the running program is the
+    module's file ``path`` (run with ``python -m``; argparse would say ``strength.py``),
+    else None (argparse's own: the script's name)."""
+    try:
+        if sys.argv and sys.argv[0] and os.path.samefile(sys.argv[0], path):
+            return f"python -m {module}"
+    except (OSError, ValueError):  # no such file (python -c), or a name the system refuses
+        pass
     return None
 
 

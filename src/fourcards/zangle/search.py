@@ -28,7 +28,8 @@ from collections.abc import Sequence
 
 from ..errors import FourCardsError, InvalidTypeError
 from ..rng import Rng
-from ..search import PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget
+from ..search import (PairedSearch, RootSearch, SearchPlayer, check_allowed, check_budget, check_game, int_option,
+                      number_option)
 from .cards import KINDS
 from .game import ZangleGame, ZangleObservation, ZangleState
 from ..engine import check_flag, check_to_act, checked_legal
@@ -123,21 +124,14 @@ class SearchBot(SearchPlayer):
                  margin: float | None = 2.0, settle: int | None = 6, halve_after: int = 6) -> None:
         self.iterations, self.time_per_move, self.exploration = check_budget(iterations, time_per_move,
                                                                              exploration, 0.2)
-        if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 1e6:
-            raise FourCardsError(f"scale={scale!r} must be a number 0.1..1e6")
-        paired = check_flag(paired, "paired")
-        if type(horizon) is not int or not 1 <= horizon <= 100_000:
-            raise FourCardsError(f"horizon={horizon!r} must be an int 1..100000")
-        if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool)
-                                   or not 0 <= margin <= 100):
-            raise FourCardsError(f"margin={margin!r} must be None or a number 0..100")
-        if settle is not None and (type(settle) is not int or not 2 <= settle <= 1_000_000):
-            raise FourCardsError(f"settle={settle!r} must be None or an int 2..1000000")
-        if type(halve_after) is not int or not 1 <= halve_after <= 1_000_000:
-            raise FourCardsError(f"halve_after={halve_after!r} must be an int 1..1000000")
-        self.game, self.scale, self.paired, self.horizon = game, float(scale), paired, horizon
-        self.margin = None if margin is None else float(margin)
-        self.settle, self.halve_after = settle, halve_after
+        check_game(game, ZangleGame, "Zangle")
+        self.scale = number_option(scale, "scale", 0.1, 1e6)
+        self.paired = check_flag(paired, "paired")
+        self.horizon = int_option(horizon, "horizon", 1, 100_000)
+        self.margin = None if margin is None else number_option(margin, "margin", 0, 100, optional=True)
+        self.settle = None if settle is None else int_option(settle, "settle", 2, 1_000_000, optional=True)
+        self.halve_after = int_option(halve_after, "halve_after", 1, 1_000_000)
+        self.game = game
         self.rng = Rng(seed)
         SearchPlayer.__init__(self)
         self.last_statistics: list[tuple[int, int, float]] = []
