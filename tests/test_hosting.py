@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from fourcards.errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidTypeError, NotYourTurnError,
-    StaleActionError, UnknownGameError, UnknownMatchError, UnknownSeatError,
+    StaleActionError, TooCostlyError, UnknownGameError, UnknownMatchError, UnknownSeatError,
 )
 from fourcards.games import GameEntry, get_game, register, unregister
 from fourcards.hosting import (
@@ -520,6 +520,11 @@ def test_what_the_service_refuses_changes_nothing(store: MatchStore) -> None:
                 StaleActionError),
         Refusal("nonsense", lambda: service.act(hosted.id, 0, "no such cards"), FourCardsError),
         Refusal("since ahead", lambda: service.update(hosted.id, 0, since=start.step + 5), FourCardsError),
+        # act checked since after it stored the action (an adversarial review): the refusal stored it
+        Refusal("an action's since below 0", lambda: service.act(hosted.id, 0, action, expected_step=start.step,
+                                                                 since=-1), FourCardsError),
+        Refusal("an action's since past its step", lambda: service.act(hosted.id, 0, action, since=2**70),
+                FourCardsError),
         Refusal("a float seat", lambda: service.act(hosted.id, 0.0, action), InvalidTypeError),  # type: ignore[arg-type]
         Refusal("a bool step", lambda: service.act(hosted.id, 0, action, expected_step=True), InvalidTypeError),
         Refusal("unknown game", lambda: service.create("chess", [None]), UnknownGameError),
@@ -540,9 +545,100 @@ def test_what_the_service_refuses_changes_nothing(store: MatchStore) -> None:
             refusal.call()
         assert store.get(hosted.id) == before, refusal.why
     service.check_token(hosted.id, 0, service.seat_token(hosted.id, 0))
+    with pytest.raises(UnknownMatchError):
+        service.delete("\ud800")  # UnicodeEncodeError from SQLite: no id the service makes
     service.delete(hosted.id)
     with pytest.raises(UnknownMatchError):
         service.delete(hosted.id)
+
+
+def test_what_a_store_cannot_hold_is_refused_by_name(store: MatchStore) -> None:
+    """An adversarial review: a lone surrogate in an id, a save or data, and a step past a
+    64-bit integer reached SQLite (UnicodeEncodeError, OverflowError)."""
+    match = StoredMatch("m1", 0, "{}", "{}")
+    assert store.create(match)
+    for call, name in ((lambda: store.get("a\ud800"), "match_id"), (lambda: store.delete("a\ud800"), "match_id"),
+                       (lambda: store.create(StoredMatch("m\ud800", 0, "{}", "{}")), "match.id"),
+                       (lambda: store.create(StoredMatch("m2", 0, "\ud800", "{}")), "match.save"),
+                       (lambda: store.create(StoredMatch("m2", 2**70, "{}", "{}")), "match.step"),
+                       (lambda: store.create(StoredMatch("m2", -1, "{}", "{}")), "match.step"),
+                       (lambda: store.replace(StoredMatch("m1", 1, "{}", "{}"), 2**70), "expected_step"),
+                       (lambda: store.replace(StoredMatch("m1", 1, "{}", "\udfff"), 0), "match.data")):
+        with pytest.raises(FourCardsError, match=name.replace(".", "[.]")):
+            call()
+    assert store.get("m1") == match and store.get("m2") is None
+
+
+@pytest.mark.parametrize("path, error", [(None, InvalidTypeError), (5, InvalidTypeError), ("", FourCardsError),
+                                         ("a\0b.db", FourCardsError), ("\ud800.db", FourCardsError)])
+def test_an_sqlite_store_needs_a_file_path(path: Any, error: type[Exception], tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # None and 5 made files "None" and "5" (and their -wal, -shm) in the working folder
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match="path"):
+        SQLiteMatchStore(path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_bots_of_one_request_play_for_a_bounded_time(store: MatchStore) -> None:
+    """A match of bots alone is played out when it is created: one request for a target
+    score of 100,000 ran for minutes (random bots) to hours (search) in a review."""
+    service = MatchService(store, KEY, bot_seconds=0.05)
+    with pytest.raises(TooCostlyError, match="bot_seconds") as refused:
+        service.create("gang-of-four", ["random"] * 4, rules={"target_score": 100_000}, seed=1, match_id="long")
+    assert refused.value.code == "too_costly" and store.get("long") is None
+    hosted = service.create("gang-of-four", ["random"] * 4, rules={"target_score": 5}, seed=1)  # within it
+    assert service.info(hosted.id)["terminal"]
+    for bad in (0, -1.0, float("nan"), 86_401):
+        with pytest.raises(FourCardsError, match="bot_seconds"):
+            MatchService(store, KEY, bot_seconds=bad)
+    with pytest.raises(InvalidTypeError, match="bot_seconds"):
+        MatchService(store, KEY, bot_seconds="1")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda data: "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    (lambda data: json.dumps({k: v for k, v in json.loads(data).items() if k != "journal"}), "journal"),
+    (lambda data: json.dumps({**json.loads(data), "seats": 5}), "seats"),
+    (lambda data: json.dumps({**json.loads(data), "seats": []}), "seats"),
+    (lambda data: json.dumps({**json.loads(data), "journal": [1, 2]}), "journal"),
+    (lambda data: json.dumps({**json.loads(data), "journal": [{"from": 0, "to": 0, "records": [5], "changed": {}}]}),
+     "records"),
+    (lambda data: json.dumps({**json.loads(data), "memory": []}), "memory"),
+    (lambda data: json.dumps({**json.loads(data), "bot_seed": "x"}), "bot_seed"),
+])
+def test_stored_data_that_is_not_a_hosts_is_a_bad_save(damage: Any, problem: str) -> None:
+    """A row changed by another writer or a damaged database: RecursionError, KeyError, TypeError
+    and IndexError came out of the service (an adversarial review); it is a bad save (500)."""
+    from fourcards.errors import InvalidStateError
+
+    store = MemoryMatchStore()
+    service = MatchService(store, KEY)
+    hosted = service.create("duelo", [None, "category"], seed=3)
+    stored = store.get(hosted.id)
+    assert stored is not None
+    legal = service.state(hosted.id).legal_actions()
+    broken = StoredMatch(stored.id, stored.step, stored.save, damage(stored.data))
+    assert store.replace(broken, stored.step)
+    for call in (lambda: service.update(hosted.id, 0), lambda: service.info(hosted.id),
+                 lambda: service.act(hosted.id, 0, legal[0])):
+        with pytest.raises(InvalidStateError, match=problem) as refused:
+            call()
+        assert refused.value.code == "bad_save"
+    assert store.get(hosted.id) == broken
+
+
+def test_an_update_applied_to_a_view_it_cannot_follow_says_so() -> None:
+    service = MatchService(MemoryMatchStore(), KEY)
+    hosted = service.create("four-pack", [None, "memory", "memory", "memory"], seed=2)
+    first = service.update(hosted.id, 0)
+    after = service.act(hosted.id, 0, first.legal[0]["action"], expected_step=first.step)
+    assert after.apply_to(first.apply_to(None)) == service.update(hosted.id, 0).view
+    if after.appended:
+        with pytest.raises(FourCardsError, match="ask for a reset"):
+            after.apply_to({})
+    with pytest.raises(InvalidTypeError, match="view must be"):
+        after.apply_to(5)  # type: ignore[arg-type]
 
 
 def test_a_service_needs_a_key() -> None:

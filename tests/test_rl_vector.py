@@ -227,8 +227,22 @@ def test_bad_construction(kwargs: dict[str, Any], error: type[Exception], messag
 
 def test_step_before_reset() -> None:
     env = VectorGangOfFour(2)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(FourCardsError, match="reset"):  # a RuntimeError before (the Gymnasium env's: this)
         env.step([0, 0])
+    with pytest.raises(FourCardsError, match="reset"):
+        env.legal_actions(0)
+
+
+def test_actions_that_are_no_array_of_integers_are_refused_by_type() -> None:
+    # an adversarial review: a ragged list raised numpy's bare ValueError, a masked
+    # array's mask was dropped (its hidden values played)
+    env = VectorGangOfFour(3, seed=1)
+    env.reset()
+    before = env.observations.copy()
+    for actions in ([[1], [1, 2], 3], np.ma.masked_array([0, 0, 0], mask=[False, True, False])):
+        with pytest.raises(InvalidTypeError, match="actions must be"):
+            env.step(actions)
+    assert (env.observations == before).all()
 
 
 def _run(seed: int, steps: int, threads: int = 1) -> tuple[npt.NDArray[Any], ...]:

@@ -27,6 +27,7 @@ from .errors import (
     NotYourTurnError,
     SamplingCostError,
     StaleActionError,
+    TooCostlyError,
     UnknownGameError,
     UnknownMatchError,
     UnknownSeatError,
@@ -41,7 +42,8 @@ __all__ = [
     "COMPILED", "FourCardsError", "IllegalMoveError", "ImpossibleCardsError", "InvalidCardError",
     "InvalidComboError", "InvalidRulesError", "InvalidStateError", "NotYourTurnError", "StaleActionError",
     "InvalidActionError", "GameOverError", "UnknownSeatError", "UnknownGameError", "InvalidSeatsError",
-    "UnknownMatchError", "BadTokenError", "SamplingCostError", "InvalidTypeError", "load", "__version__",
+    "UnknownMatchError", "BadTokenError", "TooCostlyError", "SamplingCostError", "InvalidTypeError", "load",
+    "__version__",
 ]
 
 

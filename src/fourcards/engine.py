@@ -836,9 +836,9 @@ class Bot(Protocol):
     which it is:
 
     - ``stateless = True`` (a class attribute): its choice depends only on the
-      observation, the legal actions and the seed it was made with; a host
-      makes it again (with a seed of its own for each decision) whenever it is
-      to act;
+      observation, the legal actions and the seed it was made with (and, for a
+      search on a clock, on how far it searched in its time); a host makes it
+      again (with a seed of its own for each decision) whenever it is to act;
     - or it keeps memory across calls and hands it over as JSON data:
       ``save_memory() -> data`` after a decision and ``load_memory(data)``
       before the next one (a host stores the data with the match and never

@@ -40,6 +40,7 @@ __all__ = [
     "InvalidSeatsError",
     "UnknownMatchError",
     "BadTokenError",
+    "TooCostlyError",
     "SamplingCostError",
     "InvalidTypeError",
     "ERROR_CODES",
@@ -171,13 +172,18 @@ class BadTokenError(FourCardsError):
     code = "bad_token"
 
 
-class SamplingCostError(FourCardsError):
+class TooCostlyError(FourCardsError):
+    """A valid request that cannot be answered within its bound (of time or of work):
+    trying again gives the same answer; a larger bound, or a smaller request, does not."""
+
+    code = "too_costly"
+
+
+class SamplingCostError(TooCostlyError):
     """A deal of hidden cards that cannot be drawn within its budget: past a deadline,
     or too many ways to deal to count (a table of very many seats). The input is
     valid; the position is too costly to sample exactly. A search falls back to its
     rule bot."""
-
-    code = "too_costly"
 
 
 class InvalidTypeError(FourCardsError, TypeError):
@@ -246,5 +252,6 @@ ERROR_CODES: Final[dict[str, str]] = {
     "bad_token": "the token is not the token of this seat",
     "missing_extra": "an optional part used without the extra that installs what it needs",
     "bad_type": "a value of the wrong type (an InvalidTypeError, also a TypeError)",
-    "too_costly": "a position whose hidden cards cannot be dealt again within the deadline or the work bound",
+    "too_costly": "a valid request past its bound: hidden cards that cannot be dealt again within the deadline "
+                  "or the work bound; a hosted match's bots playing longer than the service allows a request",
 }

@@ -13,7 +13,8 @@ of its turns. That is safe only for a bot that says so (:class:`fourcards.engine
 A bot that says neither is refused when a match is made (:func:`checked_bot`,
 ``bad_seats``). Each turn's bot is seeded from the match's bot seed, the seat and
 the step (:func:`bot_for_turn`), so a match plays the same whether its host
-kept running or was restarted in between.
+kept running or was restarted in between (a search on a clock aside: it chooses
+from how far it searched in its time).
 """
 
 from __future__ import annotations

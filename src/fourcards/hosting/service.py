@@ -10,16 +10,18 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..engine import Bot, Game, State, _key_bytes, check_options
+from ..engine import Bot, Game, State, _key_bytes, check_options, check_real
 from ..errors import (
     BadTokenError, FourCardsError, InvalidRulesError, InvalidSeatsError, InvalidStateError, InvalidTypeError,
-    NotYourTurnError, StaleActionError, UnknownMatchError,
+    NotYourTurnError, StaleActionError, TooCostlyError, UnknownMatchError,
 )
 from ..games import GameEntry, get_game
 from ..rng import seed_in_range
@@ -88,12 +90,20 @@ class Update:
                 "legal": self.legal, "scores": self.scores, "result": self.result}
 
     def apply_to(self, view: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The seat's view at :attr:`step` from its view at :attr:`since` (ignored on a reset)."""
+        """The seat's view at :attr:`step` from its view at :attr:`since` (ignored on a reset);
+        a :class:`FourCardsError` for a view that cannot be it (not a mapping, or without a
+        list this update appends to): ask for a reset (``since=None``)."""
         if self.reset or view is None:
             return dict(self.view)
+        if not isinstance(view, Mapping):
+            raise InvalidTypeError(f"view must be the seat's view at step {self.since} (a mapping), not "
+                                   f"{type(view).__name__}")
         new = {name: value for name, value in view.items() if name not in self.removed}
         new.update(self.view)
         for name, items in self.appended.items():
+            if not isinstance(new.get(name), list):
+                raise FourCardsError(f"the view has no list {name!r} to add to: it is not the seat's view at step "
+                                     f"{self.since} (ask for a reset: since=None)")
             new[name] = list(new[name]) + list(items)
         return new
 
@@ -134,6 +144,41 @@ def new_data(game: str, kinds: Sequence[str | None], seed: int) -> dict[str, Any
             "bot_seed": bot_seed_of(seed), "memory": {}, "journal": []}
 
 
+def _data_problem(data: dict[str, Any], players: int, step: int) -> str | None:
+    """What is wrong with a stored match's host data (what :func:`new_data` and the journal
+    write, for a match of ``players`` seats at ``step``), or None: every field the service
+    reads, of its type (a row another writer or a damaged database changed)."""
+    seats = data.get("seats")
+    if not isinstance(seats, list) or len(seats) != players or not all(s is None or isinstance(s, str)
+                                                                        for s in seats):
+        return f"seats must list {players} seats, each null (a person) or a bot kind"
+    seed = data.get("bot_seed")
+    if type(seed) is not int or not 0 <= seed < 2**64:
+        return "bot_seed must be an int 0..2**64-1"
+    if not isinstance(data.get("memory"), dict):
+        return "memory must be an object"
+    journal = data.get("journal")
+    if not isinstance(journal, list):
+        return "journal must be a list"
+    for number, entry in enumerate(journal):
+        where = f"journal[{number}]"
+        if not isinstance(entry, dict):
+            return f"{where} must be an object"
+        if not all(type(entry.get(end)) is int and 0 <= entry[end] <= step for end in ("from", "to")):
+            return f"{where} must have 'from' and 'to' steps 0..{step}"
+        records, changed = entry.get("records"), entry.get("changed")
+        if not isinstance(records, list) or not all(
+                isinstance(r, list) and len(r) == 3 and type(r[0]) is int and isinstance(r[2], dict)
+                and (r[1] is None or isinstance(r[1], list) and all(isinstance(k, str) for k in r[1]))
+                for r in records):
+            return f"{where}: records must be [step, seats or null, view] lists"
+        if not isinstance(changed, dict) or not all(
+                isinstance(marks, dict) and all(type(mark) is int for mark in marks.values())
+                for marks in changed.values()):
+            return f"{where}: changed must map each seat to its fields' marks (ints)"
+    return None
+
+
 class MatchService:
     """Hosted matches of every registered game, for a service that keeps no match in
     memory between requests (thread-safe: share one service between threads).
@@ -148,7 +193,11 @@ class MatchService:
     update since an older step is a reset); ``history``: how many of the latest
     records a reset holds (at most); ``retries``: how many times an action
     sent without ``expected_step`` is tried again on a newer version when another
-    request stored first.
+    request stored first; ``bot_seconds``: how long the bots may play within one
+    request (a match of bots alone is played out when it is created: a long one,
+    or bots that search, could hold a worker for hours), after which the request
+    is refused with :class:`~fourcards.errors.TooCostlyError` (``too_costly``)
+    and nothing is stored (None: no bound).
 
     >>> from fourcards.games import DEFAULT_GAME, get_game
     >>> from fourcards.hosting import MatchService, MemoryMatchStore
@@ -164,7 +213,7 @@ class MatchService:
     """
 
     def __init__(self, store: MatchStore, key: str | bytes, *, journal: int = 64, history: int = 20,
-                 retries: int = 16) -> None:
+                 retries: int = 16, bot_seconds: float | None = 20.0) -> None:
         if isinstance(store, type):  # MemoryMatchStore, not MemoryMatchStore()
             raise InvalidTypeError(f"store must be a MatchStore, not the class {store.__name__} (make one)")
         missing = [name for name in _STORE_METHODS if not callable(getattr(store, name, None))]
@@ -179,8 +228,15 @@ class MatchService:
                 raise InvalidTypeError(f"{name} must be an int, not {type(value).__name__}")
             if value < 1:
                 raise FourCardsError(f"{name}={value} must be at least 1")
+        if bot_seconds is not None:
+            seconds = check_real(bot_seconds, "bot_seconds")
+            if not 0 < seconds <= 86_400:  # NaN fails too
+                raise FourCardsError(f"bot_seconds={bot_seconds!r} must be None or a number of seconds above 0 "
+                                     "and at most a day")
+            bot_seconds = seconds
         self.store = store
         self._key = secret
+        self.bot_seconds = bot_seconds
         self.journal = journal
         self.history = history
         self.retries = retries
@@ -268,6 +324,8 @@ class MatchService:
             if expected_step is not None and expected_step != version:
                 raise StaleActionError(f"the action was chosen at step {expected_step}, but match {match_id} is "
                                        f"at step {version}")
+            if since is not None and not 0 <= since <= version:  # refused before anything is applied or stored
+                raise FourCardsError(f"since={since} is not a step of match {match_id} (0..{version})")
             seat = state.check_seat(seat, "seat")
             kind = loaded.seats[seat]
             if kind is not None:
@@ -315,7 +373,7 @@ class MatchService:
 
     def delete(self, match_id: str) -> None:
         """Forget a match (:class:`~fourcards.errors.UnknownMatchError` when there is none)."""
-        if not isinstance(match_id, str) or not self.store.delete(match_id):
+        if not isinstance(match_id, str) or not _MATCH_ID.fullmatch(match_id) or not self.store.delete(match_id):
             raise UnknownMatchError(f"no match has the id {match_id!r:.80}")
 
     # -- seat tokens ------------------------------------------------------------------------------------
@@ -364,12 +422,17 @@ class MatchService:
         state = load(stored.save, self._key)
         try:
             data = json.loads(stored.data)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise InvalidStateError(f"match {match_id}: the stored data is not JSON: {error}") from None
+        except RecursionError:
+            raise InvalidStateError(f"match {match_id}: the stored data is nested too deeply") from None
         if (not isinstance(data, dict) or data.get("format") != DATA_FORMAT or data.get("version") != DATA_VERSION
                 or data.get("game") != get_game(state.game.name).name or state.step != stored.step):
             raise InvalidStateError(f"match {match_id}: the stored data is not a fourcards host's "
                                     f"(version {DATA_VERSION}) for this save")
+        problem = _data_problem(data, state.game.num_players, state.step)
+        if problem is not None:
+            raise InvalidStateError(f"match {match_id}: the stored data is not a fourcards host's: {problem}")
         return _Loaded(stored, state, data)
 
     def _keys(self, state: State[Any]) -> list[str]:
@@ -403,10 +466,18 @@ class MatchService:
         bots: dict[int, Bot] = {}
         memory: dict[str, Any] = loaded.data["memory"]
         limit = state.game.max_game_length
+        deadline = math.inf if self.bot_seconds is None else time.perf_counter() + self.bot_seconds
+        played = 0
         while not state.is_terminal and seats[state.current_player] is not None:
             seat = state.current_player
             if state.step >= limit:
                 raise RuntimeError(f"the bots played past the game's bound of {limit} actions")
+            if time.perf_counter() > deadline:
+                raise TooCostlyError(f"the bots of match {loaded.stored.id} played {played} actions in "
+                                     f"{self.bot_seconds:g} s, and no person is to act yet: the service lets the "
+                                     "bots play that long a request (MatchService(bot_seconds=...)); nothing "
+                                     "was stored")
+            played += 1
             kind = seats[seat]
             assert kind is not None
             bot = bots.get(seat)

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from ..errors import FourCardsError, InvalidTypeError
 
@@ -77,14 +77,26 @@ class MatchStore(Protocol):
         """Forget ``match_id``; False when there was nothing to forget."""
 
 
-def _checked_id(match_id: Any) -> str:
-    """A store's ``match_id`` argument: :class:`~fourcards.errors.InvalidTypeError` unless a str."""
+def check_match_id(match_id: Any) -> str:
+    """A store's ``match_id`` argument: :class:`~fourcards.errors.InvalidTypeError` unless a str,
+    a :class:`FourCardsError` for text no database can hold (a lone surrogate)."""
     if not isinstance(match_id, str):
         raise InvalidTypeError(f"match_id must be a str, not {type(match_id).__name__} {match_id!r:.80}")
+    _check_text(match_id, "match_id")
     return match_id
 
 
-def _checked_match(match: Any, expected_step: Any = 0) -> StoredMatch:
+def _check_text(text: str, name: str) -> None:
+    """Refuse text that is not Unicode a database can store (UTF-8: no lone surrogate)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise FourCardsError(f"{name} holds {text[error.start:error.end]!r}, which is not Unicode text "
+                                 "a store can hold (a lone surrogate)") from None
+
+
+def check_stored_match(match: Any, expected_step: Any = 0) -> StoredMatch:
     """A store's ``match`` (and ``expected_step``) argument: :class:`~fourcards.errors.InvalidTypeError`
     unless a :class:`StoredMatch` with a str id, an int step and str save and data (and an int)."""
     if not isinstance(match, StoredMatch):
@@ -97,7 +109,16 @@ def _checked_match(match: Any, expected_step: Any = 0) -> StoredMatch:
     if type(expected_step) is not int:
         raise InvalidTypeError(f"expected_step must be an int, not {type(expected_step).__name__} "
                                f"{expected_step!r:.80}")
+    for name, step in (("match.step", match.step), ("expected_step", expected_step)):
+        if not 0 <= step <= MAX_STEP:
+            raise FourCardsError(f"{name}={step} must be a step 0..2**63-1 (what a store's integer holds)")
+    for name, text in (("match.id", match.id), ("match.save", match.save), ("match.data", match.data)):
+        _check_text(text, name)
     return match
+
+
+#: The highest step a store holds (a signed 64-bit integer in SQLite and PostgreSQL).
+MAX_STEP: Final = 2**63 - 1
 
 
 class MemoryMatchStore:
@@ -108,12 +129,12 @@ class MemoryMatchStore:
         self._lock = threading.Lock()
 
     def get(self, match_id: str) -> StoredMatch | None:
-        _checked_id(match_id)
+        check_match_id(match_id)
         with self._lock:
             return self._matches.get(match_id)
 
     def create(self, match: StoredMatch) -> bool:
-        _checked_match(match)
+        check_stored_match(match)
         with self._lock:
             if match.id in self._matches:
                 return False
@@ -121,7 +142,7 @@ class MemoryMatchStore:
             return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
-        _checked_match(match, expected_step)
+        check_stored_match(match, expected_step)
         with self._lock:
             stored = self._matches.get(match.id)
             if stored is None or stored.step != expected_step:
@@ -130,7 +151,7 @@ class MemoryMatchStore:
             return True
 
     def delete(self, match_id: str) -> bool:
-        _checked_id(match_id)
+        check_match_id(match_id)
         with self._lock:
             return self._matches.pop(match_id, None) is not None
 
@@ -156,7 +177,16 @@ class SQLiteMatchStore:
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise FourCardsError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
-        self.path = str(path)
+        if not isinstance(path, (str, os.PathLike)):  # None or 5 made a file "None" or "5" here
+            raise InvalidTypeError(f"path must be a file path (str or Path) or ':memory:', not "
+                                   f"{type(path).__name__} {path!r:.80}")
+        path = os.fspath(path)
+        if not isinstance(path, str):
+            raise InvalidTypeError(f"path must be a text path, not {type(path).__name__}")
+        if not path or "\0" in path:
+            raise FourCardsError(f"path {path!r:.80} is not a file name (empty, or a NUL character)")
+        _check_text(path, "path")
+        self.path = path
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
@@ -168,13 +198,13 @@ class SQLiteMatchStore:
             self._db.execute(_SCHEMA)
 
     def get(self, match_id: str) -> StoredMatch | None:
-        _checked_id(match_id)
+        check_match_id(match_id)
         with self._lock:
             row = self._db.execute("SELECT step, save, data FROM hosted_matches WHERE id=?", (match_id,)).fetchone()
         return None if row is None else StoredMatch(match_id, int(row[0]), row[1], row[2])
 
     def create(self, match: StoredMatch) -> bool:
-        _checked_match(match)
+        check_stored_match(match)
         now = time.time()
         try:
             with self._lock:
@@ -185,7 +215,7 @@ class SQLiteMatchStore:
         return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
-        _checked_match(match, expected_step)
+        check_stored_match(match, expected_step)
         with self._lock:
             done = self._db.execute("UPDATE hosted_matches SET step=?, save=?, data=?, updated=? "
                                     "WHERE id=? AND step=?",
@@ -193,7 +223,7 @@ class SQLiteMatchStore:
         return done.rowcount == 1
 
     def delete(self, match_id: str) -> bool:
-        _checked_id(match_id)
+        check_match_id(match_id)
         with self._lock:
             done = self._db.execute("DELETE FROM hosted_matches WHERE id=?", (match_id,))
         return done.rowcount == 1

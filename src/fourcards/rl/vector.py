@@ -70,7 +70,13 @@ def int_actions(actions: object) -> npt.NDArray[Any]:
     (``[True, 5]`` would otherwise be taken as ``[1, 5]``)."""
     if isinstance(actions, (list, tuple)) and any(isinstance(a, (bool, np.bool_)) for a in actions):
         raise InvalidTypeError("actions must be integers, not bools")
-    array = np.asarray(actions)
+    if isinstance(actions, np.ma.MaskedArray):  # np.asarray would drop the mask and play what it hides
+        raise InvalidTypeError("actions must be a plain array of integers, not a masked array (its mask "
+                               "would be ignored): actions.filled(...) or np.asarray(...) says what to play")
+    try:
+        array = np.asarray(actions)
+    except (ValueError, TypeError, OverflowError) as error:  # ragged lists, ...
+        raise InvalidTypeError(f"actions must be an array of integers, one an env: {error}") from None
     if array.dtype.kind not in "iu":
         raise InvalidTypeError(f"actions must be integers, not {array.dtype}")
     return array
@@ -317,7 +323,7 @@ class VectorGangOfFour:
         and changes nothing."""
         count = self._threads if threads is None else self._check_threads(threads)
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise FourCardsError("call reset() before step()")  # as the Gymnasium vector env says it
         checked = self._checked_actions(actions)
         self._enter()
         try:
@@ -334,6 +340,8 @@ class VectorGangOfFour:
         env = _whole(env, "env")
         if not 0 <= env < self.num_envs:
             raise FourCardsError(f"env {env} is not one of 0..{self.num_envs - 1}")
+        if not self._started:
+            raise FourCardsError("call reset() before legal_actions(): no match has started")
         result: list[int] = self._core.legal_actions(env).tolist()
         return result
 

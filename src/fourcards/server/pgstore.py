@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FourCardsError
-from ..hosting.store import StoredMatch
+from ..hosting.store import StoredMatch, check_match_id, check_stored_match
 from .store import (
     DELETE_SQL, INSERT_LOG_SQL, LogEntry, Outcome, SeatRecord, StoredTable, TableRecord, WriteJob, hosted_game,
     next_batch, read_entries, read_tables, replace_statements, run_job, settle, wait_job,
@@ -235,6 +235,7 @@ class PostgresStore:
 
     # -- the MatchStore calls (any thread but the event loop) ------------------------------------------
     def get(self, match_id: str) -> StoredMatch | None:
+        check_match_id(match_id)
         with self._connection() as db:
             row = db.execute("SELECT step, snapshot, data FROM tables WHERE id=%s", (match_id,)).fetchone()
         if row is None or row[0] is None or row[1] is None:
@@ -244,6 +245,7 @@ class PostgresStore:
     def create(self, match: StoredMatch) -> bool:
         """Store a match of a :class:`~fourcards.hosting.MatchService` (a private row with no
         seats: no server process serves it); False when the id is taken."""
+        check_stored_match(match)
         statement = ("INSERT INTO tables (id, game, rules, seed, setup, deck, created, private, step, snapshot, data) "
                      "VALUES (%s,%s,'{}','0','{}',NULL,%s,TRUE,%s,%s,%s)",
                      (match.id, hosted_game(match), time.time(), match.step, match.save, match.data))
@@ -254,10 +256,12 @@ class PostgresStore:
         return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        check_stored_match(match, expected_step)
         return bool(self._run(WriteJob(replace_statements(match, expected_step, "%s"), concurrent.futures.Future(),
                                        cas=True)))
 
     def delete(self, match_id: str) -> bool:
+        check_match_id(match_id)
         statements: list[tuple[str, Sequence[Any]]] = [
             (sql.replace("?", "%s"), (match_id,)) for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
         statements.append(("DELETE FROM leases WHERE table_id=%s", (match_id,)))

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Protocol, Union
 
 from ..errors import FourCardsError
-from ..hosting.store import MatchStore, StoredMatch
+from ..hosting.store import MatchStore, StoredMatch, check_match_id, check_stored_match
 
 __all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore",
            "read_key_file", "kept_key"]
@@ -349,6 +349,7 @@ class SQLiteStore:
 
     # -- the MatchStore calls (any thread but the event loop) --------------------------------------------
     def get(self, match_id: str) -> StoredMatch | None:
+        check_match_id(match_id)
         with self._reader() as db:
             row = db.execute("SELECT step, snapshot, data FROM tables WHERE id=?", (match_id,)).fetchone()
         if row is None or row[1] is None or row[0] is None:
@@ -358,6 +359,7 @@ class SQLiteStore:
     def create(self, match: StoredMatch) -> bool:
         """Store a match of a :class:`~fourcards.hosting.MatchService` (a row of its own, with
         no seats: the server does not serve it); False when the id is taken."""
+        check_stored_match(match)
         statement = ("INSERT INTO tables (id, game, rules, seed, setup, deck, created, position, private, "
                      "invite_hash, step, snapshot, data) VALUES (?,?,'{}','0','{}',NULL,?,?,1,NULL,?,?,?)",
                      (match.id, hosted_game(match), time.time(), self._position(), match.step, match.save,
@@ -369,10 +371,12 @@ class SQLiteStore:
         return True
 
     def replace(self, match: StoredMatch, expected_step: int) -> bool:
+        check_stored_match(match, expected_step)
         return bool(self._run(WriteJob(replace_statements(match, expected_step), concurrent.futures.Future(),
                                        cas=True)))
 
     def delete(self, match_id: str) -> bool:
+        check_match_id(match_id)
         # The row first, as the compare-and-swap: nothing to forget, nothing done (False).
         statements: list[tuple[str, Sequence[Any]]] = [(sql, (match_id,))
                                                        for sql in (DELETE_SQL[2], DELETE_SQL[0], DELETE_SQL[1])]
