@@ -94,6 +94,11 @@ BAD_FLAGS = [
     (["tournament", "--bots", "greedy:x=1,greedy"], "greedy"),
     # a helper's first use: a repeated option took the last value; seed= gave Python's own message
     (["tournament", "--bots", "search:iterations=10;iterations=20,greedy"], "iterations is given twice"),
+    (["demo", "duelo", "zangle"], "the game is given twice (duelo and zangle)"),  # there was no --game
+    (["demo", "--bots", ""], "argument --bots: needs a bot kind"),  # ran the default bots
+    (["--bots", ""], "argument --bots: needs a bot kind"),
+    (["demo", "--seed", "\x01\x1b[31mX"], "'\\x01\\x1b[31mX' is not a whole number"),  # an escape reached the terminal
+    (["serve", "--host", ""], "argument --host: needs an address"),  # listened on every interface
     (["tournament", "--bots", "greedy:seed=abc,greedy"], "--seed"),
     (["tournament", "--bots", "greedy:seed=3,greedy"], "--seed"),
     (["tournament", "--bots", "greedy,greedy", "--target-score", "-3"], "--target-score"),
@@ -167,6 +172,46 @@ def test_resume_and_save_name_a_file_that_can_be_used(tmp_path: Path, capsys: py
     assert "argument --save: needs a file name" in refused(["play", "duelo", "--save", " "], capsys)
     assert "does not exist" in refused(["play", "duelo", "--save", str(tmp_path / "missing" / "x.json")], capsys)
     assert "is a directory" in refused(["play", "duelo", "--save", str(tmp_path)], capsys)
+    # a CLI review: a file that is not a save was overwritten by one (--save, and save at the prompt)
+    kept = tmp_path / "notes.txt"
+    kept.write_text("precious")
+    assert "not a saved match is there" in refused(["play", "duelo", "--save", str(kept)], capsys)
+    assert kept.read_text() == "precious"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+@pytest.mark.parametrize("argv, word", [(["play", "duelo", "--resume", "/dev/zero"], "holds more than"),
+                                        (["play", "four-pack", "--deck", "/dev/zero"], "holds more than")])
+def test_a_file_that_never_ends_is_refused_not_read(argv: list[str], word: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # a CLI review: both read /dev/zero until memory ran out (a MemoryError traceback)
+    assert word in refused(argv, capsys)
+
+
+def test_a_save_at_the_prompt_never_replaces_a_file_that_is_not_a_save(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    kept, saved = tmp_path / "notes.txt", tmp_path / "match.json"
+    kept.write_text("precious")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"save {kept}\nsave {saved}\nsave {saved}\nquit\n"))
+    code = main(["play", "duelo", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and kept.read_text() == "precious" and "will not save to" in out
+    assert out.count("saved to") == 2 and saved.read_text().startswith('{"format":"fourcards-match"')
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["serve", "--idle-minutes", "1", "--idle-seconds", "5"], "give one of them"),
+    (["serve", "--advertise", "zzz"], "--advertise is for several processes"),
+    (["serve", "--list-page", "500", "--list-page-max", "200"], "--list-page=500 is above --list-page-max=200"),
+])
+def test_serve_refusals_after_the_arguments_are_read_have_the_same_form(argv: list[str], word: str,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("starlette", reason="the server extra is not installed: serve refuses before these checks")
+    line = refused(argv, capsys)
+    assert word in line and line.startswith("fourcards serve: error:") and line.endswith("(see fourcards serve --help)")
 
 
 @pytest.mark.parametrize("content,word", [

@@ -315,6 +315,8 @@ def test_a_search_player_built_directly_names_a_wrong_game_or_option_type(name: 
     ("strength", ["--time-per-move", "4000"], "--time-per-move"), ("strength", ["--iterations", "0"], "--iterations"),
     ("strength", ["--seed", "-1"], "--seed"), ("strength", ["--seed", str(2**64)], "--seed"),
     ("strength", ["--matches", "-1"], "--matches"), ("strength", ["--workers", "0"], "--workers"),
+    ("strength", ["--matches", "0"], "--matches"),  # it ran each row's own count
+    ("search", ["--write-docs", ""], "--write-docs"),  # it wrote nothing and said nothing
     ("search", ["--budgets", "-5"], "--budgets"), ("search", ["--budgets", "nan"], "--budgets"),
     ("search", ["--budgets", "5,x"], "--budgets"), ("search", ["--deals", "0"], "--deals"),
     ("search", ["--write-docs", "/proc/no-such-folder/search.md"], "--write-docs"),

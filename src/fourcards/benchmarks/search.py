@@ -26,7 +26,7 @@ import fourcards
 from fourcards.gangoffour.bots import SearchBot
 from fourcards.gangoffour.match import GangOfFour
 from fourcards.search import MAX_TIME_PER_MOVE
-from fourcards.terminal.args import SEED, Parser, check_output, int_in, positive, program_name
+from fourcards.terminal.args import SEED, Parser, check_output, file_name, int_in, positive, program_name
 from fourcards.tournament import Entrant, run_tournament
 
 
@@ -76,10 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budgets", type=milliseconds, default="5,20,80",
                         help="milliseconds a move, comma-separated (default: %(default)s)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1)
-    parser.add_argument("--write-docs", nargs="?", const="docs/gang-of-four/search.md", default=None,
+    parser.add_argument("--write-docs", nargs="?", const="docs/gang-of-four/search.md", default=None, type=file_name,
                         metavar="PATH", help="also write the tables as a docs page (default path: %(const)s)")
     args = parser.parse_args(argv)
-    if args.write_docs:  # refused now, not after the minutes the tables take
+    if args.write_docs is not None:  # refused now, not after the minutes the tables take
         check_output(parser, "--write-docs", Path(args.write_docs))
     if not fourcards.COMPILED:
         parser.error("the search needs the compiled core")
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = "\n".join(lines)
     print()
     print(text)
-    if args.write_docs:
+    if args.write_docs is not None:
         page = Path(args.write_docs)
         page.write_text(
             "# The search bot: speed and strength\n\n"

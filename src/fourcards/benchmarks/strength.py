@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", nargs="+", choices=[r.game for r in ROWS], default=[r.game for r in ROWS])
-    parser.add_argument("--matches", type=int_in(0, MAX_MATCHES), default=0,
+    parser.add_argument("--matches", type=int_in(1, MAX_MATCHES), default=None,
                         help=f"matches per row (default: the row's own: {own})")
     parser.add_argument("--quick", action="store_true", help="12 matches a row at 20 ms a decision (a smoke run)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=os.cpu_count() or 1)

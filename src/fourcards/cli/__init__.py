@@ -153,7 +153,8 @@ def _game_after_options(parser: argparse.ArgumentParser, words: list[str]) -> li
         at = len(words) - 1 - words[::-1].index(extra[0])
         return [*words[:at], *words[at + 1:]]
     if given:
-        raise CommandLineError(f"the game is given twice ({' '.join(extra)}, and --game {given[0]}): give it once")
+        # (a first word rewritten to --game above, or --game itself: name both as given)
+        raise CommandLineError(f"the game is given twice ({given[0]} and {' '.join(extra)}): give it once")
     if len(extra) > 1:
         raise CommandLineError(f"{' '.join(extra)}: {words[0]} takes one game (by position or --game)")
     at = len(words) - 1 - words[::-1].index(extra[0])

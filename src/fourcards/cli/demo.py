@@ -84,13 +84,20 @@ def _game(text: str) -> str:
         raise argparse.ArgumentTypeError(f"unknown game {quote(text)}; choose from {', '.join(GAMES)}") from None
 
 
+def _bot_kind(text: str) -> str:
+    """An argparse type: a bot kind's name (the game checks it is one of its kinds): not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"needs a bot kind (random, greedy, best, ...), not {quote(text)}")
+    return text
+
+
 def _demo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", type=_game, default=DEFAULT_GAME, metavar="GAME",
                         help=f"the game: {', '.join(GAMES)}; also by position, as in: fourcards demo "
                              f"{next(iter(GAMES))} (default: {DEFAULT_GAME})")
     parser.add_argument("--players", type=int_in(1), default=None,
                         help="players, within the game's range (default: the game's own)")
-    parser.add_argument("--bots", metavar="KIND", default=None,
+    parser.add_argument("--bots", metavar="KIND", type=_bot_kind, default=None,
                         help="the bot kind at every seat (default: the game's demo bot)")
     parser.add_argument("--delay", type=_delay, default=None,
                         help="seconds between lines (default: 0.01 in a terminal, else 0)")

@@ -8,6 +8,7 @@ import dataclasses
 import math
 import os
 import pathlib
+import re
 import sqlite3
 import sys
 import urllib.parse
@@ -112,10 +113,25 @@ def _limit_number(zero: bool, high: float | None) -> Callable[[str], float]:
     return parse
 
 
+def _host(text: str) -> str:
+    """An argparse type: the address to listen on: not empty (which listens on every interface)."""
+    if not text.strip() or not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"needs an address to listen on (127.0.0.1: this machine only; 0.0.0.0: "
+                                         f"every interface), not {quote(text)}")
+    return text
+
+
+def _refuse(message: str) -> int:
+    """A refusal after the arguments were read, in the form of every other one: one line, exit 2."""
+    print(f"fourcards serve: error: {message} (see fourcards serve --help)", file=sys.stderr)
+    return 2
+
+
 def add_commands(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the game server (web page, HTTP API, WebSockets)",
                             description="Tables for every game over HTTP and WebSockets; see docs/server.md.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--host", type=_host, default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     parser.add_argument("--port", type=int_in(0, 65535), default=8000, help="port, 0 for any free one (default 8000)")
     parser.add_argument("--db", type=file_name, default="fourcards-server.db",
                         help="SQLite file of the tables (created when missing; default fourcards-server.db), or a "
@@ -149,7 +165,7 @@ def add_commands(sub: Any) -> None:
         default = getattr(defaults, spec.name)
         if spec.type == "int":
             high = spec.metadata["high"]
-            kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 2**62)
+            kind: Callable[[str], Any] = int_in(spec.metadata["low"], high if high is not None else 10**12)
         else:
             kind = _limit_number(spec.metadata["low"] == 0, spec.metadata["high"])
         shown = default if isinstance(default, int) else format(default, "g")
@@ -165,42 +181,51 @@ def run(args: argparse.Namespace) -> int:
         from ..server.http_server import address_of, listen, serve
         from ..server.store import read_key_file
     except ImportError as error:
-        print(f"fourcards serve needs the server extra: pip install 'fourcards[server]' ({error})", file=sys.stderr)
-        return 2
+        return _refuse(f"it needs the server extra: pip install 'fourcards[server]' ({error})")
 
     values = {spec.name: getattr(args, f"limit_{spec.name}") for spec in dataclasses.fields(Limits)}
     if args.idle_minutes is not None:
+        if values["idle_seconds"] is not None:
+            return _refuse("--idle-minutes and --idle-seconds set the same limit: give one of them")
         values["idle_seconds"] = args.idle_minutes * 60
+    if args.advertise is not None:
+        if not args.db.startswith(("postgresql://", "postgres://")):
+            return _refuse("--advertise is for several processes on one PostgreSQL database (--db postgresql://...); "
+                           "with SQLite one process holds every table")
+        parts = urllib.parse.urlsplit(args.advertise)
+        if parts.scheme not in ("http", "https") or not parts.netloc or not args.advertise.isprintable():
+            return _refuse(f"--advertise {quote(args.advertise)} is not this process's URL (http[s]://host:port)")
     try:
         limits = Limits(**{name: value for name, value in values.items() if value is not None})
         admission = Admission(limits, args.allow_origin, args.forwarded_allow_ips)
     except (FourCardsError, ValueError) as error:
-        print(f"fourcards serve: {error}", file=sys.stderr)
-        return 2
+        message = str(error)
+        names = sorted((spec.name for spec in dataclasses.fields(Limits)), key=len, reverse=True)
+        for name in names:  # the flags, not the class's fields (the longest first: list_page_max, list_page)
+            message = message.replace(f"Limits.{name}", name)
+        for name in names:
+            message = re.sub(rf"\b{name}\b", LIMIT_FLAGS[name], message)
+        return _refuse(message)
     key = None
     if args.key_file is not None:
         try:
             key = read_key_file(args.key_file)
         except (OSError, ValueError) as error:
-            print(f"fourcards serve: --key-file: {error}", file=sys.stderr)
-            return 2
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            return _refuse(f"--key-file {quote(args.key_file)}: {reason}")
     problem = _sqlite_problem(args.db)
     if problem is not None:
-        print(f"fourcards serve: --db {args.db}: {problem}", file=sys.stderr)
-        return 2
+        return _refuse(f"--db {quote(args.db)}: {problem}")
     try:
         sockets = listen(args.host, args.port)
     except OSError as error:
-        print(f"fourcards serve: --host {args.host} --port {args.port}: cannot listen there: "
-              f"{error.strerror or error}", file=sys.stderr)
-        return 2
+        return _refuse(f"--host {quote(args.host)} --port {args.port}: cannot listen there: {error.strerror or error}")
     new_folder = _folder_to_make(args.db)
     problem = _make_sqlite_file(args.db)
     if problem is not None:
         for sock in sockets:
             sock.close()
-        print(f"fourcards serve: --db {args.db}: {problem}", file=sys.stderr)
-        return 2
+        return _refuse(f"--db {quote(args.db)}: {problem}")
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", ""):
@@ -211,12 +236,10 @@ def run(args: argparse.Namespace) -> int:
         for sock in sockets:
             sock.close()
         if isinstance(error, MissingExtraError):
-            print(f"fourcards serve: --db: {error}", file=sys.stderr)
-        elif isinstance(error, FourCardsError):
-            print(f"fourcards serve: --db {where_shown(args.db)}: {error}", file=sys.stderr)
-        else:
-            print(f"fourcards serve: --allow-origin: {error}", file=sys.stderr)
-        return 2
+            return _refuse(f"--db: {error}")
+        if isinstance(error, FourCardsError):
+            return _refuse(f"--db {where_shown(args.db)}: {error}")
+        return _refuse(f"--allow-origin: {error}")
     made = f"; made the folder {new_folder}" if new_folder is not None else ""
     print(f"fourcards server on {address_of(sockets, args.host)} (tables in {where_shown(args.db)}{made})", flush=True)
     serve(app, admission, sockets, args.log_level)

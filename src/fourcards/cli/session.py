@@ -13,8 +13,9 @@ import json
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from .._files import read_at_most
 from ..engine import Bot, derive_seed
 from ..errors import FourCardsError
 from ..games import BEST, get_game
@@ -23,7 +24,7 @@ from ..terminal import (
     plural,
     quote,
 )
-from ..terminal.args import output_problem
+from ..terminal.args import output_problem, overwrite_problem
 
 __all__ = ["Table", "DeckTable", "Session", "Confirm", "CommandLineError", "quote", "plural", "int_in",
            "add_session_arguments", "table_class", "open_match", "resume_conflicts", "in_player_words", "make_bots",
@@ -53,7 +54,7 @@ def add_session_arguments(parser: argparse.ArgumentParser, game: str, default_op
 def check_files(args: argparse.Namespace) -> None:
     """``--save`` names a file that can be written: found before the match, not when the person
     quits and the match is lost (a blank name is refused by its type, :func:`file_name`)."""
-    problem = None if args.save is None else output_problem(Path(args.save))
+    problem = None if args.save is None else output_problem(Path(args.save)) or overwrite_problem(Path(args.save))
     if problem is not None:
         raise CommandLineError(f"--save {args.save}: {problem}")
 
@@ -69,6 +70,10 @@ def resume_conflicts(args: argparse.Namespace, rule_flags: Sequence[str]) -> Non
         raise CommandLineError(f"--resume takes the rules and seed from the saved match; drop {flags}")
 
 
+#: The largest save ``--resume`` reads (a match of a million actions is a few megabytes).
+MAX_SAVE_FILE_BYTES: Final = 64_000_000
+
+
 def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, Any]], Any],
                rules: dict[str, Any]) -> Any:
     """A new match (``rules``, ``--seed``) or the one saved in ``--resume FILE``; ``build(rules)``
@@ -82,9 +87,13 @@ def open_match(args: argparse.Namespace, game: str, build: Callable[[dict[str, A
             raise CommandLineError(str(error)) from None
     path = args.resume
     try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandLineError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+        raw = read_at_most(path, MAX_SAVE_FILE_BYTES)
+        text = None if raw is None else raw.decode("utf-8")
+    except (OSError, ValueError) as error:  # UnicodeDecodeError is a ValueError
+        raise CommandLineError(f"cannot read {quote(str(path))}: {getattr(error, 'strerror', None) or error}") from None
+    if text is None:
+        raise CommandLineError(f"{quote(str(path))} holds more than {MAX_SAVE_FILE_BYTES:,} bytes: it is no saved "
+                               "match")
     try:
         data = json.loads(text)
     except RecursionError:

@@ -36,7 +36,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+from .._files import read_at_most
 from ..errors import FourCardsError, InvalidTypeError
+
+#: The largest deck file read (the shipped one is a few kilobytes).
+MAX_DECK_FILE_BYTES: Final = 1_000_000
 
 __all__ = ["Deck", "DeckCard", "Category", "DeckError", "load_deck", "load_deck_bytes", "FAMILIES", "CARD_IDS",
            "shipped_deck", "deck_option", "deck_rule"]
@@ -53,6 +57,7 @@ class DeckError(FourCardsError):
 
     def __init__(self, source: str, problems: list[str]) -> None:
         self.problems = problems
+        source = "".join(c if c.isprintable() else repr(c)[1:-1] for c in source)  # a name never reaches a terminal raw
         shown = "\n  ".join(problems[:50]) + (f"\n  ... {len(problems) - 50} more" if len(problems) > 50 else "")
         super().__init__(f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  {shown}")
 
@@ -267,9 +272,13 @@ def load_deck(path: str | Path | None = None) -> Deck:
     if not isinstance(path, (str, Path)):
         raise InvalidTypeError(f"path must be a str or a Path, not {type(path).__name__}")
     try:
-        raw = Path(path).read_bytes()
+        raw = read_at_most(path, MAX_DECK_FILE_BYTES)
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        raise DeckError(str(path), [f"cannot read the file: {error}"]) from None
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise DeckError(str(path), [f"cannot read the file ({reason})"]) from None
+    if raw is None:
+        raise DeckError(str(path), [f"the file holds more than {MAX_DECK_FILE_BYTES:,} bytes: no deck is that "
+                                    "large"])
     return load_deck_bytes(raw, str(path))
 
 

@@ -320,8 +320,10 @@ class OriginPolicy:
         self.allowed: set[tuple[str, str, int]] = set()
         for origin in allow_origins:
             key = _origin_key(origin)
-            if key is None:
-                raise FourCardsError(f"{origin!r} is not an origin (http[s]://host[:port])")
+            parts = urlsplit(origin.strip()) if key is not None else None
+            if key is None or parts is None or parts.path not in ("", "/") or parts.query or parts.fragment \
+                    or parts.username is not None:
+                raise FourCardsError(f"{origin!r:.80} is not an origin (http[s]://host[:port], with no path)")
             self.allowed.add((urlsplit(origin.strip()).scheme, *key))
 
     def allows(self, origin: str | None, host: str | None) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from ..errors import FourCardsError
 
 __all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
-           "output_problem", "check_output", "executor_for", "program_name"]
+           "output_problem", "overwrite_problem", "check_output", "executor_for", "program_name"]
 
 
 class CommandLineError(FourCardsError):
@@ -47,8 +47,14 @@ class Parser(argparse.ArgumentParser):
 
 
 def quote(text: str, limit: int = 40) -> str:
-    """A person's input as shown back to them: quoted, cut when long."""
-    text = " ".join(text.split())
+    """A person's input as shown back to them: quoted, cut when long, and every character a
+    terminal would act on (an escape sequence, a control character) or cannot print (a lone
+    surrogate) written as its escape, so that input never reaches the terminal raw.
+
+    >>> quote("red" + chr(27) + "[31m  card"), quote("x" * 50, limit=10)
+    ("'red\\x1b[31m card'", "'xxxxxxx...'")
+    """
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
     return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
 
 
@@ -58,6 +64,22 @@ def file_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"needs a file name, not {text!r}")
     return text
+
+
+def overwrite_problem(path: Path, format_name: str = "fourcards-match") -> str | None:
+    """Why a save should not be written over the file at ``path`` (None: nothing is there, or an
+    empty file, or a saved match of ``format_name`` that this one replaces): another file a person
+    keeps is never overwritten by a save."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        with open(path, "rb") as file:
+            head = file.read(4096)
+    except OSError:
+        return None  # writing says why it cannot
+    if head.lstrip().startswith(b"{") and f'"{format_name}"'.encode() in head:
+        return None
+    return "a file that is not a saved match is there: remove it or name another file"
 
 
 def output_problem(path: Path, make_folder: bool = False) -> str | None:

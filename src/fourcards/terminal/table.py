@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from ..engine import Bot
 from .._words import plural
 from ..errors import FourCardsError
-from .args import quote
+from .args import overwrite_problem, quote
 
 __all__ = ["Table", "DeckTable", "Session", "Confirm", "plural", "in_player_words", "draw_view", "MAX_LINE"]
 
@@ -516,17 +516,23 @@ class Session:
         self.say(f"hint: {self.table.typed(action)}")
 
     def write(self, path: str) -> bool:
+        problem = overwrite_problem(Path(path))
+        if problem is not None:
+            self.say(f"! will not save to {quote(path)}: {problem}")
+            return False
         try:
             Path(path).write_text(self.state.to_json())
             self.say(f"saved to {path} (continue with --resume {_shell_word(path)})")
             return True
         except OSError as error:
-            self.say(f"! could not save to {path}: {error.strerror or error}")
+            self.say(f"! could not save to {quote(path)}: {error.strerror or error}")
             return False
 
     def finish(self) -> None:
         if self.save_path and not self.state.is_terminal:
             self.save_failed = not self.write(self.save_path)
+            if self.save_failed:  # the exit code says so; the message goes where errors go too
+                print(f"fourcards: error: the match was not saved to {quote(self.save_path)}", file=sys.stderr)
         self.say("bye")
 
 
