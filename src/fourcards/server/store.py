@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Protocol, Union
 
 from ..errors import FourCardsError
+from .._files import read_at_most
 from ..hosting.store import MatchStore, StoredMatch, check_match_id, check_stored_match
 
 __all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore",
@@ -468,12 +469,18 @@ class SQLiteStore:
 
 MIN_KEY_BYTES = 16
 """The shortest signing key a key file may hold."""
+MAX_KEY_FILE_BYTES = 65_536
+"""The largest key file read."""
 
 
 def read_key_file(path: str | os.PathLike[str]) -> bytes:
     """The signing key in a key file: its text (UTF-8) without the whitespace around it, at least
     :data:`MIN_KEY_BYTES` long (``ValueError`` otherwise; ``OSError`` when it cannot be read)."""
-    key = Path(path).read_bytes().strip()
+    raw = read_at_most(path, MAX_KEY_FILE_BYTES)
+    if raw is None:  # /dev/zero, or a file that is no key file
+        raise FourCardsError(f"the key file {os.fspath(path)!r:.80} holds more than {MAX_KEY_FILE_BYTES:,} bytes: "
+                             "a key is a line of text")
+    key = raw.strip()
     if len(key) < MIN_KEY_BYTES:
         raise FourCardsError(f"the key file {os.fspath(path)} holds {len(key)} bytes: a key needs at least "
                          f"{MIN_KEY_BYTES}")
