@@ -72,7 +72,7 @@ BAD_FLAGS = [
     (["simulate", "--batch-size", "0"], "--batch-size"),
     (["simulate", "--target-score", "-3"], "--target-score"),
     (["simulate", "--bots", "greedy,clever"], "clever"),
-    (["simulate", "--bots", "greedy"], "seats"),
+    (["simulate", "--bots", "greedy"], "argument --bots: 1 seat named"),
     (["simulate", "--bots", ",".join(["random"] * 27)], "seats"),
     (["simulate", "--backend", "dask", "--matches", "1"], "--scheduler"),
     (["simulate", "--scheduler", "tcp://127.0.0.1:1", "--matches", "1"], "--backend dask"),
@@ -95,6 +95,7 @@ BAD_FLAGS = [
     # a helper's first use: a repeated option took the last value; seed= gave Python's own message
     (["tournament", "--bots", "search:iterations=10;iterations=20,greedy"], "iterations is given twice"),
     (["demo", "duelo", "zangle"], "the game is given twice (duelo and zangle)"),  # there was no --game
+    (["play", "--opponents", "zzz"], "a game's options come after its name"),  # "argument GAME: invalid choice"
     (["demo", "--bots", ""], "argument --bots: needs a bot kind"),  # ran the default bots
     (["--bots", ""], "argument --bots: needs a bot kind"),
     (["demo", "--seed", "\x01\x1b[31mX"], "'\\x01\\x1b[31mX' is not a whole number"),  # an escape reached the terminal

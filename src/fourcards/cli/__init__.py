@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     games = sub.add_parser("play", help="play against bots in the terminal",
                            description="Play a game against bots in the terminal: fourcards play GAME "
                                        "(or: fourcards play --game GAME).")
+    if isinstance(games, Parser):  # a word that is no game (often an option's value before the game)
+        games.hint_for_choice = lambda word: (
+            f"{quote(word)} is not a game (choose from {', '.join(GAMES)}); a game's options come after "
+            f"its name: fourcards play GAME --opponents ...")
     choices = games.add_subparsers(dest="game", metavar="GAME", required=True)
     for name, entry in GAMES.items():
         aliases = [alias for alias in entry.aliases if alias not in GAMES]

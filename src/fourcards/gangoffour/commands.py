@@ -147,7 +147,9 @@ def run_simulate(args: argparse.Namespace) -> int:
     try:
         rules = Rules(players=len(bots), target_score=args.target_score)
     except ValueError as error:
-        raise CommandLineError(f"--bots names {len(bots)} seats: {error}") from None
+        seats = "seat" if len(bots) == 1 else "seats"
+        raise CommandLineError(f"argument --bots: {len(bots)} {seats} named: name one bot a seat, 2 to 4 "
+                               f"({error})") from None
     progress = None if args.no_progress or args.json or args.matches == 0 else ProgressBar()
     with executor_for(args.backend, min(args.workers, max(1, -(-args.matches // args.batch_size))),
                       args.scheduler) as executor:
