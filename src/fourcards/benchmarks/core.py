@@ -30,7 +30,6 @@ it has measured (it exits 1 only when the compiled core is not in use).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import platform
@@ -62,7 +61,10 @@ from fourcards.gangoffour import (
     hand_mask,
     legal_actions,
 )
+from fourcards.terminal.args import SEED, Parser, int_in, program_name
 
+#: The most interleaved rounds ``--rounds`` takes (a round takes under a second: minutes in all).
+MAX_ROUNDS = 1_000
 BENCH_HINT = "not installed (pip install fourcards[bench])"
 WIDTH = 7  # the longest combination (a gang of seven) fits a row
 FIVE_CARD_ACTIONS = range(ComboKind.STRAIGHT.actions.start, ComboKind.STRAIGHT_FLUSH.actions.stop)
@@ -352,13 +354,14 @@ def both(a: bool | None, b: bool | None) -> bool | None:
 # -- main -------------------------------------------------------------------------
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2024, help="seed of every random workload")
+    parser = Parser(prog=program_name("fourcards.benchmarks.core", __file__),
+                    description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=SEED, default=2024,
+                        help="seed of every random workload, 0 to 2**64 - 1 (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="smaller workloads, fewer rounds (a few seconds)")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 7)")
+    parser.add_argument("--rounds", type=int_in(1, MAX_ROUNDS),
+                        help=f"interleaved rounds, 1 to {MAX_ROUNDS:,} (default: 15, with --quick 7)")
     args = parser.parse_args(argv)
-    if args.rounds is not None and args.rounds < 1:
-        parser.error("--rounds must be at least 1")
 
     if not fourcards.COMPILED:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)

@@ -30,10 +30,14 @@ from time import perf_counter_ns
 import fourcards
 from fourcards.engine import derive_seed
 from fourcards.games import GAMES, GameEntry
+from fourcards.terminal.args import SEED, Parser, int_in, program_name
 from fourcards.tournament import Entrant, run_tournament
 
 TARGET = 1.25
 CONSTRUCTOR_TARGET = 2.0
+#: The most deals a game ``--deals`` takes: a deal is some 3 seconds of the full run here (every
+#: game, every rotation, 7 rounds of 2 passes of loop and tournament), so the most is about an hour.
+MAX_DEALS = 1_000
 
 
 def rule_bot(entry: GameEntry) -> str:
@@ -100,10 +104,13 @@ def constructors() -> list[tuple[str, ...]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=2024)
+    parser = Parser(prog=program_name("fourcards.benchmarks.costs", __file__), description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=SEED, default=2024,
+                        help="seed of the deals, 0 to 2**64 - 1 (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="fewer deals and rounds")
-    parser.add_argument("--deals", type=int, default=None, help="deals a game (default 4, quick 2)")
+    parser.add_argument("--deals", type=int_in(1, MAX_DEALS), default=None,
+                        help=f"deals a game, 1 to {MAX_DEALS:,} (default: 4, with --quick 2)")
     args = parser.parse_args(argv)
     deals = args.deals or (2 if args.quick else 4)
     rounds = 3 if args.quick else 7

@@ -68,6 +68,7 @@ from fourcards.engine import derive_seed
 from fourcards.gangoffour import Card, Combo
 from fourcards.gangoffour.match import GangOfFour, MatchState
 from fourcards.gangoffour.simulate import simulate
+from fourcards.terminal.args import SEED, Parser, int_in, program_name
 
 Pass = Callable[[], tuple[int, int]]  # one timed pass: (elapsed ns, items covered)
 Mask = npt.NDArray[np.bool_]
@@ -79,6 +80,10 @@ STEP_TARGET = 200  # x call floor
 CLONE_TARGET = 40  # x call floor
 MEMORY_TARGET = 2048  # bytes
 SPEEDUP_TARGET = 100  # x RLCard's steps per second
+#: The most interleaved rounds ``--rounds`` takes, and passes a round ``--inner``: a pass takes a
+#: fraction of a second here, so the default 3 passes x 1,000 rounds is minutes and 100 x 1,000 hours.
+MAX_ROUNDS = 1_000
+MAX_INNER = 100
 
 
 # -- timing -------------------------------------------------------------------------
@@ -485,20 +490,19 @@ def print_table(rows: Sequence[Row]) -> None:
 # -- main -------------------------------------------------------------------------------
 
 def timing_options(description: str, argv: Sequence[str] | None, seed_help: str = "seed of every random workload",
-                   quick_rounds: int = 7) -> argparse.Namespace | None:
+                   quick_rounds: int = 7, prog: str | None = None) -> argparse.Namespace | None:
     """The options every timing benchmark takes (``--seed``, ``--quick``, ``--rounds``,
     ``--inner``; ``rounds`` filled in), or None, said on stderr, when the compiled
-    core is not in use."""
-    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2024, help=seed_help)
+    core is not in use.  A bad value is refused in one line (exit 2) before any work;
+    ``prog`` names the command in that line and the usage (None: the script's name)."""
+    parser = Parser(prog=prog, description=description.split("\n\n")[0])
+    parser.add_argument("--seed", type=SEED, default=2024, help=f"{seed_help}, 0 to 2**64 - 1 (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="smaller workloads, fewer rounds (a few seconds)")
-    parser.add_argument("--rounds", type=int, help=f"interleaved rounds (default 15, quick {quick_rounds})")
-    parser.add_argument("--inner", type=int, default=3, help="passes per round, the fastest kept (default 3)")
+    parser.add_argument("--rounds", type=int_in(1, MAX_ROUNDS),
+                        help=f"interleaved rounds, 1 to {MAX_ROUNDS:,} (default: 15, with --quick {quick_rounds})")
+    parser.add_argument("--inner", type=int_in(1, MAX_INNER), default=3,
+                        help=f"passes per round, the fastest kept, 1 to {MAX_INNER:,} (default: %(default)s)")
     args = parser.parse_args(argv)
-    if args.rounds is not None and args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    if args.inner < 1:
-        parser.error("--inner must be at least 1")
     if not fourcards.COMPILED:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return None
@@ -507,7 +511,7 @@ def timing_options(description: str, argv: Sequence[str] | None, seed_help: str 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = timing_options(__doc__ or "", argv)
+    args = timing_options(__doc__ or "", argv, prog=program_name("fourcards.benchmarks.engine", __file__))
     if args is None:
         return 1
     from fourcards import _native

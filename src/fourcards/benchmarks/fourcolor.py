@@ -42,6 +42,7 @@ from fourcards.fourcolor import (
 )
 from fourcards.fourcolor.game import Rules
 from fourcards.fourcolor.simulate import simulate
+from fourcards.terminal.args import SEED, Parser, program_name
 
 Loop = Callable[[], None]
 
@@ -124,9 +125,11 @@ def timed(loop: Loop, calls: int) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--quick", action="store_true")
+    parser = Parser(prog=program_name("fourcards.benchmarks.fourcolor", __file__), description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=SEED, default=2024,
+                        help="seed of the hands and the simulated games, 0 to 2**64 - 1 (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true", help="smaller workloads, fewer rounds")
     args = parser.parse_args(argv)
     if not fourcards.COMPILED:
         raise SystemExit("the benchmark measures the compiled core")

@@ -26,7 +26,6 @@ thread.  Ratios are measured in one run (rounds interleaved, medians kept).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
@@ -43,11 +42,16 @@ import numpy as np
 import numpy.typing as npt
 
 import fourcards
-from fourcards.benchmarks.engine import Pass, Subject, fmt_rate, load_rlcard, run_rounds
+from fourcards.benchmarks.engine import MAX_ROUNDS, Pass, Subject, fmt_rate, load_rlcard, run_rounds
 from fourcards.engine import derive_seed
 from fourcards.gangoffour.match import GangOfFour
 from fourcards.gangoffour.simulate import simulate
 from fourcards.rng import Rng
+from fourcards.terminal.args import SEED, Parser, int_in, program_name
+
+#: The most matches ``--envs`` takes: five environments of that size are built (some 75 KB a
+#: match in all, under 1 GB), and a round at the most takes half a minute here.
+MAX_ENVS = 10_000
 
 SIMULATOR_TARGET = 0.5
 PYTHON_TARGET = 10
@@ -177,19 +181,21 @@ class Line:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2024, help="seed of every workload")
+    parser = Parser(prog=program_name("fourcards.benchmarks.rl_steps", __file__),
+                    description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--seed", type=SEED, default=2024,
+                        help="seed of every workload, 0 to 2**64 - 1 (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="smaller workloads, fewer rounds")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 9, quick 5)")
-    parser.add_argument("--envs", type=int, default=256, help="matches in the vectorized environment")
+    parser.add_argument("--rounds", type=int_in(1, MAX_ROUNDS),
+                        help=f"interleaved rounds, 1 to {MAX_ROUNDS:,} (default: 9, with --quick 5)")
+    parser.add_argument("--envs", type=int_in(1, MAX_ENVS), default=256,
+                        help=f"matches in the vectorized environment, 1 to {MAX_ENVS:,} (default: %(default)s)")
     args = parser.parse_args(argv)
     if not fourcards.COMPILED:
         print("the compiled core is not in use (fourcards.COMPILED is False): build it first", file=sys.stderr)
         return 1
     quick, seed = args.quick, args.seed
     rounds = args.rounds or (5 if quick else 9)
-    if rounds < 1 or args.envs < 1:
-        parser.error("--rounds and --envs must be at least 1")
     vector_steps = 10 if quick else 30
     sim_matches = 8 if quick else 20
     python_steps = 1_000 if quick else 3_000

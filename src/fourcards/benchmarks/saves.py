@@ -45,6 +45,7 @@ import fourcards
 from fourcards.engine import State
 from fourcards.games import get_game
 from fourcards.hosting import MatchService, MemoryMatchStore, StoredMatch
+from fourcards.terminal.args import program_name
 
 from .engine import Pass, Row, Subject, fmt_time, loop1, print_table, run_rounds, timing_options
 
@@ -112,7 +113,8 @@ def hosted_at(service: MatchService, state: State[Any], match_id: str) -> Stored
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = timing_options(__doc__ or "", argv, seed_help="seed of the match", quick_rounds=5)
+    args = timing_options(__doc__ or "", argv, seed_help="seed of the match", quick_rounds=5,
+                          prog=program_name("fourcards.benchmarks.saves", __file__))
     if args is None:
         return 1
     from fourcards import _native

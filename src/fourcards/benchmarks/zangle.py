@@ -20,13 +20,16 @@ from typing import Any
 import fourcards
 from fourcards import _native
 from fourcards.zangle import _kernels
+from fourcards.terminal.args import SEED, Parser, program_name
 from fourcards.zangle.cards import deck_cards, find_zangles, pack_counts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--quick", action="store_true")
+    parser = Parser(prog=program_name("fourcards.benchmarks.zangle", __file__), description=__doc__,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=SEED, default=2024,
+                        help="seed of the tables of cards, 0 to 2**64 - 1 (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true", help="fewer tables and rounds")
     args = parser.parse_args(argv)
     if not fourcards.COMPILED:
         raise SystemExit("the benchmark measures the compiled core")
