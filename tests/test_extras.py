@@ -73,8 +73,10 @@ def test_the_error_is_in_the_family() -> None:
 @pytest.mark.parametrize("module", ["fourcards.rl.distil", "fourcards.rl.train"])
 def test_a_command_without_its_extra_says_so_in_one_line(module: str) -> None:
     """A helper's first use: ``python -m fourcards.rl.distil --help`` without torch printed a
-    traceback; it says which extra to install in one line and exits 2, as a bad value does."""
-    script = f"BLOCKED = ('torch',)\n{BLOCK}\nimport runpy, sys\nsys.argv = ['{module}', '--help']\n" \
+    traceback; run without torch it says which extra to install in one line and exits 2, as a bad
+    value does (``--help`` answers without it: tests/test_rl_commands.py)."""
+    script = f"BLOCKED = ('torch',)\n{BLOCK}\nimport runpy, sys, os, tempfile\nos.chdir(tempfile.mkdtemp())\n" \
+             f"sys.argv = ['{module}']\n" \
              f"runpy.run_module('{module}', run_name='__main__', alter_sys=True)\n"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr

@@ -44,18 +44,64 @@ from ..gangoffour.bots import SearchBot
 from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
 from ..gangoffour.learned import LearnedBot, PolicyWeights, load_policy
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
-from ..terminal.args import check_output, int_in, positive
+from ..search import MAX_TIME_PER_MOVE
+from ..terminal.args import Parser, check_output, int_in
+from ._commands import above_0_at_most, file_to_write, unmade_output_problem
+
+def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
+    """The command line's parser and arguments, every one checked (the file to write too: nothing made)."""
+    parser = Parser(prog="python -m fourcards.rl.distil", description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--matches", type=int_in(2, 10**7), default=400,
+                        help="matches of four search players a round (a tenth of them, at least one, held out; "
+                             "default: %(default)s)")
+    parser.add_argument("--workers", type=int_in(1, 1024), default=1,
+                        help="processes playing them (default: %(default)s)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--iterations", type=int_in(1, 10**7), default=None,
+                        help="the search's iterations a move, instead of --time-per-move: the search, and so "
+                             "the whole run, repeat themselves (default: none, --time-per-move)")
+    budget.add_argument("--time-per-move", type=above_0_at_most(MAX_TIME_PER_MOVE), default=0.02,
+                        help="the search's seconds a move (default: %(default)s)")
+    parser.add_argument("--epochs", type=int_in(1, 10**4), default=8,
+                        help="passes over the lessons a round (default: %(default)s)")
+    parser.add_argument("--hidden", type=int_in(1, 4096), default=None,
+                        help="a fresh policy of this many units (default: start from the shipped policy)")
+    parser.add_argument("--depth", type=int_in(0, 8), default=0,
+                        help="with --hidden: this many more layers of half as many units before the output "
+                             "(a version 2 policy file; default: %(default)s)")
+    parser.add_argument("--lr", type=above_0_at_most(1), default=1e-3,
+                        help="Adam's learning rate (default: %(default)s)")
+    parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
+                        help="match i of the run is dealt from seed * 10**7 + i (default: %(default)s)")
+    parser.add_argument("--rounds", type=int_in(1, 1000), default=1,
+                        help="rounds of matches: after the first, the policy so far plays one seat and the "
+                             "search labels its positions (DAgger; default: %(default)s)")
+    parser.add_argument("--out", type=file_to_write, default=Path("distilled_policy.npz"),
+                        help="the policy file to write (its folder is made; an existing file only if a policy "
+                             "file), after every round (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if args.matches * args.rounds > 10**7:
+        parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
+                     "(match i of the run is dealt from seed * 10**7 + i)")
+    if args.depth and args.hidden is None:
+        parser.error("--depth needs --hidden (it shapes a fresh policy; the shipped one keeps its own layers)")
+    problem = unmade_output_problem(args.out, policy=True)  # before the matches, not after them
+    if problem is not None:
+        parser.error(f"argument --out: {args.out}: {problem}")
+    return parser, args
+
 
 try:
     import torch
 except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
     _missing = MissingExtraError.of(missing.name or str(missing), "train", __spec__.name if __spec__ else __name__)
-    if __name__ == "__main__":  # python -m ...: one line, as the commands say a bad value, no traceback
+    if __name__ == "__main__":  # python -m ...: --help and a bad value first, then one line, no traceback
+        _arguments(None)
         print(f"error: {_missing}", file=sys.stderr)
         raise SystemExit(2) from None
     raise _missing from missing
 
-from .train import Policy, save, segment_log_softmax
+from .train import Policy, save, segment_log_softmax  # noqa: E402 (after torch: the error names distil)
 
 __all__ = ["main", "collect", "fit", "held_out_matches", "Lessons"]
 
@@ -216,40 +262,12 @@ def _policy(hidden: int | None, depth: int = 0) -> Policy:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``python -m fourcards.rl.distil --help``)."""
-    parser = argparse.ArgumentParser(prog="python -m fourcards.rl.distil",
-                                     description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--matches", type=int_in(2, 10**7), default=400,
-                        help="matches of four search players (a tenth of them, at least one, held out)")
-    parser.add_argument("--workers", type=int_in(1, 1024), default=1, help="processes playing them")
-    budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--iterations", type=int_in(1, 10**7), default=None,
-                        help="the search's iterations a move (repeatable)")
-    budget.add_argument("--time-per-move", type=positive, default=0.02, help="the search's seconds a move")
-    parser.add_argument("--epochs", type=int_in(1, 10**4), default=8)
-    parser.add_argument("--hidden", type=int_in(1, 4096), default=None,
-                        help="a fresh policy of this many units (default: start from the shipped policy)")
-    parser.add_argument("--depth", type=int_in(0, 8), default=0,
-                        help="with --hidden: this many more layers of half as many units before the output "
-                             "(a version 2 policy file)")
-    parser.add_argument("--lr", type=positive, default=1e-3)
-    parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
-                        help="match i of the run is dealt from seed * 10**7 + i")
-    parser.add_argument("--rounds", type=int_in(1, 1000), default=1,
-                        help="rounds of matches: after the first, the policy so far plays one seat and the "
-                             "search labels its positions (DAgger)")
-    parser.add_argument("--out", type=Path, default=Path("distilled_policy.npz"),
-                        help="the policy file to write (its folder is made), after every round")
-    args = parser.parse_args(argv)
-    if args.matches * args.rounds > 10**7:
-        parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
-                     "(match i of the run is dealt from seed * 10**7 + i)")
-    if args.depth and args.hidden is None:
-        parser.error("--depth needs --hidden (it shapes a fresh policy; the shipped one keeps its own layers)")
-    check_output(parser, "--out", args.out)  # before the matches, not after them
+    parser, args = _arguments(argv)
     try:
         SearchBot(iterations=1)  # the compiled search, or its error
     except RuntimeError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
+    check_output(parser, "--out", args.out)  # every argument checked: its folder made now, before the matches
     torch.set_num_threads(1)
     lessons: Lessons | None = None
     start_from: PolicyWeights | None = None

@@ -46,19 +46,60 @@ from typing import Any
 import numpy as np
 
 from ..errors import MissingExtraError
-from ..terminal.args import check_output, int_in, positive
+from ..terminal.args import Parser, check_output, int_in
 from ..gangoffour import _deck, _kernels
 from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
 from ..gangoffour.learned import FORMAT, FORMAT_VERSION, PolicyWeights
 from ..gangoffour.match import OBSERVATION_SIZE
+from ._commands import above_0_at_most, check_outputs, file_to_write
 from .vector import VectorGangOfFour
+
+def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
+    """The command line's parser and arguments, every one checked (the files to write too: nothing made)."""
+    parser = Parser(prog="python -m fourcards.rl.train", description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--updates", type=int_in(1, 10**6), default=600,
+                        help="PPO and imitation updates (the budget; default: %(default)s)")
+    parser.add_argument("--minutes", type=above_0_at_most(10**6), default=30.0,
+                        help="stop earlier after this much wall-clock time (default: %(default)s)")
+    parser.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1,
+                        help="seeds the weights, the training matches and the evaluations (default: %(default)s)")
+    parser.add_argument("--envs", type=int_in(1, 4096), default=128,
+                        help="training matches played at once (default: %(default)s)")
+    parser.add_argument("--steps", type=int_in(1, 10**5), default=64,
+                        help="rollout length a PPO update (default: %(default)s)")
+    parser.add_argument("--candidates", type=int_in(1, 256), default=64,
+                        help="candidate rows an env (default: %(default)s)")
+    parser.add_argument("--hidden", type=int_in(1, 4096), default=128,
+                        help="units of the policy's first layer and of the value baseline (default: %(default)s)")
+    parser.add_argument("--hidden2", type=int_in(1, 4096), default=64,
+                        help="units of the policy's second layer (default: %(default)s)")
+    parser.add_argument("--lr", type=above_0_at_most(1), default=3e-4,
+                        help="Adam's learning rate (default: %(default)s)")
+    parser.add_argument("--imitation", type=int_in(0, 10**6), default=30,
+                        help="imitation (DAgger) updates before PPO (default: %(default)s)")
+    parser.add_argument("--eval-every", type=int_in(1, 10**6), default=20,
+                        help="updates between evaluations (default: %(default)s)")
+    parser.add_argument("--eval-matches", type=int_in(1, 10**6), default=500,
+                        help="matches of an evaluation against three greedy bots (default: %(default)s)")
+    parser.add_argument("--out", type=file_to_write, default=Path("learned_policy.npz"),
+                        help="the policy file to write (its folder is made; an existing file only if a policy "
+                             "file; default: %(default)s)")
+    parser.add_argument("--curve", type=file_to_write, default=Path("rl-training-curve.png"),
+                        help="the curve: a PNG (with matplotlib) and always a CSV beside it (its folder is made; "
+                             "default: %(default)s)")
+    args = parser.parse_args(argv)
+    check_outputs(parser, [("--out", args.out, True), ("--curve", args.curve, False),
+                            ("--curve", args.curve.with_suffix(".csv"), False)])
+    return parser, args
+
 
 try:
     import torch
     from torch import nn
 except ModuleNotFoundError as missing:  # the extra is not installed: say which to install
     _missing = MissingExtraError.of(missing.name or str(missing), "train", __spec__.name if __spec__ else __name__)
-    if __name__ == "__main__":  # python -m ...: one line, as the commands say a bad value, no traceback
+    if __name__ == "__main__":  # python -m ...: --help and a bad value first, then one line, no traceback
+        _arguments(None)
         print(f"error: {_missing}", file=sys.stderr)
         raise SystemExit(2) from None
     raise _missing from missing
@@ -278,31 +319,7 @@ def evaluate(policy: Policy, matches: int, seed: int, candidates: int) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``python -m fourcards.rl.train --help``)."""
-    parser = argparse.ArgumentParser(prog="python -m fourcards.rl.train",
-                                     description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--updates", type=int_in(1, 10**6), default=600, help="PPO and imitation updates (the budget)")
-    parser.add_argument("--minutes", type=positive, default=30.0,
-                        help="stop earlier after this much wall-clock time")
-    parser.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1)
-    parser.add_argument("--envs", type=int_in(1, 4096), default=128)
-    parser.add_argument("--steps", type=int_in(1, 10**5), default=64, help="rollout length a PPO update")
-    parser.add_argument("--candidates", type=int_in(1, 256), default=64, help="candidate rows an env")
-    parser.add_argument("--hidden", type=int_in(1, 4096), default=128)
-    parser.add_argument("--hidden2", type=int_in(1, 4096), default=64)
-    parser.add_argument("--lr", type=positive, default=3e-4)
-    parser.add_argument("--imitation", type=int_in(0, 10**6), default=30,
-                        help="imitation (DAgger) updates before PPO")
-    parser.add_argument("--eval-every", type=int_in(1, 10**6), default=20, help="updates between evaluations")
-    parser.add_argument("--eval-matches", type=int_in(1, 10**6), default=500)
-    parser.add_argument("--out", type=Path, default=Path("learned_policy.npz"),
-                        help="the policy file to write (its folder is made)")
-    parser.add_argument("--curve", type=Path, default=Path("rl-training-curve.png"),
-                        help="the curve: a PNG (with matplotlib) and always a CSV beside it (its folder is made)")
-    args = parser.parse_args(argv)
-    check_output(parser, "--out", args.out)  # before the training, not after it
-    check_output(parser, "--curve", args.curve)
-    check_output(parser, "--curve", args.curve.with_suffix(".csv"))
-
+    parser, args = _arguments(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     policy = Policy(args.hidden, args.hidden2)
@@ -311,6 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = VectorGangOfFour(args.envs, seed=args.seed, opponents="greedy", candidates=args.candidates)
     except RuntimeError as error:  # the compiled kernels are not in use
         parser.exit(2, f"{parser.prog}: error: {error}\n")
+    for flag, path in (("--out", args.out), ("--curve", args.curve)):
+        check_output(parser, flag, path)  # every argument checked: the folders made now, before the training
     rollout = Rollout(env)
     started = time.perf_counter()
     curve: list[dict[str, Any]] = []

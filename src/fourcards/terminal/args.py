@@ -51,8 +51,8 @@ def quote(text: str, limit: int = 40) -> str:
     terminal would act on (an escape sequence, a control character) or cannot print (a lone
     surrogate) written as its escape, so that input never reaches the terminal raw.
 
-    >>> quote("red" + chr(27) + "[31m  card"), quote("x" * 50, limit=10)
-    ("'red\\x1b[31m card'", "'xxxxxxx...'")
+    >>> print(quote("red" + chr(27) + "[31m  card"), quote("x" * 50, limit=10))
+    'red\\x1b[31m card' 'xxxxxxx...'
     """
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
     return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
