@@ -218,7 +218,8 @@ def test_speedster_timestamps_are_finite_numbers(timestamp: Any, error: type[Exc
     with pytest.raises(UnknownSeatError, match="player 3 is not a seat"):
         table.submit_hit(3, 2.0)
     table.submit_hit(0, np.float32(2.5))  # type: ignore[arg-type]  # numpy's numbers are numbers, as in the engine
-    assert table.pending(0) == 1 and table.pending(1) == 0
+    table.submit_hit(np.int64(1), 2.5)  # type: ignore[arg-type]  # seats too
+    assert table.pending(0) == 1 and table.pending(np.int64(1)) == 1  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("seat, error", [(2, UnknownSeatError), (-1, UnknownSeatError), ("0", InvalidTypeError),

@@ -601,6 +601,8 @@ def test_the_bots_of_one_request_play_for_a_bounded_time(store: MatchStore) -> N
     (lambda data: json.dumps({k: v for k, v in json.loads(data).items() if k != "journal"}), "journal"),
     (lambda data: json.dumps({**json.loads(data), "seats": 5}), "seats"),
     (lambda data: json.dumps({**json.loads(data), "seats": []}), "seats"),
+    (lambda data: json.dumps({**json.loads(data), "seats": [None, "zzz"]}), "seats"),  # an unknown bot kind
+    (lambda data: json.dumps({**json.loads(data), "version": True}), "version"),  # read as 1
     (lambda data: json.dumps({**json.loads(data), "journal": [1, 2]}), "journal"),
     (lambda data: json.dumps({**json.loads(data), "journal": [{"from": 0, "to": 0, "records": [5], "changed": {}}]}),
      "records"),

@@ -1,9 +1,12 @@
 """Benchmark the Gang of Four search bot: iterations per second, and its match
 win rate against three rule-based players as the time budget grows.
 
-    python benchmarks/bench_gangoffour_search.py                  # print the tables
-    python benchmarks/bench_gangoffour_search.py --write-docs      # also write docs/gang-of-four/search.md
-    python benchmarks/bench_gangoffour_search.py --deals 125 --budgets 20   # the 500-match target run
+    python -m fourcards.benchmarks.search                  # print the tables
+    python -m fourcards.benchmarks.search --write-docs      # also write docs/gang-of-four/search.md
+    python -m fourcards.benchmarks.search --deals 125 --budgets 20   # the 500-match target run
+
+(in a clone of the repository, ``python benchmarks/bench_gangoffour_search.py`` runs the same;
+``fourcards bench --only search`` runs it with its defaults)
 
 Win rates come from `fourcards.tournament.run_tournament`: every deal is
 played with the seats rotated (4 matches a deal), on a process pool; the 95%
@@ -121,15 +124,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(text)
     if args.write_docs is not None:
         page = Path(args.write_docs)
-        page.write_text(
-            "# The search bot: speed and strength\n\n"
-            "`SearchBot` (information-set Monte Carlo tree search with determinization, "
-            "see `fourcards.gangoffour.bots`) against three `GreedyBot`s, seats rotated over "
-            "duplicate deals. Produced by `python benchmarks/bench_gangoffour_search.py --write-docs` in a "
-            "clone of the repository (from an installed wheel: `python -m fourcards.benchmarks.search`, same "
-            "options, or `fourcards bench --only search`); absolute speeds drift between runs on shared "
-            "machines.\n\n" + text + "\n"
-        )
+        try:
+            page.write_text(
+                "# The search bot: speed and strength\n\n"
+                "`SearchBot` (information-set Monte Carlo tree search with determinization, "
+                "see `fourcards.gangoffour.bots`) against three `GreedyBot`s, seats rotated over "
+                "duplicate deals. Produced by `python benchmarks/bench_gangoffour_search.py --write-docs` in a "
+                "clone of the repository (from an installed wheel: `python -m fourcards.benchmarks.search`, same "
+                "options, or `fourcards bench --only search`); absolute speeds drift between runs on shared "
+                "machines.\n\n" + text + "\n"
+            )
+        except OSError as error:  # what the check before the run could not see
+            parser.error(f"argument --write-docs: {page}: {error.strerror or error} (the tables are printed above)")
         print(f"wrote {page}")
     return 0
 

@@ -29,6 +29,8 @@ def _sqlite_problem(db: str) -> str | None:
     if "://" in db or db == ":memory:":
         return None
     path = pathlib.Path(db).resolve()
+    if path.exists() and not path.is_file():  # /dev/zero: a device SQLite would try as a database
+        return "that is not a regular file (a SQLite database is one)"
     if not path.exists():
         missing = _folder_to_make(db)
         folder = path.parent if missing is None else missing.parent  # the nearest folder that exists

@@ -144,14 +144,14 @@ def new_data(game: str, kinds: Sequence[str | None], seed: int) -> dict[str, Any
             "bot_seed": bot_seed_of(seed), "memory": {}, "journal": []}
 
 
-def _data_problem(data: dict[str, Any], players: int, step: int) -> str | None:
+def _data_problem(data: dict[str, Any], players: int, step: int, kinds: set[str]) -> str | None:
     """What is wrong with a stored match's host data (what :func:`new_data` and the journal
-    write, for a match of ``players`` seats at ``step``), or None: every field the service
-    reads, of its type (a row another writer or a damaged database changed)."""
+    write, for a match of ``players`` seats at ``step`` and bots of ``kinds``), or None: every
+    field the service reads, of its type (a row another writer or a damaged database changed)."""
     seats = data.get("seats")
-    if not isinstance(seats, list) or len(seats) != players or not all(s is None or isinstance(s, str)
-                                                                        for s in seats):
-        return f"seats must list {players} seats, each null (a person) or a bot kind"
+    if not isinstance(seats, list) or len(seats) != players or not all(s is None or s in kinds for s in seats):
+        return f"seats must list {players} seats, each null (a person) or a bot kind of the game " \
+               f"({', '.join(sorted(kinds))})"
     seed = data.get("bot_seed")
     if type(seed) is not int or not 0 <= seed < 2**64:
         return "bot_seed must be an int 0..2**64-1"
@@ -426,11 +426,19 @@ class MatchService:
             raise InvalidStateError(f"match {match_id}: the stored data is not JSON: {error}") from None
         except RecursionError:
             raise InvalidStateError(f"match {match_id}: the stored data is nested too deeply") from None
-        if (not isinstance(data, dict) or data.get("format") != DATA_FORMAT or data.get("version") != DATA_VERSION
-                or data.get("game") != get_game(state.game.name).name or state.step != stored.step):
-            raise InvalidStateError(f"match {match_id}: the stored data is not a fourcards host's "
-                                    f"(version {DATA_VERSION}) for this save")
-        problem = _data_problem(data, state.game.num_players, state.step)
+        entry = get_game(state.game.name)
+        if not isinstance(data, dict):
+            problem: str | None = "it is not an object"
+        elif data.get("format") != DATA_FORMAT:
+            problem = f"format must be {DATA_FORMAT!r}"
+        elif type(data.get("version")) is not int or data["version"] != DATA_VERSION:
+            problem = f"version must be {DATA_VERSION} (what this fourcards reads)"
+        elif data.get("game") != entry.name:
+            problem = f"game must be {entry.name!r}, the save's"
+        elif state.step != stored.step:
+            problem = f"the save is at step {state.step}, the row at {stored.step}"
+        else:
+            problem = _data_problem(data, state.game.num_players, state.step, set(entry.bot_kinds))
         if problem is not None:
             raise InvalidStateError(f"match {match_id}: the stored data is not a fourcards host's: {problem}")
         return _Loaded(stored, state, data)
@@ -473,10 +481,10 @@ class MatchService:
             if state.step >= limit:
                 raise RuntimeError(f"the bots played past the game's bound of {limit} actions")
             if time.perf_counter() > deadline:
-                raise TooCostlyError(f"the bots of match {loaded.stored.id} played {played} actions in "
-                                     f"{self.bot_seconds:g} s, and no person is to act yet: the service lets the "
-                                     "bots play that long a request (MatchService(bot_seconds=...)); nothing "
-                                     "was stored")
+                raise TooCostlyError(f"the bots of match {loaded.stored.id} played {played} "
+                                     f"action{'s' if played != 1 else ''} and no person is to act yet: the "
+                                     f"service lets the bots play {self.bot_seconds:g} s a request "
+                                     "(MatchService(bot_seconds=...)); nothing was stored")
             played += 1
             kind = seats[seat]
             assert kind is not None

@@ -160,6 +160,24 @@ class MemoryMatchStore:
             return len(self._matches)
 
 
+def check_database_path(path: object) -> str:
+    """An SQLite file's ``path`` (a str or a Path; ``":memory:"``) as text, refused when it names no
+    file a database can be (None, a number, '', a NUL, a lone surrogate, a folder or a device):
+    :class:`~fourcards.errors.InvalidTypeError` or :class:`FourCardsError`."""
+    if not isinstance(path, (str, os.PathLike)):  # None or 5 made a file "None" or "5" here
+        raise InvalidTypeError(f"path must be a file path (str or Path) or ':memory:', not "
+                               f"{type(path).__name__} {path!r:.80}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"path must be a text path, not {type(text).__name__}")
+    if not text or "\0" in text:
+        raise FourCardsError(f"path {text!r:.80} is not a file name (empty, or a NUL character)")
+    _check_text(text, "path")
+    if text != ":memory:" and os.path.exists(text) and not os.path.isfile(text):
+        raise FourCardsError(f"path {text!r:.80} is not a regular file (a folder or a device): no database")
+    return text
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS hosted_matches (
     id TEXT PRIMARY KEY, step INTEGER NOT NULL, save TEXT NOT NULL, data TEXT NOT NULL,
@@ -177,25 +195,20 @@ class SQLiteMatchStore:
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise FourCardsError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
-        if not isinstance(path, (str, os.PathLike)):  # None or 5 made a file "None" or "5" here
-            raise InvalidTypeError(f"path must be a file path (str or Path) or ':memory:', not "
-                                   f"{type(path).__name__} {path!r:.80}")
-        path = os.fspath(path)
-        if not isinstance(path, str):
-            raise InvalidTypeError(f"path must be a text path, not {type(path).__name__}")
-        if not path or "\0" in path:
-            raise FourCardsError(f"path {path!r:.80} is not a file name (empty, or a NUL character)")
-        _check_text(path, "path")
-        self.path = path
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
+        self.path = check_database_path(path)
+        try:
             if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute(_SCHEMA)
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+            self._lock = threading.Lock()
+            with self._lock:
+                if self.path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(f"PRAGMA synchronous={synchronous}")
+                self._db.execute(_SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise FourCardsError(f"cannot keep matches in the SQLite file {self.path!r:.80}: "
+                                 f"{getattr(error, 'strerror', None) or error}") from None
 
     def get(self, match_id: str) -> StoredMatch | None:
         check_match_id(match_id)

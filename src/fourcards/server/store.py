@@ -41,7 +41,7 @@ from typing import Any, Protocol, Union
 
 from ..errors import FourCardsError
 from .._files import read_at_most
-from ..hosting.store import MatchStore, StoredMatch, check_match_id, check_stored_match
+from ..hosting.store import MatchStore, StoredMatch, check_database_path, check_match_id, check_stored_match
 
 __all__ = ["SeatRecord", "TableRecord", "LogEntry", "StoredTable", "Store", "SharedStore", "SQLiteStore",
            "read_key_file", "kept_key"]
@@ -267,14 +267,18 @@ class SQLiteStore:
     goes through the writer's connection under a lock."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = str(path)
+        self.path = check_database_path(path)  # SQLiteStore(None) made a file named None
         self._memory = self.path == ":memory:"
-        if not self._memory:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
+        try:
+            if not self._memory:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise FourCardsError(f"cannot keep tables in the SQLite file {self.path!r:.80}: "
+                                 f"{getattr(error, 'strerror', None) or error}") from None
         self._migrate()
         last: int = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM tables").fetchone()[0]
         self._positions = itertools.count(last + 1)

@@ -13,6 +13,7 @@ import math
 import re
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -95,8 +96,14 @@ def output_problem(path: Path, make_folder: bool = False) -> str | None:
             return f"cannot make its folder {str(folder)!r} ({error.strerror or error})"
     elif not folder.is_dir():
         return f"the directory {str(folder)!r} does not exist"
+    if path.exists() and not path.is_file():  # /dev/null, a pipe: no file to resume or read back
+        return "that is not a regular file"
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return "this user may not write there"
+    try:  # what the permissions do not say (root, /proc, a read-only mount): an empty folder made and removed
+        os.rmdir(tempfile.mkdtemp(prefix=".fourcards-", dir=folder))
+    except OSError as error:
+        return f"nothing can be written in {str(folder)!r} ({error.strerror or error})"
     return None
 
 

@@ -41,15 +41,17 @@ cards each, face up, no pile, except that a player at level 3 or more shows
 from __future__ import annotations
 
 import heapq
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import numpy as np
+
 from ..engine import check_real
 from ..errors import FourCardsError, InvalidRulesError, InvalidTypeError, UnknownSeatError
 from ..rng import Rng
-import math
 
 from .cards import (CENTRE, KINDS, MAX_ROUND_CARDS, OWN, Zangle, check_zangle, check_zangle_value, deck_cards,
                     has_zangle)
@@ -244,7 +246,7 @@ class SpeedsterTable:
         """Queue a call (with its Zangle and the centre ``version`` it was made
         on, by default the current one) or a hit; applied by :meth:`resolve`.
         Everything is checked here, before the event is queued."""
-        self._check_player(player)
+        player = self._check_player(player)
         if kind not in ("call", "hit"):
             raise FourCardsError(f"{kind!r} is not an event: call or hit")
         timestamp = _check_time(timestamp, "timestamp")
@@ -271,15 +273,16 @@ class SpeedsterTable:
                        else (1,))
             heapq.heappush(self._queue, (event.timestamp, player, content, self._sequence, event))
 
-    def _check_player(self, player: object) -> None:
-        if isinstance(player, bool) or not isinstance(player, int):
+    def _check_player(self, player: object) -> int:
+        if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
             raise InvalidTypeError(f"player must be an int, not {type(player).__name__}")
         if not 0 <= player < self.players:
             raise UnknownSeatError(f"player {player!r} is not a seat (0..{self.players - 1})")
+        return int(player)
 
     def pending(self, player: int) -> int:
         """How many of ``player``'s events wait to be resolved."""
-        self._check_player(player)
+        player = self._check_player(player)
         with self._lock:
             return sum(1 for entry in self._queue if entry[1] == player)
 
