@@ -17,7 +17,7 @@ import pytest
 
 from fourcards._backend import COMPILED
 from fourcards.engine import Bot, State
-from fourcards.errors import IllegalMoveError
+from fourcards.errors import FourCardsError, IllegalMoveError
 from fourcards.games import GAMES, get_game
 
 pytestmark = pytest.mark.engine
@@ -356,7 +356,7 @@ def test_the_vector_env_pickles_whole_and_plays_on(packed: bool, candidates: int
     env = VectorGangOfFour(5, seed=3, opponents=["best", "random", None], rules=Rules(players=4, target_score=15),
                            packed_masks=packed, threads=2, candidates=candidates)
     unstarted = round_trip(env)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(FourCardsError, match="reset"):
         unstarted.step([0] * 5)
     env.reset()
     unstarted.reset()

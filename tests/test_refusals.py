@@ -403,7 +403,7 @@ def test_serve_refuses_a_database_folder_it_cannot_make_in_one_line(tmp_path: An
                              "/proc/fourcards-test/tables.db"], capture_output=True, text=True, timeout=60,
                             cwd=tmp_path)
     assert result.returncode == 2 and result.stdout == "", result.stdout + result.stderr
-    assert result.stderr.startswith("fourcards serve: --db /proc/fourcards-test/tables.db: cannot be made: ")
+    assert result.stderr.startswith("fourcards serve: error: --db /proc/fourcards-test/tables.db: cannot be made: ")
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
 
 

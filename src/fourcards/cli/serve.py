@@ -123,6 +123,11 @@ def _host(text: str) -> str:
     return text
 
 
+def _shown(text: str) -> str:
+    """A path as typed, whole, with what a terminal would act on escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _refuse(message: str) -> int:
     """A refusal after the arguments were read, in the form of every other one: one line, exit 2."""
     print(f"fourcards serve: error: {message} (see fourcards serve --help)", file=sys.stderr)
@@ -214,10 +219,10 @@ def run(args: argparse.Namespace) -> int:
             key = read_key_file(args.key_file)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-            return _refuse(f"--key-file {quote(args.key_file)}: {reason}")
+            return _refuse(f"--key-file {_shown(args.key_file)}: {reason}")
     problem = _sqlite_problem(args.db)
     if problem is not None:
-        return _refuse(f"--db {quote(args.db)}: {problem}")
+        return _refuse(f"--db {_shown(args.db)}: {problem}")
     try:
         sockets = listen(args.host, args.port)
     except OSError as error:
@@ -227,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         for sock in sockets:
             sock.close()
-        return _refuse(f"--db {quote(args.db)}: {problem}")
+        return _refuse(f"--db {_shown(args.db)}: {problem}")
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", ""):
