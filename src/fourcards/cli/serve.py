@@ -15,6 +15,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+from .._words import escaped
 from ..errors import FourCardsError, MissingExtraError
 from ..server.admission import LIMIT_FLAGS, Admission, Limits
 from ..terminal.args import file_name, positive
@@ -125,7 +126,7 @@ def _host(text: str) -> str:
 
 def _shown(text: str) -> str:
     """A path as typed, whole, with what a terminal would act on escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return escaped(text)
 
 
 def _refuse(message: str) -> int:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._files import read_at_most
+from .._words import escaped
 from ..errors import FourCardsError, InvalidTypeError
 
 #: The largest deck file read (the shipped one is a few kilobytes).
@@ -57,7 +58,7 @@ class DeckError(FourCardsError):
 
     def __init__(self, source: str, problems: list[str]) -> None:
         self.problems = problems
-        source = "".join(c if c.isprintable() else repr(c)[1:-1] for c in source)  # a name never reaches a terminal raw
+        source = escaped(source)  # a name never reaches a terminal raw
         shown = "\n  ".join(problems[:50]) + (f"\n  ... {len(problems) - 50} more" if len(problems) > 50 else "")
         super().__init__(f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  {shown}")
 

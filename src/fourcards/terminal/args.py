@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import FourCardsError
+from .._words import escaped
 
 __all__ = ["CommandLineError", "Parser", "ProgressBar", "SEED", "int_in", "positive", "quote", "file_name",
            "output_problem", "overwrite_problem", "check_output", "executor_for", "program_name"]
@@ -55,7 +56,7 @@ def quote(text: str, limit: int = 40) -> str:
     >>> print(quote("red" + chr(27) + "[31m  card"), quote("x" * 50, limit=10))
     'red\\x1b[31m card' 'xxxxxxx...'
     """
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    text = escaped(" ".join(text.split()))
     return f"'{text}'" if len(text) <= limit else f"'{text[:limit - 3]}...'"
 
 
