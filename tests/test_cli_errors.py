@@ -100,6 +100,8 @@ BAD_FLAGS = [
     (["--bots", ""], "argument --bots: needs a bot kind"),
     (["demo", "--seed", "\x01\x1b[31mX"], "'\\x01\\x1b[31mX' is not a whole number"),  # an escape reached the terminal
     (["serve", "--host", ""], "argument --host: needs an address"),  # listened on every interface
+    # argparse's own line echoed what was typed raw: a bell (or an escape sequence) reached the terminal
+    (["play", "gang-of-four", "--deck", "no\x07such"], "unrecognized arguments: --deck no\\x07such"),
     (["tournament", "--bots", "greedy:seed=abc,greedy"], "--seed"),
     (["tournament", "--bots", "greedy:seed=3,greedy"], "--seed"),
     (["tournament", "--bots", "greedy,greedy", "--target-score", "-3"], "--target-score"),
@@ -206,6 +208,7 @@ def test_a_save_at_the_prompt_never_replaces_a_file_that_is_not_a_save(
 @pytest.mark.parametrize("argv, word", [
     (["serve", "--idle-minutes", "1", "--idle-seconds", "5"], "give one of them"),
     (["serve", "--advertise", "zzz"], "--advertise is for several processes"),
+    (["serve", "--db", "/proc/x\x1b[31my"], "--db /proc/x\\x1b[31my:"),  # the path is shown escaped
     (["serve", "--list-page", "500", "--list-page-max", "200"], "--list-page=500 is above --list-page-max=200"),
     *([(["serve", "--key-file", "/dev/zero"], "holds more than")] if Path("/dev/zero").exists() else []),
 ])
@@ -309,3 +312,12 @@ def test_an_unknown_option_is_named_by_its_command(argv: list[str], start: str,
     unrecognized arguments" (argparse names the top command for every one), and ``play --game``
     without a name said "the following arguments are required: GAME"."""
     assert refused(argv, capsys).startswith(start)
+
+
+def test_the_database_serve_prints_hides_the_password_and_escapes_the_rest() -> None:
+    """The listening line and the late ``--db`` refusal printed the path as typed: an escape sequence in it
+    reached the terminal raw."""
+    from fourcards.cli.serve import where_shown
+    assert where_shown("postgresql://user:secret@db.example/tables") == "postgresql://db.example/tables"
+    assert where_shown("tables\x1b[2J.db") == "tables\\x1b[2J.db"
+    assert where_shown("postgresql://u:p@host\x07/t") == "postgresql://host\\x07/t"

@@ -76,11 +76,12 @@ def _make_sqlite_file(db: str) -> str | None:
 
 
 def where_shown(db: str) -> str:
-    """``--db`` as it may be printed: a database URL without its user and password."""
+    """``--db`` as it may be printed: a database URL without its user and password, and what a
+    terminal would act on escaped."""
     if "://" not in db:
-        return db
+        return escaped(db)
     scheme, _, rest = db.partition("://")
-    return f"{scheme}://{rest.rpartition('@')[2]}"
+    return escaped(f"{scheme}://{rest.rpartition('@')[2]}")
 
 
 def _seconds(text: str) -> float:
@@ -122,11 +123,6 @@ def _host(text: str) -> str:
         raise argparse.ArgumentTypeError(f"needs an address to listen on (127.0.0.1: this machine only; 0.0.0.0: "
                                          f"every interface), not {quote(text)}")
     return text
-
-
-def _shown(text: str) -> str:
-    """A path as typed, whole, with what a terminal would act on escaped."""
-    return escaped(text)
 
 
 def _refuse(message: str) -> int:
@@ -220,10 +216,10 @@ def run(args: argparse.Namespace) -> int:
             key = read_key_file(args.key_file)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-            return _refuse(f"--key-file {_shown(args.key_file)}: {reason}")
+            return _refuse(f"--key-file {escaped(args.key_file)}: {reason}")
     problem = _sqlite_problem(args.db)
     if problem is not None:
-        return _refuse(f"--db {_shown(args.db)}: {problem}")
+        return _refuse(f"--db {where_shown(args.db)}: {problem}")
     try:
         sockets = listen(args.host, args.port)
     except OSError as error:
@@ -233,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         for sock in sockets:
             sock.close()
-        return _refuse(f"--db {_shown(args.db)}: {problem}")
+        return _refuse(f"--db {where_shown(args.db)}: {problem}")
     try:
         advertise = args.advertise
         if advertise is None and args.host not in ("0.0.0.0", "::", ""):

@@ -45,6 +45,7 @@ class Parser(argparse.ArgumentParser):
         hint = self.hint_for_choice(refused.group(1)) if refused and self.hint_for_choice else None
         if hint is not None:
             message = hint
+        message = "\n".join(escaped(line) for line in message.split("\n"))  # argparse echoes what was typed
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
