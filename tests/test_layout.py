@@ -178,6 +178,7 @@ ALLOWED: dict[str, str] = {
     "rl/train.py": "trains that game's learned policy (shipped with its bot) over its vectorized environment",
     "rl/distil.py": "distils that game's search into its learned policy (the search plays, the policy learns)",
     "rl/_commands.py": "the two commands above check their output files (that game's policy files) before torch",
+    "rl/lessons.py": "the lessons files of that distillation (its candidate rows, its observation tensors)",
     "server/speedster.py": "Zangle Speedster's real-time server table (its entry's masters): a server part, "
                            "so it lives with the server, above the game",
 }

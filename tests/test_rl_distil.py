@@ -196,3 +196,43 @@ def test_a_policy_made_of_the_shipped_weights_exports_them_unchanged() -> None:
     exported = Policy.of(shipped).export()
     for name in ("state_w", "cand_w", "b1", "w2", "b2", "w3", "b3"):
         assert np.array_equal(exported[name], getattr(shipped, name)), name
+
+
+def test_saved_lessons_fit_again_to_the_same_policy_without_a_match(tmp_path: Path) -> None:
+    """``--save-lessons`` then ``--lessons``: the fit of the saved lessons is the fit of the collected ones,
+    byte for byte, and plays no match (a collection fitted again with other options)."""
+    lessons, first, again = tmp_path / "kept" / "lessons.npz", tmp_path / "first.npz", tmp_path / "again.npz"
+    result = distil(tmp_path, "--save-lessons", str(lessons), "--out", str(first))
+    assert result.returncode == 0, result.stderr
+    assert "lessons written to" in result.stdout and lessons.is_file()
+    result = distil(tmp_path, "--lessons", str(lessons), "--out", str(again))
+    assert result.returncode == 0, result.stderr
+    assert "from 1 lessons file(s)" in result.stdout and "matches of four search players" not in result.stdout
+    assert again.read_bytes() == first.read_bytes()
+    from fourcards.rl.lessons import load_lessons
+
+    kept = load_lessons(lessons)
+    assert len(np.unique(kept["matches"])) == 2 and not kept["learner"].any()
+
+
+def test_lessons_given_twice_or_not_lessons_are_refused_before_anything(tmp_path: Path) -> None:
+    from fourcards.rl.lessons import save_lessons
+
+    lessons = tmp_path / "lessons.npz"
+    save_lessons(collect(seed=21, matches=2, iterations=20, time_per_move=0.02), lessons)
+    out = tmp_path / "never" / "policy.npz"
+    cases = {("--lessons", str(lessons), str(lessons)): "is in",  # the same matches twice
+             ("--lessons", str(load_policy().source)): "is not 'fourcards-distil-lessons'",
+             ("--lessons", str(tmp_path / "missing.npz")): "no such file",
+             ("--lessons", str(tmp_path)): "a directory"}
+    for arguments, problem in cases.items():
+        result = distil(tmp_path, *arguments, "--out", str(out))
+        assert result.returncode == 2 and "--lessons" in result.stderr and problem in result.stderr, arguments
+        assert not out.parent.exists() and "lessons from" not in result.stdout
+    keep = tmp_path / "notes.txt"
+    keep.write_text("mine")
+    result = distil(tmp_path, "--save-lessons", str(keep), "--out", str(out))
+    assert result.returncode == 2 and "--save-lessons" in result.stderr and "not a fourcards-distil-lessons" \
+        in result.stderr and keep.read_text() == "mine" and "lessons from" not in result.stdout
+    result = distil(tmp_path, "--save-lessons", str(out), "--out", str(out))
+    assert result.returncode == 2 and "--out writes that file" in result.stderr

@@ -329,9 +329,9 @@ def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
     # a first user's trial: a deeper policy labelled version 1 played without its layers
     ("deeper labelled version 1", "holds bh, wh, which a version 1 policy file has not"),
     ("too large for float32", "w3 holds values too large for float32"),
-    ("b2 of two dimensions", r"b2 has shape \(1, 64\), expected a 1-D array"),
+    ("b2 of two dimensions", r"b2 has shape \(1, \d+\), expected a 1-D array"),  # (1, the second width)
     ("b1 empty", r"b1 has shape \(0,\), expected a 1-D array"),
-    ("deeper layers of no dimension", r"wh has shape \(\), expected \(L >= 1, 64, 64\)"),
+    ("deeper layers of no dimension", r"wh has shape \(\), expected \(L >= 1, (\d+), \1\)"),
 ])
 def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, problem: str) -> None:
     arrays = _policy_arrays()

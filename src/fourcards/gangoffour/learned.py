@@ -10,8 +10,9 @@ to the observation tensor (217 values) by
 between the second and the output)
 
 and the bot plays the best-scoring action (the first on a tie: the same
-choice for every seed).  The weights were trained against three greedy bots
-by ``python -m fourcards.rl.train`` (:mod:`fourcards.rl.train`, docs/rl-training.md) and ship in the
+choice for every seed).  The weights were distilled from the search (the
+choices of 2,350 matches of four search players) by ``python -m
+fourcards.rl.distil`` (:mod:`fourcards.rl.distil`, docs/rl-training.md) and ship in the
 package as ``learned_policy.npz``; no torch is needed to play.
 
 >>> from fourcards.engine import play_match

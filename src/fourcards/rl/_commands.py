@@ -16,7 +16,7 @@ import numpy as np
 from ..gangoffour.learned import FORMAT
 from ..terminal.args import positive
 
-__all__ = ["file_to_write", "above_0_at_most", "policy_problem", "unmade_output_problem", "check_outputs"]
+__all__ = ["file_to_write", "above_0_at_most", "kept_file_problem", "unmade_output_problem", "check_outputs"]
 
 
 def file_to_write(text: str) -> Path:
@@ -40,33 +40,35 @@ def above_0_at_most(high: float) -> Callable[[str], float]:
     return parse
 
 
-def policy_problem(path: Path) -> str | None:
-    """Why the existing file ``path`` must not be overwritten by a policy (None: it is a policy file, or empty)."""
+def kept_file_problem(path: Path, format_name: str = FORMAT) -> str | None:
+    """Why the existing file ``path`` must not be overwritten by a file of ``format_name`` (None: it is one,
+    or empty): an ``.npz`` whose ``format`` header is that one (default: a policy file's)."""
+    noun = "a policy file" if format_name == FORMAT else f"a {format_name} file"
     try:
         if path.stat().st_size == 0:
             return None
         with path.open("rb") as handle:
-            if handle.read(4) == b"PK\x03\x04":  # a zip: an .npz, whose format header says whether a policy's
+            if handle.read(4) == b"PK\x03\x04":  # a zip: an .npz, whose format header says whose
                 with np.load(path, allow_pickle=False) as data:
-                    if "format" in data.files and str(data["format"]) == FORMAT:
+                    if "format" in data.files and str(data["format"]) == format_name:
                         return None
     except OSError as error:
-        return f"cannot read it to check that it is a policy file ({error.strerror or error})"
+        return f"cannot read it to check that it is {noun} ({error.strerror or error})"
     except (ValueError, EOFError, KeyError, zipfile.BadZipFile):
         pass
-    return "a file that is not a policy file is there: remove it or name another file"
+    return f"a file that is not {noun} is there: remove it or name another file"
 
 
-def unmade_output_problem(path: Path, policy: bool = False) -> str | None:
+def unmade_output_problem(path: Path, keeps: str | None = None) -> str | None:
     """Why a file cannot be written at ``path`` (None: it can), found without making anything: a directory,
-    (``policy``) an existing file that is not a policy file, or a place where no file can be made (the
-    nearest existing folder is tried with an empty folder, removed at once: its missing folders are made
-    only once every argument is checked)."""
+    (``keeps``, a format header) an existing file that is not of that format, or a place where no file can
+    be made (the nearest existing folder is tried with an empty folder, removed at once: its missing
+    folders are made only once every argument is checked)."""
     try:
         if path.is_dir():
             return "that is a directory; name a file in it"
-        if policy and path.is_file():
-            problem = policy_problem(path)
+        if keeps is not None and path.is_file():
+            problem = kept_file_problem(path, keeps)
             if problem is not None:
                 return problem
         base = path.parent
@@ -85,12 +87,13 @@ def unmade_output_problem(path: Path, policy: bool = False) -> str | None:
     return None
 
 
-def check_outputs(parser: argparse.ArgumentParser, outputs: Sequence[tuple[str, Path, bool]]) -> None:
-    """Refuse (``parser.error``) the first of ``outputs`` (flag, path, whether a policy file) that cannot be
-    written, making nothing: :func:`unmade_output_problem`; two outputs at one file are refused too."""
+def check_outputs(parser: argparse.ArgumentParser, outputs: Sequence[tuple[str, Path, str | None]]) -> None:
+    """Refuse (``parser.error``) the first of ``outputs`` (flag, path, the format an existing file there must
+    have, or None) that cannot be written, making nothing: :func:`unmade_output_problem`; two outputs at one
+    file are refused too."""
     written: dict[str, str] = {}
-    for flag, path, policy in outputs:
-        problem = unmade_output_problem(path, policy)
+    for flag, path, keeps in outputs:
+        problem = unmade_output_problem(path, keeps)
         same = written.get(os.path.abspath(path))
         if problem is None and same is not None and same != flag:
             problem = f"{same} writes that file"

@@ -24,6 +24,19 @@ without being followed, and the policy is fitted again, from where it was,
 to every lesson so far. A policy learnt from the search's positions alone
 meets positions the search never reaches once it plays; these rounds teach
 it there. The policy file is written after every round.
+
+The matches are the cost (a search a move); the fit takes minutes. With
+``--save-lessons FILE`` every lesson so far is written after each round's
+matches (:mod:`fourcards.rl.lessons`); with ``--lessons FILE ...`` the first
+round plays no matches but fits the lessons of those files (collections made
+apart, each with its own ``--seed``), so one collection can be fitted again
+with other options::
+
+    python -m fourcards.rl.distil --matches 2000 --workers 2 --save-lessons lessons.npz --out first.npz
+    python -m fourcards.rl.distil --lessons lessons.npz --hidden 256 --lr 3e-3 --epochs 10 --out wider.npz
+
+A fit of the same lessons with the same options and torch repeats itself
+byte for byte, whatever the teacher's budget was.
 """
 
 from __future__ import annotations
@@ -42,11 +55,12 @@ import numpy as np
 from ..errors import FourCardsError, MissingExtraError
 from ..gangoffour.bots import SearchBot
 from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
-from ..gangoffour.learned import LearnedBot, PolicyWeights, load_policy
+from ..gangoffour.learned import FORMAT, LearnedBot, PolicyWeights, load_policy
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
 from ..search import MAX_TIME_PER_MOVE
-from ..terminal.args import Parser, check_output, int_in
-from ._commands import above_0_at_most, file_to_write, unmade_output_problem
+from ..terminal.args import Parser, check_output, int_in, quote
+from ._commands import above_0_at_most, check_outputs, file_to_write
+from .lessons import LESSONS_FORMAT, Lessons, load_lessons, merge_lessons, save_lessons
 
 def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     """The command line's parser and arguments, every one checked (the file to write too: nothing made)."""
@@ -79,16 +93,36 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     parser.add_argument("--out", type=file_to_write, default=Path("distilled_policy.npz"),
                         help="the policy file to write (its folder is made; an existing file only if a policy "
                              "file), after every round (default: %(default)s)")
+    parser.add_argument("--lessons", type=file_to_read, nargs="+", default=None, metavar="FILE",
+                        help="the first round plays no matches: it fits the lessons saved in these files "
+                             "(--save-lessons); later rounds play --matches each as usual (default: none)")
+    parser.add_argument("--save-lessons", type=file_to_write, default=None, metavar="FILE",
+                        help="write every lesson so far to this file after each round's matches, before "
+                             "fitting (an .npz that --lessons reads; an existing file only if a lessons file; "
+                             "default: none)")
     args = parser.parse_args(argv)
     if args.matches * args.rounds > 10**7:
         parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
                      "(match i of the run is dealt from seed * 10**7 + i)")
     if args.depth and args.hidden is None:
         parser.error("--depth needs --hidden (it shapes a fresh policy; the shipped one keeps its own layers)")
-    problem = unmade_output_problem(args.out, policy=True)  # before the matches, not after them
-    if problem is not None:
-        parser.error(f"argument --out: {args.out}: {problem}")
+    outputs = [("--out", args.out, FORMAT)]  # before the matches, not after them
+    if args.save_lessons is not None:
+        outputs.append(("--save-lessons", args.save_lessons, LESSONS_FORMAT))
+    check_outputs(parser, outputs)
     return parser, args
+
+
+def file_to_read(text: str) -> Path:
+    """An argparse type: the name of an existing file."""
+    path = file_to_write(text)
+    try:
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"{quote(text)}: " + ("a directory, not a file" if path.is_dir()
+                                                                  else "no such file"))
+    except (OSError, ValueError) as error:  # a name too long, a NUL in it
+        raise argparse.ArgumentTypeError(f"{quote(text)}: {error}") from None
+    return path
 
 
 try:
@@ -103,12 +137,11 @@ except ModuleNotFoundError as missing:  # the extra is not installed: say which 
 
 from .train import Policy, save, segment_log_softmax  # noqa: E402 (after torch: the error names distil)
 
-__all__ = ["main", "collect", "fit", "held_out_matches", "Lessons"]
+__all__ = ["main", "collect", "fit", "held_out_matches", "Lessons", "load_lessons", "save_lessons",
+           "lessons_of_files"]
 
 #: The target's weight on the search's choice (the rest: its root visits).
 CHOICE_WEIGHT = 0.5
-
-Lessons = dict[str, np.ndarray]
 
 
 def collect(seed: int, matches: int, iterations: int | None, time_per_move: float | None,
@@ -170,8 +203,20 @@ def _collect_args(args: tuple[int, int, int | None, float, str | None]) -> Lesso
     return collect(*args)
 
 
-def merge(parts: Sequence[Lessons]) -> Lessons:
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+def lessons_of_files(paths: Sequence[str | Path]) -> Lessons:
+    """The lessons of every file in ``paths`` (:func:`~fourcards.rl.lessons.load_lessons`), one after
+    another; a match in two of them (the same file twice, or two collections of one ``--seed``) is refused."""
+    parts: list[Lessons] = []
+    seen: dict[int, str] = {}
+    for path in paths:
+        part = load_lessons(path)
+        for match in np.unique(part["matches"]).tolist():
+            if match in seen:
+                raise FourCardsError(f"lessons file {path}: match {match} is in {seen[match]} too (the same file "
+                                     "twice, or collections of the same --seed: give each its own)")
+        seen.update(dict.fromkeys(np.unique(part["matches"]).tolist(), str(path)))
+        parts.append(part)
+    return merge_lessons(parts)
 
 
 def held_out_matches(matches: np.ndarray, seed: int) -> np.ndarray:
@@ -260,19 +305,47 @@ def _policy(hidden: int | None, depth: int = 0) -> Policy:
     return Policy.of(load_policy())
 
 
+def _fit_round(args: argparse.Namespace, lessons: Lessons, start_from: PolicyWeights | None) -> None:
+    """Fit the policy to ``lessons`` and write it to ``--out``."""
+    weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from,
+                           depth=args.depth)
+    save(weights, args.out)
+    print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}",
+          flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``python -m fourcards.rl.distil --help``)."""
     parser, args = _arguments(argv)
-    try:
-        SearchBot(iterations=1)  # the compiled search, or its error
-    except RuntimeError as error:
-        parser.exit(2, f"{parser.prog}: error: {error}\n")
-    check_output(parser, "--out", args.out)  # every argument checked: its folder made now, before the matches
-    torch.set_num_threads(1)
     lessons: Lessons | None = None
+    if args.lessons is not None:
+        try:
+            lessons = lessons_of_files(args.lessons)
+        except FourCardsError as error:
+            parser.error(f"argument --lessons: {error}")
+        matches = len(np.unique(lessons["matches"]))
+        if matches < 2:
+            parser.error(f"argument --lessons: lessons of {matches} match(es): a tenth of the matches (at least "
+                         "one) is held out to measure the fit, so it needs two or more")
+    if args.lessons is None or args.rounds > 1:
+        try:
+            SearchBot(iterations=1)  # the compiled search, or its error
+        except RuntimeError as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")
+    check_output(parser, "--out", args.out)  # every argument checked: its folder made now, before the matches
+    if args.save_lessons is not None:
+        check_output(parser, "--save-lessons", args.save_lessons)
+    torch.set_num_threads(1)
     start_from: PolicyWeights | None = None
     for round_ in range(args.rounds):
         started = time.perf_counter()
+        if round_ == 0 and lessons is not None:
+            print(f"{'' if args.rounds == 1 else 'round 1: '}{len(lessons['counts'])} lessons of "
+                  f"{len(np.unique(lessons['matches']))} matches from {len(args.lessons)} lessons file(s)",
+                  flush=True)
+            _fit_round(args, lessons, start_from)
+            start_from = load_policy(args.out)
+            continue
         learner = str(args.out) if round_ else None
         shares = [args.matches // args.workers + (i < args.matches % args.workers) for i in range(args.workers)]
         firsts = np.concatenate([[0], np.cumsum(shares)[:-1]]) + round_ * args.matches
@@ -282,17 +355,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             new = _collect_args(jobs[0])
         else:
             with ProcessPoolExecutor(len(jobs)) as pool:
-                new = merge(list(pool.map(_collect_args, jobs)))
+                new = merge_lessons(list(pool.map(_collect_args, jobs)))
         players = "the policy and three search players" if round_ else "four search players"
         print(f"{'' if args.rounds == 1 else f'round {round_ + 1}: '}{len(new['counts'])} lessons from "
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
-        lessons = new if lessons is None else merge([lessons, new])
-        weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from,
-                               depth=args.depth)
-        save(weights, args.out)
+        lessons = new if lessons is None else merge_lessons([lessons, new])
+        if args.save_lessons is not None:
+            save_lessons(lessons, args.save_lessons)
+            print(f"{len(lessons['counts'])} lessons written to {args.save_lessons}", flush=True)
+        _fit_round(args, lessons, start_from)
         start_from = load_policy(args.out)
-        print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}",
-              flush=True)
     print(f'evaluate it: fourcards tournament --bots "learned:policy={args.out},search,search,search" --deals 25')
     return 0
 

@@ -88,8 +88,8 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
                         help="the curve: a PNG (with matplotlib) and always a CSV beside it (its folder is made; "
                              "default: %(default)s)")
     args = parser.parse_args(argv)
-    check_outputs(parser, [("--out", args.out, True), ("--curve", args.curve, False),
-                            ("--curve", args.curve.with_suffix(".csv"), False)])
+    check_outputs(parser, [("--out", args.out, FORMAT), ("--curve", args.curve, None),
+                            ("--curve", args.curve.with_suffix(".csv"), None)])
     return parser, args
 
 

@@ -1,0 +1,177 @@
+"""Lesson files of ``python -m fourcards.rl.distil`` (``--save-lessons``, ``--lessons``), in numpy alone.
+
+A distillation's cost is its matches (a search a move); its fit takes minutes.
+Saving the lessons lets one collection, or several made apart (each with its
+own ``--seed``), be fitted again and again. A lessons file is an uncompressed
+``.npz`` of six arrays: ``states`` (``N x 217`` float32, the observation
+tensors), ``rows`` (``M x 50`` float32, the candidate rows of every lesson's
+legal actions), ``targets`` (``M`` float32, a distribution over each lesson's
+rows), ``counts`` (``N`` int64, each lesson's rows, two or more), ``matches``
+(``N`` int64, the match each lesson came from) and ``learner`` (``N`` bool,
+whether the policy, not the search, was playing there); and three header
+strings: ``format`` (:data:`LESSONS_FORMAT`), ``version``
+(:data:`LESSONS_VERSION`) and ``layout_hash`` (the feature layout of the rows,
+:data:`~fourcards.gangoffour.features.LAYOUT_HASH`). Anything else is refused
+with a :class:`~fourcards.errors.FourCardsError` naming the file and the problem.
+
+>>> import tempfile, pathlib
+>>> lessons = empty_lessons()
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "lessons.npz"
+>>> save_lessons(lessons, path)
+>>> len(load_lessons(path)["counts"])
+0
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from ..errors import FourCardsError, InvalidTypeError
+from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
+from ..gangoffour.match import OBSERVATION_SIZE
+
+__all__ = ["Lessons", "LESSONS_FORMAT", "LESSONS_VERSION", "save_lessons", "load_lessons", "merge_lessons",
+           "empty_lessons"]
+
+#: The ``format`` header of a lessons file.
+LESSONS_FORMAT: Final = "fourcards-distil-lessons"
+#: The ``version`` header of a lessons file.
+LESSONS_VERSION: Final = "1"
+
+#: A distillation's lessons: the arrays named in this module's docstring.
+Lessons = dict[str, np.ndarray]
+
+_HEADERS = ("format", "version", "layout_hash")
+#: Each array's dtype, and its shape as (lessons, rows or a width): "N" a lesson's, "M" a row's.
+_ARRAYS: Final[dict[str, tuple[np.dtype[Any], tuple[str | int, ...]]]] = {
+    "states": (np.dtype(np.float32), ("N", OBSERVATION_SIZE)),
+    "rows": (np.dtype(np.float32), ("M", FEATURE_SIZE)),
+    "targets": (np.dtype(np.float32), ("M",)),
+    "counts": (np.dtype(np.int64), ("N",)),
+    "matches": (np.dtype(np.int64), ("N",)),
+    "learner": (np.dtype(np.bool_), ("N",)),
+}
+
+
+def empty_lessons() -> Lessons:
+    """No lessons (the arrays of a lessons file, each of length 0)."""
+    return {name: np.zeros(tuple(size if isinstance(size, int) else 0 for size in shape), dtype)
+            for name, (dtype, shape) in _ARRAYS.items()}
+
+
+def merge_lessons(parts: Sequence[Lessons]) -> Lessons:
+    """The lessons of ``parts``, one after another."""
+    if not parts:
+        return empty_lessons()
+    return {name: np.concatenate([part[name] for part in parts]) for name in _ARRAYS}
+
+
+def save_lessons(lessons: Lessons, path: str | Path) -> None:
+    """Write ``lessons`` to ``path`` (its folder made), whole or not at all: a file beside it is written
+    and then renamed over it, so a reader never sees half a file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(f"path must be a file path (str or Path), not {type(path).__name__}")
+    _check(dict(lessons), f"lessons to write to {path}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        arrays: dict[str, Any] = {"format": np.array(LESSONS_FORMAT), "version": np.array(LESSONS_VERSION),
+                                  "layout_hash": np.array(LAYOUT_HASH), **{name: lessons[name] for name in _ARRAYS}}
+        with open(temporary, "wb") as handle:  # a handle: np.savez adds no ".npz" to the name
+            np.savez(handle, **arrays)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def load_lessons(path: str | Path) -> Lessons:
+    """The lessons saved in ``path``, checked (every array's dtype and shape, the rows' feature layout,
+    each lesson's targets a distribution over its rows)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(f"lessons must be a file path (str or Path), not {type(path).__name__}")
+    where = f"lessons file {os.fspath(path)}"
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+        if magic != b"PK\x03\x04":  # else np.load reads an .npy, or speaks of pickles
+            raise FourCardsError(f"{where}: not an .npz file (a zip of arrays, as --save-lessons writes)")
+        with np.load(path, allow_pickle=False) as data:
+            names = set(data.files)
+            headers = {name: data[name] for name in _HEADERS if name in names}
+            if len(headers) == len(_HEADERS):  # the headers first: a policy file is not read whole
+                _check_headers(headers, where)
+            arrays = {name: data[name] for name in _ARRAYS if name in names}
+    except FileNotFoundError:
+        raise FourCardsError(f"{where}: no such file") from None
+    except FourCardsError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
+        raise FourCardsError(f"{where}: not a readable .npz file ({type(error).__name__}: {error})") from None
+    missing = [name for name in (*_HEADERS, *_ARRAYS) if name not in names]
+    if missing:
+        raise FourCardsError(f"{where}: missing {', '.join(missing)} (a lessons file holds "
+                             f"{', '.join((*_HEADERS, *_ARRAYS))})")
+    unread = sorted(names - {*_HEADERS, *_ARRAYS})
+    if unread:
+        raise FourCardsError(f"{where}: holds {', '.join(unread)}, which a lessons file has not")
+    _check(arrays, where)
+    return arrays
+
+
+def _check_headers(headers: dict[str, np.ndarray], where: str) -> None:
+    for name, value in headers.items():
+        if value.shape != () or value.dtype.kind != "U":
+            raise FourCardsError(f"{where}: header {name!r} must be a string")
+    if str(headers["format"]) != LESSONS_FORMAT:
+        raise FourCardsError(f"{where}: format {str(headers['format'])!r} is not {LESSONS_FORMAT!r}")
+    if str(headers["version"]) != LESSONS_VERSION:
+        raise FourCardsError(f"{where}: version {str(headers['version'])!r}: this fourcards reads version "
+                             f"{LESSONS_VERSION}")
+    if str(headers["layout_hash"]) != LAYOUT_HASH:
+        raise FourCardsError(f"{where}: its rows are candidate features {str(headers['layout_hash'])!r}, but "
+                             f"this fourcards writes {LAYOUT_HASH!r} (fourcards.gangoffour.features): collect "
+                             "them again or use a matching version")
+
+
+def _check(arrays: dict[str, np.ndarray], where: str) -> None:
+    """Refuse (naming ``where``) arrays that are not lessons."""
+    missing = [name for name in _ARRAYS if name not in arrays]
+    if missing:
+        raise FourCardsError(f"{where}: missing {', '.join(missing)}")
+    sizes = {"N": len(arrays["counts"]) if np.ndim(arrays["counts"]) == 1 else -1,
+             "M": len(arrays["targets"]) if np.ndim(arrays["targets"]) == 1 else -1}
+    for name, (dtype, shape) in _ARRAYS.items():
+        value = arrays[name]
+        if not isinstance(value, np.ndarray) or value.dtype != dtype:
+            shown = value.dtype if isinstance(value, np.ndarray) else type(value).__name__
+            raise FourCardsError(f"{where}: {name} is {shown}, not {dtype}")
+        expected = tuple(sizes[size] if isinstance(size, str) else size for size in shape)
+        if value.shape != expected:
+            raise FourCardsError(f"{where}: {name} has shape {value.shape}, expected {expected} "
+                                 "(counts gives the lessons, targets the rows)")
+    counts = arrays["counts"]
+    if len(counts) and counts.min() < 2:
+        raise FourCardsError(f"{where}: a lesson of {int(counts.min())} row(s) (every lesson has two or more)")
+    if int(counts.sum()) != sizes["M"]:
+        raise FourCardsError(f"{where}: the counts add up to {int(counts.sum())} rows, but there are "
+                             f"{sizes['M']}")
+    for name in ("states", "rows", "targets"):
+        if not np.isfinite(arrays[name]).all():
+            raise FourCardsError(f"{where}: {name} holds NaN or infinite values")
+    targets = arrays["targets"]
+    if len(targets):
+        if targets.min() < 0:
+            raise FourCardsError(f"{where}: targets holds a negative value (a distribution over each "
+                                 "lesson's rows)")
+        sums = np.add.reduceat(targets.astype(np.float64), np.concatenate([[0], np.cumsum(counts)[:-1]]))
+        worst = int(np.argmax(np.abs(sums - 1.0)))
+        if abs(sums[worst] - 1.0) > 1e-3:
+            raise FourCardsError(f"{where}: lesson {worst}'s targets add up to {sums[worst]:.6g}, not 1 "
+                                 "(a distribution over its rows)")
