@@ -128,7 +128,7 @@ def test_help_needs_no_torch_and_shows_every_default(run: Run, monkeypatch: pyte
     monkeypatch.setenv("COLUMNS", "400")  # argparse wraps at the terminal's width, and within a name at a hyphen
     code, out, err = run(module, ["--help"])
     assert code == 0 and err == "", err
-    options = NUMBERS[module] + ("--out",) + (("--curve",) if module == TRAIN else ())
+    options = NUMBERS[module] + ("--out",) + (("--curve",) if module == TRAIN else ("--lessons", "--save-lessons"))
     help_text = " ".join(out.split())
     assert help_text.count("(default: ") + help_text.count("; default: ") == len(options), out
     for shown in ((f"default: {'learned' if module == TRAIN else 'distilled'}_policy.npz",) +
@@ -189,6 +189,21 @@ def test_two_outputs_at_one_file_are_refused(run: Run, folder: Path) -> None:
     """The curve's CSV would be written over the policy file."""
     before = snapshot(folder)
     refused(run(TRAIN, ["--out", "c.csv", "--curve", "c.png"]), "--curve")
+    assert snapshot(folder) == before
+
+
+def test_lessons_that_are_not_lessons_are_refused_before_torch(run: Run, folder: Path) -> None:
+    """``--lessons`` is checked by the files' headers (quick, whatever their size) with the other arguments:
+    a policy file, another .npz, a text file, a missing one, one named twice."""
+    shutil.copyfile(default_policy_path(), folder / "policy.npz")
+    np.savez(folder / "data.npz", x=np.arange(3))
+    before = snapshot(folder)
+    for files, says in ((["policy.npz"], "is not 'fourcards-distil-lessons'"), (["data.npz"], "missing format"),
+                        (["notes.txt"], "not an .npz file"), (["none.npz"], "no such file"),
+                        (["data.npz", "./data.npz"], "named twice")):
+        code, out, err = run(DISTIL, ["--lessons", *files, "--out", "new/p.npz"])
+        refused((code, out, err), "--lessons")
+        assert says in err, err
     assert snapshot(folder) == before
 
 

@@ -221,7 +221,10 @@ def test_lessons_given_twice_or_not_lessons_are_refused_before_anything(tmp_path
     lessons = tmp_path / "lessons.npz"
     save_lessons(collect(seed=21, matches=2, iterations=20, time_per_move=0.02), lessons)
     out = tmp_path / "never" / "policy.npz"
-    cases = {("--lessons", str(lessons), str(lessons)): "is in",  # the same matches twice
+    copy = tmp_path / "copy.npz"
+    copy.write_bytes(lessons.read_bytes())
+    cases = {("--lessons", str(lessons), str(lessons)): "named twice",
+             ("--lessons", str(lessons), str(copy)): "is in",  # the same matches twice
              ("--lessons", str(load_policy().source)): "is not 'fourcards-distil-lessons'",
              ("--lessons", str(tmp_path / "missing.npz")): "no such file",
              ("--lessons", str(tmp_path)): "a directory"}
@@ -236,3 +239,39 @@ def test_lessons_given_twice_or_not_lessons_are_refused_before_anything(tmp_path
         in result.stderr and keep.read_text() == "mine" and "lessons from" not in result.stdout
     result = distil(tmp_path, "--save-lessons", str(out), "--out", str(out))
     assert result.returncode == 2 and "--out writes that file" in result.stderr
+    before = lessons.read_bytes()  # an expensive collection is not written over by another run
+    result = distil(tmp_path, "--save-lessons", str(lessons), "--out", str(out))
+    assert result.returncode == 2 and "a lessons file this run does not read" in result.stderr
+    assert lessons.read_bytes() == before and not out.parent.exists()
+
+
+def test_rounds_after_saved_lessons_play_new_deals_and_add_to_the_file(tmp_path: Path) -> None:
+    """A first user's trial: ``--lessons`` with ``--rounds 2`` dealt round 2's matches from the numbers the
+    files already held (the same deals again); they are numbered after them now, and ``--save-lessons`` on
+    one of the files adds to its lessons."""
+    from fourcards.rl.lessons import load_lessons, save_lessons
+
+    lessons = tmp_path / "lessons.npz"
+    save_lessons(collect(seed=5 * 10**7, matches=3, iterations=20, time_per_move=0.02), lessons)
+    out = tmp_path / "p.npz"
+    result = distil(tmp_path, "--lessons", str(lessons), "--rounds", "2", "--save-lessons", str(lessons),
+                    "--out", str(out))  # TINY: --matches 2 --seed 5
+    assert result.returncode == 0, result.stderr
+    assert "round 1: " in result.stdout and "round 2: " in result.stdout
+    kept = load_lessons(lessons)
+    assert sorted(set(kept["matches"].tolist())) == [5 * 10**7 + i for i in range(5)]  # 3 kept, 2 new
+    assert kept["learner"][np.isin(kept["matches"], [5 * 10**7 + 3, 5 * 10**7 + 4])].any()
+
+
+def test_save_lessons_with_lessons_alone_writes_the_files_as_one(tmp_path: Path) -> None:
+    from fourcards.rl.lessons import load_lessons, save_lessons
+
+    first, second, merged = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "all.npz"
+    save_lessons(collect(seed=100, matches=1, iterations=20, time_per_move=0.02), first)
+    save_lessons(collect(seed=200, matches=1, iterations=20, time_per_move=0.02), second)
+    result = distil(tmp_path, "--lessons", str(first), str(second), "--save-lessons", str(merged),
+                    "--out", str(tmp_path / "p.npz"))
+    assert result.returncode == 0, result.stderr
+    together = load_lessons(merged)
+    assert sorted(set(together["matches"].tolist())) == [100, 200]
+    assert len(together["counts"]) == len(load_lessons(first)["counts"]) + len(load_lessons(second)["counts"])

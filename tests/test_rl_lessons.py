@@ -137,7 +137,7 @@ def test_damaged_arrays_are_refused_by_name(tmp_path: Path, damage: str, problem
     ({"layout_hash": np.array("0" * 16)}, "candidate features"),
     ({"format": np.array(3)}, "header 'format' must be a string"),
     ({"format": None}, "missing format"),
-    ({"extra": np.zeros(2)}, "holds extra"),
+    ({"extra": np.zeros(2)}, "holds arrays no lessons file has: extra"),
 ])
 def test_wrong_headers_are_refused_by_name(tmp_path: Path, headers: dict[str, Any], problem: str) -> None:
     path = written(tmp_path / "lessons.npz", some_lessons(4), **headers)
@@ -166,3 +166,38 @@ def test_what_is_not_a_lessons_file_is_refused_by_name(tmp_path: Path) -> None:
         load_lessons(3)  # type: ignore[arg-type]
     with pytest.raises(InvalidTypeError, match="file path"):
         save_lessons(some_lessons(1), None)  # type: ignore[arg-type]
+
+
+def test_match_numbers_below_0_and_sizes_of_other_shapes_are_refused(tmp_path: Path) -> None:
+    """A first user's trial: a negative match number passed the checks and crashed the fit in numpy; a
+    2-D ``counts`` was reported as a wrong ``states`` shape of -1 rows."""
+    lessons = some_lessons(5)
+    negative = {**lessons, "matches": lessons["matches"] - 100}
+    with pytest.raises(FourCardsError, match="a match number below 0"):
+        load_lessons(written(tmp_path / "negative.npz", negative))
+    flat = {**lessons, "counts": lessons["counts"][None, :]}
+    with pytest.raises(FourCardsError, match=r"counts is \(1, 6\), not a 1-D array"):
+        load_lessons(written(tmp_path / "flat.npz", flat))
+
+
+def test_what_cannot_be_saved_is_refused_by_name(tmp_path: Path) -> None:
+    """A first user's trial: the Python API let TypeError, IsADirectoryError and numpy's ValueError out."""
+    good = some_lessons(6)
+    (tmp_path / "a file").write_text("x")
+    for lessons, path, error, says in [
+            (5, tmp_path / "x.npz", InvalidTypeError, "lessons must be lessons"),
+            ("abc", tmp_path / "x.npz", InvalidTypeError, "not str"),
+            ({**good, "states": good["states"].tolist()}, tmp_path / "x.npz", FourCardsError, "states is list"),
+            (good, tmp_path, FourCardsError, "that is a directory"),
+            (good, "", FourCardsError, "needs a file name"),
+            (good, tmp_path / "a file" / "x.npz", FourCardsError, "cannot write it"),
+            (good, str(tmp_path / "nul\0.npz"), FourCardsError, "cannot write it")]:
+        with pytest.raises(error, match=says):
+            save_lessons(lessons, path)  # type: ignore[arg-type]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a file"]
+    with pytest.raises(InvalidTypeError, match=r"parts\[1\] must be lessons"):
+        merge_lessons([good, 5])  # type: ignore[list-item]
+    with pytest.raises(InvalidTypeError, match="a sequence of lessons"):
+        merge_lessons(good)  # type: ignore[arg-type]
+    with pytest.raises(FourCardsError, match=r"parts\[0\]: targets holds a negative"):
+        merge_lessons([{**good, "targets": -good["targets"]}])

@@ -35,7 +35,6 @@ the file and the problem.
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +45,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from .._files import npz_arrays
 from ..errors import FourCardsError, InvalidTypeError
 from ..rng import check_seed
 from .features import FEATURE_SIZE, LAYOUT_HASH, action_rows, observation_tensor
@@ -130,19 +130,8 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
     def bad(problem: str) -> FourCardsError:
         return FourCardsError(f"policy file {path}: {problem}")
 
-    try:
-        with open(path, "rb") as file:
-            magic = file.read(4)
-        if magic != b"PK\x03\x04":  # else np.load reads an .npy, or speaks of pickles
-            raise bad("not an .npz file (a zip of arrays, as fourcards.rl.train and rl.distil write)")
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except FileNotFoundError:
-        raise bad("no such file") from None
-    except FourCardsError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
-        raise bad(f"not a readable .npz file ({type(error).__name__}: {error})") from None
+    with npz_arrays(path, f"policy file {path}", "as fourcards.rl.train and rl.distil write") as data:
+        arrays = {name: data[name] for name in data.files}
     missing = [name for name in (*_HEADERS, *_WEIGHTS) if name not in arrays]
     if missing:
         raise bad(f"missing {', '.join(missing)} (a policy file holds {', '.join((*_HEADERS, *_WEIGHTS))})")

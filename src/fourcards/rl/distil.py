@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -58,9 +59,10 @@ from ..gangoffour.features import FEATURE_SIZE, action_rows, observation_tensor
 from ..gangoffour.learned import FORMAT, LearnedBot, PolicyWeights, load_policy
 from ..gangoffour.match import OBSERVATION_SIZE, GangOfFour
 from ..search import MAX_TIME_PER_MOVE
+from .._words import escaped
 from ..terminal.args import Parser, check_output, int_in, quote
 from ._commands import above_0_at_most, check_outputs, file_to_write
-from .lessons import LESSONS_FORMAT, Lessons, load_lessons, merge_lessons, save_lessons
+from .lessons import LESSONS_FORMAT, Lessons, header_problem, load_lessons, merge_lessons, save_lessons
 
 def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     """The command line's parser and arguments, every one checked (the file to write too: nothing made)."""
@@ -86,7 +88,8 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     parser.add_argument("--lr", type=above_0_at_most(1), default=1e-3,
                         help="Adam's learning rate (default: %(default)s)")
     parser.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1,
-                        help="match i of the run is dealt from seed * 10**7 + i (default: %(default)s)")
+                        help="match i of the run is dealt from seed * 10**7 + i; it seeds the fit too (the "
+                             "first weights, the held-out tenth, the order of the lessons; default: %(default)s)")
     parser.add_argument("--rounds", type=int_in(1, 1000), default=1,
                         help="rounds of matches: after the first, the policy so far plays one seat and the "
                              "search labels its positions (DAgger; default: %(default)s)")
@@ -94,23 +97,43 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
                         help="the policy file to write (its folder is made; an existing file only if a policy "
                              "file), after every round (default: %(default)s)")
     parser.add_argument("--lessons", type=file_to_read, nargs="+", default=None, metavar="FILE",
-                        help="the first round plays no matches: it fits the lessons saved in these files "
-                             "(--save-lessons); later rounds play --matches each as usual (default: none)")
+                        help="the first round plays no matches: it fits the lessons saved in these files, "
+                             "in this order (--save-lessons); later rounds play --matches each as usual, "
+                             "numbered after the files' matches of the same --seed (default: none)")
     parser.add_argument("--save-lessons", type=file_to_write, default=None, metavar="FILE",
-                        help="write every lesson so far to this file after each round's matches, before "
-                             "fitting (an .npz that --lessons reads; an existing file only if a lessons file; "
-                             "default: none)")
+                        help="write every lesson so far (those of --lessons too) to this file after each "
+                             "round's matches, before fitting (an .npz that --lessons reads; an existing file "
+                             "only if empty or one of --lessons; default: none)")
     args = parser.parse_args(argv)
     if args.matches * args.rounds > 10**7:
         parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
                      "(match i of the run is dealt from seed * 10**7 + i)")
     if args.depth and args.hidden is None:
         parser.error("--depth needs --hidden (it shapes a fresh policy; the shipped one keeps its own layers)")
+    for number, path in enumerate(args.lessons or ()):
+        if any(_same_file(path, other) for other in args.lessons[:number]):
+            parser.error(f"argument --lessons: {escaped(str(path))} is named twice")
+    for path in args.lessons or ():  # by their headers: quick, and before torch
+        problem = header_problem(path)
+        if problem is not None:
+            parser.error(f"argument --lessons: {escaped(str(path))}: {problem}")
     outputs = [("--out", args.out, FORMAT)]  # before the matches, not after them
     if args.save_lessons is not None:
         outputs.append(("--save-lessons", args.save_lessons, LESSONS_FORMAT))
     check_outputs(parser, outputs)
+    save = args.save_lessons
+    if save is not None and save.is_file() and save.stat().st_size and \
+            not any(_same_file(save, path) for path in args.lessons or ()):
+        parser.error(f"argument --save-lessons: {escaped(str(save))}: a lessons file this run does not read is "
+                     "there: name another file, or give it to --lessons to add to its lessons")
     return parser, args
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except (OSError, ValueError):
+        return False
 
 
 def file_to_read(text: str) -> Path:
@@ -305,6 +328,21 @@ def _policy(hidden: int | None, depth: int = 0) -> Policy:
     return Policy.of(load_policy())
 
 
+def _first_new_match(lessons: Lessons | None, seed: int) -> int:
+    """The number (from ``seed * 10**7``) of the run's first new match: after every match of that seed's span
+    the lessons hold."""
+    if lessons is None:
+        return 0
+    matches = lessons["matches"]
+    ours = matches[(matches >= seed * 10**7) & (matches < (seed + 1) * 10**7)]
+    return int(ours.max()) - seed * 10**7 + 1 if len(ours) else 0
+
+
+def _save(lessons: Lessons, path: Path) -> None:
+    save_lessons(lessons, path)
+    print(f"{len(lessons['counts'])} lessons written to {path}", flush=True)
+
+
 def _fit_round(args: argparse.Namespace, lessons: Lessons, start_from: PolicyWeights | None) -> None:
     """Fit the policy to ``lessons`` and write it to ``--out``."""
     weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from,
@@ -327,6 +365,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if matches < 2:
             parser.error(f"argument --lessons: lessons of {matches} match(es): a tenth of the matches (at least "
                          "one) is held out to measure the fit, so it needs two or more")
+    first_match = _first_new_match(lessons, args.seed)  # a new match is never one the files hold
+    if first_match + args.matches * (args.rounds - (lessons is not None)) > 10**7:
+        parser.error(f"argument --rounds: the files hold matches of --seed {args.seed} up to number "
+                     f"{first_match - 1}; {args.rounds - 1} more round(s) of --matches {args.matches} would pass "
+                     "10**7 matches of that seed: give another --seed")
     if args.lessons is None or args.rounds > 1:
         try:
             SearchBot(iterations=1)  # the compiled search, or its error
@@ -343,12 +386,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{'' if args.rounds == 1 else 'round 1: '}{len(lessons['counts'])} lessons of "
                   f"{len(np.unique(lessons['matches']))} matches from {len(args.lessons)} lessons file(s)",
                   flush=True)
+            if args.save_lessons is not None:  # the files' lessons as one file
+                _save(lessons, args.save_lessons)
             _fit_round(args, lessons, start_from)
             start_from = load_policy(args.out)
             continue
         learner = str(args.out) if round_ else None
         shares = [args.matches // args.workers + (i < args.matches % args.workers) for i in range(args.workers)]
-        firsts = np.concatenate([[0], np.cumsum(shares)[:-1]]) + round_ * args.matches
+        played = round_ - (args.lessons is not None)  # rounds of matches before this one
+        firsts = np.concatenate([[0], np.cumsum(shares)[:-1]]) + first_match + played * args.matches
         jobs = [(args.seed * 10**7 + int(first), share, args.iterations, args.time_per_move, learner)
                 for first, share in zip(firsts, shares) if share]
         if len(jobs) == 1:
@@ -361,8 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
         lessons = new if lessons is None else merge_lessons([lessons, new])
         if args.save_lessons is not None:
-            save_lessons(lessons, args.save_lessons)
-            print(f"{len(lessons['counts'])} lessons written to {args.save_lessons}", flush=True)
+            _save(lessons, args.save_lessons)
         _fit_round(args, lessons, start_from)
         start_from = load_policy(args.out)
     print(f'evaluate it: fourcards tournament --bots "learned:policy={args.out},search,search,search" --deals 25')

@@ -2,15 +2,17 @@
 
 A distillation's cost is its matches (a search a move); its fit takes minutes.
 Saving the lessons lets one collection, or several made apart (each with its
-own ``--seed``), be fitted again and again. A lessons file is an uncompressed
-``.npz`` of six arrays: ``states`` (``N x 217`` float32, the observation
-tensors), ``rows`` (``M x 50`` float32, the candidate rows of every lesson's
-legal actions), ``targets`` (``M`` float32, a distribution over each lesson's
-rows), ``counts`` (``N`` int64, each lesson's rows, two or more), ``matches``
-(``N`` int64, the match each lesson came from) and ``learner`` (``N`` bool,
-whether the policy, not the search, was playing there); and three header
-strings: ``format`` (:data:`LESSONS_FORMAT`), ``version``
-(:data:`LESSONS_VERSION`) and ``layout_hash`` (the feature layout of the rows,
+own ``--seed``), be fitted again and again. A lessons file is an ``.npz``
+(:func:`save_lessons` writes it uncompressed; a compressed copy reads too)
+of six arrays: ``states`` (``N x 217`` float32, the observation tensors),
+``rows`` (``M x 50`` float32, the candidate rows of every lesson's legal
+actions), ``targets`` (``M`` float32, a distribution over each lesson's
+rows), ``counts`` (``N`` int64, each lesson's rows, two or more),
+``matches`` (``N`` int64, the number of the match each lesson came from, 0
+or more) and ``learner`` (``N`` bool, whether the policy, not the search,
+was playing there); and three header strings: ``format``
+(:data:`LESSONS_FORMAT`), ``version`` (:data:`LESSONS_VERSION`) and
+``layout_hash`` (the feature layout of the rows,
 :data:`~fourcards.gangoffour.features.LAYOUT_HASH`). Anything else is refused
 with a :class:`~fourcards.errors.FourCardsError` naming the file and the problem.
 
@@ -25,19 +27,19 @@ with a :class:`~fourcards.errors.FourCardsError` naming the file and the problem
 from __future__ import annotations
 
 import os
-import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
+from .._files import npz_arrays
 from ..errors import FourCardsError, InvalidTypeError
 from ..gangoffour.features import FEATURE_SIZE, LAYOUT_HASH
 from ..gangoffour.match import OBSERVATION_SIZE
 
 __all__ = ["Lessons", "LESSONS_FORMAT", "LESSONS_VERSION", "save_lessons", "load_lessons", "merge_lessons",
-           "empty_lessons"]
+           "empty_lessons", "header_problem"]
 
 #: The ``format`` header of a lessons file.
 LESSONS_FORMAT: Final = "fourcards-distil-lessons"
@@ -66,20 +68,50 @@ def empty_lessons() -> Lessons:
 
 
 def merge_lessons(parts: Sequence[Lessons]) -> Lessons:
-    """The lessons of ``parts``, one after another."""
+    """The lessons of ``parts``, one after another (each checked as :func:`save_lessons` checks them)."""
+    if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
+        raise InvalidTypeError(f"parts must be a sequence of lessons (dicts of arrays), not {type(parts).__name__}")
+    for number, part in enumerate(parts):
+        _check(_arrays_of(part, f"parts[{number}]"), f"parts[{number}]")
     if not parts:
         return empty_lessons()
     return {name: np.concatenate([part[name] for part in parts]) for name in _ARRAYS}
 
 
+def _arrays_of(lessons: object, what: str) -> dict[str, np.ndarray]:
+    if not isinstance(lessons, Mapping):
+        raise InvalidTypeError(f"{what} must be lessons (a dict of arrays), not {type(lessons).__name__}")
+    return dict(lessons)
+
+
 def save_lessons(lessons: Lessons, path: str | Path) -> None:
-    """Write ``lessons`` to ``path`` (its folder made), whole or not at all: a file beside it is written
-    and then renamed over it, so a reader never sees half a file."""
+    """Write ``lessons`` to ``path`` (its folder made; a file there is replaced, as ``np.savez`` does),
+    whole or not at all: a file beside it is written and then renamed over it, so a reader never sees
+    half a file."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidTypeError(f"path must be a file path (str or Path), not {type(path).__name__}")
-    _check(dict(lessons), f"lessons to write to {path}")
+    where = _where(path)
+    _check(_arrays_of(lessons, "lessons"), f"lessons to write to {os.fspath(path)!r}")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not os.fspath(path).strip() or target.name in ("", ".", ".."):
+        raise FourCardsError(f"{where}: needs a file name")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir():
+            raise FourCardsError(f"{where}: that is a directory; name a file in it")
+        _write(lessons, target)
+    except FourCardsError:
+        raise
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        raise FourCardsError(f"{where}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
+
+
+def _where(path: str | os.PathLike[str]) -> str:
+    shown = os.fspath(path)
+    return f"lessons file {shown if shown.strip() else repr(shown)}"
+
+
+def _write(lessons: Lessons, target: Path) -> None:
     temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
         arrays: dict[str, Any] = {"format": np.array(LESSONS_FORMAT), "version": np.array(LESSONS_VERSION),
@@ -96,33 +128,36 @@ def load_lessons(path: str | Path) -> Lessons:
     each lesson's targets a distribution over its rows)."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidTypeError(f"lessons must be a file path (str or Path), not {type(path).__name__}")
-    where = f"lessons file {os.fspath(path)}"
-    try:
-        with open(path, "rb") as handle:
-            magic = handle.read(4)
-        if magic != b"PK\x03\x04":  # else np.load reads an .npy, or speaks of pickles
-            raise FourCardsError(f"{where}: not an .npz file (a zip of arrays, as --save-lessons writes)")
-        with np.load(path, allow_pickle=False) as data:
-            names = set(data.files)
-            headers = {name: data[name] for name in _HEADERS if name in names}
-            if len(headers) == len(_HEADERS):  # the headers first: a policy file is not read whole
-                _check_headers(headers, where)
-            arrays = {name: data[name] for name in _ARRAYS if name in names}
-    except FileNotFoundError:
-        raise FourCardsError(f"{where}: no such file") from None
-    except FourCardsError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
-        raise FourCardsError(f"{where}: not a readable .npz file ({type(error).__name__}: {error})") from None
+    where = _where(path)
+    with npz_arrays(path, where, "as --save-lessons writes") as data:
+        names = set(data.files)
+        headers = {name: data[name] for name in _HEADERS if name in names}
+        if len(headers) == len(_HEADERS):  # the headers first: a policy file is not read whole
+            _check_headers(headers, where)
+        arrays = {name: data[name] for name in _ARRAYS if name in names}
     missing = [name for name in (*_HEADERS, *_ARRAYS) if name not in names]
     if missing:
         raise FourCardsError(f"{where}: missing {', '.join(missing)} (a lessons file holds "
                              f"{', '.join((*_HEADERS, *_ARRAYS))})")
     unread = sorted(names - {*_HEADERS, *_ARRAYS})
     if unread:
-        raise FourCardsError(f"{where}: holds {', '.join(unread)}, which a lessons file has not")
+        raise FourCardsError(f"{where}: holds arrays no lessons file has: {', '.join(unread)}")
     _check(arrays, where)
     return arrays
+
+
+def header_problem(path: str | Path) -> str | None:
+    """Why ``path`` is not a lessons file of this fourcards by its headers alone (None: it may be; the
+    arrays are checked when :func:`load_lessons` reads them): quick, whatever the file's size."""
+    try:
+        with npz_arrays(path, "", "as --save-lessons writes") as data:
+            missing = [name for name in _HEADERS if name not in data.files]
+            if missing:
+                return f"missing {', '.join(missing)} (not a lessons file)"
+            _check_headers({name: data[name] for name in _HEADERS}, "")
+    except FourCardsError as error:
+        return str(error).removeprefix(": ")
+    return None
 
 
 def _check_headers(headers: dict[str, np.ndarray], where: str) -> None:
@@ -145,8 +180,12 @@ def _check(arrays: dict[str, np.ndarray], where: str) -> None:
     missing = [name for name in _ARRAYS if name not in arrays]
     if missing:
         raise FourCardsError(f"{where}: missing {', '.join(missing)}")
-    sizes = {"N": len(arrays["counts"]) if np.ndim(arrays["counts"]) == 1 else -1,
-             "M": len(arrays["targets"]) if np.ndim(arrays["targets"]) == 1 else -1}
+    for name in ("counts", "targets"):  # the sizes the other shapes are checked against
+        if not isinstance(arrays[name], np.ndarray) or arrays[name].ndim != 1:
+            shape = arrays[name].shape if isinstance(arrays[name], np.ndarray) else type(arrays[name]).__name__
+            raise FourCardsError(f"{where}: {name} is {shape}, not a 1-D array (counts gives the lessons, "
+                                 "targets the rows)")
+    sizes = {"N": len(arrays["counts"]), "M": len(arrays["targets"])}
     for name, (dtype, shape) in _ARRAYS.items():
         value = arrays[name]
         if not isinstance(value, np.ndarray) or value.dtype != dtype:
@@ -157,6 +196,9 @@ def _check(arrays: dict[str, np.ndarray], where: str) -> None:
             raise FourCardsError(f"{where}: {name} has shape {value.shape}, expected {expected} "
                                  "(counts gives the lessons, targets the rows)")
     counts = arrays["counts"]
+    if len(counts) and arrays["matches"].min() < 0:
+        raise FourCardsError(f"{where}: a match number below 0 ({int(arrays['matches'].min())}; matches are "
+                             "numbered from 0)")
     if len(counts) and counts.min() < 2:
         raise FourCardsError(f"{where}: a lesson of {int(counts.min())} row(s) (every lesson has two or more)")
     if int(counts.sum()) != sizes["M"]:
