@@ -200,7 +200,7 @@ def test_lessons_that_are_not_lessons_are_refused_before_torch(run: Run, folder:
     before = snapshot(folder)
     for files, says in ((["policy.npz"], "is not 'fourcards-distil-lessons'"), (["data.npz"], "missing format"),
                         (["notes.txt"], "not an .npz file"), (["none.npz"], "no such file"),
-                        (["data.npz", "./data.npz"], "named twice")):
+                        (["data.npz", "./data.npz"], "named twice"), (["/dev/zero"], "not a regular file")):
         code, out, err = run(DISTIL, ["--lessons", *files, "--out", "new/p.npz"])
         refused((code, out, err), "--lessons")
         assert says in err, err

@@ -140,9 +140,10 @@ def file_to_read(text: str) -> Path:
     """An argparse type: the name of an existing file."""
     path = file_to_write(text)
     try:
-        if not path.is_file():
-            raise argparse.ArgumentTypeError(f"{quote(text)}: " + ("a directory, not a file" if path.is_dir()
-                                                                  else "no such file"))
+        if not path.is_file():  # a FIFO or a device is not read: it could block, or never end
+            raise argparse.ArgumentTypeError(f"{quote(text)}: " + (
+                "a directory, not a file" if path.is_dir() else "not a regular file" if path.exists()
+                else "no such file"))
     except (OSError, ValueError) as error:  # a name too long, a NUL in it
         raise argparse.ArgumentTypeError(f"{quote(text)}: {error}") from None
     return path
