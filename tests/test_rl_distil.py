@@ -275,3 +275,36 @@ def test_save_lessons_with_lessons_alone_writes_the_files_as_one(tmp_path: Path)
     together = load_lessons(merged)
     assert sorted(set(together["matches"].tolist())) == [100, 200]
     assert len(together["counts"]) == len(load_lessons(first)["counts"]) + len(load_lessons(second)["counts"])
+
+
+def test_two_runs_do_not_write_one_lessons_file(tmp_path: Path) -> None:
+    """A second user's trial: two runs with one ``--save-lessons`` both ran, and the file kept the last
+    one's lessons only. A run holds a lock beside the file while it lives: another is refused at once."""
+    import fcntl
+
+    lessons = tmp_path / "lessons.npz"
+    with open(tmp_path / ".lessons.npz.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run, writing it
+        result = distil(tmp_path, "--save-lessons", str(lessons), "--out", str(tmp_path / "p.npz"))
+    assert result.returncode == 2 and "another run is writing its lessons" in result.stderr, result.stderr
+    assert "lessons from" not in result.stdout and not lessons.exists()
+    result = distil(tmp_path, "--save-lessons", str(lessons), "--out", str(tmp_path / "p.npz"))
+    assert result.returncode == 0, result.stderr  # the lock released: the next run goes ahead
+    assert lessons.is_file() and not (tmp_path / ".lessons.npz.lock").exists()
+
+
+def test_lessons_that_cannot_be_written_do_not_lose_the_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A second user's trial: a full disk at ``--save-lessons`` ended the run with a traceback before the
+    fit, the matches lost with it. Now the policy is fitted and written, and the run ends in an error."""
+    import fourcards.rl.distil as command
+
+    def full_disk(lessons: object, path: object) -> None:
+        raise FourCardsError(f"lessons file {path}: cannot write it (No space left on device)")
+
+    monkeypatch.setattr(command, "save_lessons", full_disk)
+    out = tmp_path / "p.npz"
+    assert command.main([*TINY, "--save-lessons", str(tmp_path / "l.npz"), "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert out.is_file() and "policy written to" in captured.out
+    assert "No space left on device" in captured.err and "the policy is fitted and written" in captured.err

@@ -4,6 +4,7 @@ rows in Python and in C, and the learned Gang of Four bot with its policy file."
 from __future__ import annotations
 
 import io
+import os
 import warnings
 import zipfile
 from importlib import resources
@@ -313,7 +314,8 @@ def test_a_policy_file_written_again_is_read_again(tmp_path: Path) -> None:
     # a helper's first use: a text file was "pickled (object) data", an .npy a raw TypeError
     ("text", "not an .npz file"),
     ("npy", "not an .npz file"),
-    ("directory", "not a readable .npz"),
+    ("directory", "not a regular file"),
+    ("fifo", "not a regular file"),  # a second user's trial: opening a FIFO blocked for ever
     ("shape", "state_w has shape"),
     ("hidden", "w2 has shape"),
     ("format", "format"),
@@ -347,6 +349,8 @@ def test_bad_policy_files_are_refused_by_name(tmp_path: Path, damage: str, probl
     elif damage == "npy":
         with path.open("wb") as file:
             np.save(file, arrays["b1"])
+    elif damage == "fifo":
+        os.mkfifo(path)
     elif damage == "directory":
         path.mkdir()
     elif damage == "shape":

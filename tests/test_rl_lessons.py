@@ -3,6 +3,7 @@ written whole, read back equal, and anything else refused by name."""
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,8 @@ import pytest
 from fourcards.errors import FourCardsError, InvalidTypeError
 from fourcards.gangoffour.features import LAYOUT_HASH, action_rows, observation_tensor
 from fourcards.gangoffour.match import GangOfFour
-from fourcards.rl.lessons import (LESSONS_FORMAT, LESSONS_VERSION, Lessons, empty_lessons, load_lessons,
-                                  merge_lessons, save_lessons)
+from fourcards.rl.lessons import (LESSONS_FORMAT, LESSONS_VERSION, Lessons, empty_lessons, header_problem,
+                                  load_lessons, merge_lessons, save_lessons)
 
 
 def some_lessons(match: int, positions: int = 6) -> Lessons:
@@ -148,13 +149,15 @@ def test_wrong_headers_are_refused_by_name(tmp_path: Path, headers: dict[str, An
 def test_what_is_not_a_lessons_file_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / "text.npz").write_text("hello")
     np.save(tmp_path / "array.npy", np.zeros(3))
+    os.mkfifo(tmp_path / "fifo.npz")
     save_lessons(some_lessons(1), tmp_path / "whole.npz")
     (tmp_path / "broken.npz").write_bytes((tmp_path / "whole.npz").read_bytes()[:3000])  # cut short
     with zipfile.ZipFile(tmp_path / "raw.npz", "w") as archive:  # a member that is no .npy: numpy gives bytes
         archive.writestr("states.npy", b"not an array")
     cases = {tmp_path / "missing.npz": "no such file", tmp_path / "text.npz": "not an .npz file",
              tmp_path / "array.npy": "not an .npz file", tmp_path / "broken.npz": "not a readable .npz",
-             tmp_path: "not a readable .npz", tmp_path / "raw.npz": "missing format"}
+             tmp_path: "not a regular file", tmp_path / "raw.npz": "missing format",
+             tmp_path / "fifo.npz": "not a regular file"}  # a FIFO is not opened: that would block
     for path, problem in cases.items():
         with pytest.raises(FourCardsError, match=problem):
             load_lessons(path)
@@ -201,3 +204,23 @@ def test_what_cannot_be_saved_is_refused_by_name(tmp_path: Path) -> None:
         merge_lessons(good)  # type: ignore[arg-type]
     with pytest.raises(FourCardsError, match=r"parts\[0\]: targets holds a negative"):
         merge_lessons([{**good, "targets": -good["targets"]}])
+
+
+def test_paths_that_are_not_text_and_counts_past_the_rows_are_refused(tmp_path: Path) -> None:
+    """A second user's trial: an int path was taken as a file descriptor (and closed the caller's file),
+    bytes slipped through ``header_problem``, and counts adding up past int64 crashed in numpy."""
+    path = tmp_path / "lessons.npz"
+    save_lessons(some_lessons(7), path)
+    assert header_problem(path) is None
+    with open(path, "rb") as handle:
+        for bad in (None, 1.5, [str(path)], handle.fileno(), str(path).encode()):
+            for call in (header_problem, load_lessons):
+                with pytest.raises(InvalidTypeError, match="must be a file path"):
+                    call(bad)  # type: ignore[arg-type]
+        assert handle.read(2) == b"PK"  # the caller's file is still open
+    huge = some_lessons(7)
+    huge["counts"] = np.full(len(huge["counts"]), 2**62, np.int64)
+    with pytest.raises(FourCardsError, match="a lesson of 4611686018427387904 rows"):
+        load_lessons(written(tmp_path / "huge.npz", huge))
+    assert "format 'fourcards-candidate-mlp'" in str(header_problem(written(
+        tmp_path / "policy.npz", some_lessons(7), format=np.array("fourcards-candidate-mlp"))))

@@ -4,6 +4,7 @@ an ``.npz`` of arrays, its every failure a :class:`~fourcards.errors.FourCardsEr
 from __future__ import annotations
 
 import os
+import stat
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,9 +30,12 @@ def read_at_most(path: str | os.PathLike[str], most: int) -> bytes | None:
 def npz_arrays(path: str | os.PathLike[str], where: str, made_by: str) -> Iterator[Any]:
     """``np.load(path)`` of an ``.npz`` (no pickles), as a ``with`` block: a missing file, one that is no
     zip (its first bytes are read first: else numpy reads an ``.npy`` or speaks of pickles) and any failure
-    to read it, in the block too, are a :class:`FourCardsError` starting with ``where`` (``made_by`` says
+    to read it, in the block too, are a :class:`FourCardsError` starting with ``where`` (a FIFO or a device
+    too: not read, it could block or never end) (``made_by`` says
     what writes such files, as in "as fourcards.rl.train writes")."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a device never end
+            raise FourCardsError(f"{where}: not a regular file")
         with open(path, "rb") as handle:
             magic = handle.read(4)
         if magic != b"PK\x03\x04":
@@ -42,5 +46,7 @@ def npz_arrays(path: str | os.PathLike[str], where: str, made_by: str) -> Iterat
         raise FourCardsError(f"{where}: no such file") from None
     except FourCardsError:
         raise
+    except MemoryError:  # an array whose header claims more than this machine holds
+        raise FourCardsError(f"{where}: an array too large to read here") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
         raise FourCardsError(f"{where}: not a readable .npz file ({type(error).__name__}: {error})") from None

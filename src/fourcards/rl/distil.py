@@ -68,7 +68,8 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     """The command line's parser and arguments, every one checked (the file to write too: nothing made)."""
     parser = Parser(prog="python -m fourcards.rl.distil", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--matches", type=int_in(2, 10**7), default=400,
-                        help="matches of four search players a round (a tenth of them, at least one, held out; "
+                        help="matches a round: of four search players in the first, of the policy and three "
+                             "search players after it (a tenth of them, at least one, held out; "
                              "default: %(default)s)")
     parser.add_argument("--workers", type=int_in(1, 1024), default=1,
                         help="processes playing them (default: %(default)s)")
@@ -105,7 +106,7 @@ def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
                              "round's matches, before fitting (an .npz that --lessons reads; an existing file "
                              "only if empty or one of --lessons; default: none)")
     args = parser.parse_args(argv)
-    if args.matches * args.rounds > 10**7:
+    if args.matches * (args.rounds - (args.lessons is not None)) > 10**7:  # with --lessons: no first round's
         parser.error(f"--matches {args.matches} x --rounds {args.rounds}: at most 10**7 matches a run "
                      "(match i of the run is dealt from seed * 10**7 + i)")
     if args.depth and args.hidden is None:
@@ -339,9 +340,35 @@ def _first_new_match(lessons: Lessons | None, seed: int) -> int:
     return int(ours.max()) - seed * 10**7 + 1 if len(ours) else 0
 
 
-def _save(lessons: Lessons, path: Path) -> None:
-    save_lessons(lessons, path)
-    print(f"{len(lessons['counts'])} lessons written to {path}", flush=True)
+def _save(lessons: Lessons, path: Path) -> str | None:
+    """Write the lessons so far to ``path``; why it could not (None: written). The run goes on without
+    them: its matches are not thrown away with the file."""
+    try:
+        save_lessons(lessons, path)
+    except FourCardsError as error:
+        problem = f"the lessons were not written: {escaped(str(error))}"
+        print(f"warning: {problem}; the policy is fitted and written all the same", file=sys.stderr, flush=True)
+        return problem
+    print(f"{len(lessons['counts'])} lessons written to {escaped(str(path))}", flush=True)
+    return None
+
+
+def _hold(parser: argparse.ArgumentParser, path: Path) -> Any:
+    """Lock ``path``'s lessons for this run (a lock file beside it, held while the process lives): two runs
+    writing one lessons file would each write over the other's lessons. None where there are no such locks."""
+    try:
+        import fcntl
+    except ImportError:  # not on Windows: nothing to hold
+        return None
+    lock = path.with_name(f".{path.name}.lock")
+    handle = open(lock, "a")  # noqa: SIM115 (held until the process ends)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        parser.error(f"argument --save-lessons: {escaped(str(path))}: another run is writing its lessons "
+                     f"(it holds {escaped(str(lock))})")
+    return handle
 
 
 def _fit_round(args: argparse.Namespace, lessons: Lessons, start_from: PolicyWeights | None) -> None:
@@ -349,8 +376,8 @@ def _fit_round(args: argparse.Namespace, lessons: Lessons, start_from: PolicyWei
     weights, figures = fit(lessons, args.epochs, args.seed, args.hidden, args.lr, start_from=start_from,
                            depth=args.depth)
     save(weights, args.out)
-    print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to {args.out}",
-          flush=True)
+    print(f"held-out agreement with the search {figures['agreement']:.3f}; policy written to "
+          f"{escaped(str(args.out))}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -377,8 +404,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except RuntimeError as error:
             parser.exit(2, f"{parser.prog}: error: {error}\n")
     check_output(parser, "--out", args.out)  # every argument checked: its folder made now, before the matches
+    held = None
     if args.save_lessons is not None:
         check_output(parser, "--save-lessons", args.save_lessons)
+        held = _hold(parser, args.save_lessons)
+    unsaved: str | None = None
     torch.set_num_threads(1)
     start_from: PolicyWeights | None = None
     for round_ in range(args.rounds):
@@ -388,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{len(np.unique(lessons['matches']))} matches from {len(args.lessons)} lessons file(s)",
                   flush=True)
             if args.save_lessons is not None:  # the files' lessons as one file
-                _save(lessons, args.save_lessons)
+                unsaved = _save(lessons, args.save_lessons)
             _fit_round(args, lessons, start_from)
             start_from = load_policy(args.out)
             continue
@@ -408,10 +438,17 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
         lessons = new if lessons is None else merge_lessons([lessons, new])
         if args.save_lessons is not None:
-            _save(lessons, args.save_lessons)
+            unsaved = _save(lessons, args.save_lessons)
         _fit_round(args, lessons, start_from)
         start_from = load_policy(args.out)
-    print(f'evaluate it: fourcards tournament --bots "learned:policy={args.out},search,search,search" --deals 25')
+    print(f'evaluate it: fourcards tournament --bots "learned:policy={escaped(str(args.out))},search,search,search" '
+          "--deals 25")
+    if held is not None:
+        held.close()
+        Path(held.name).unlink(missing_ok=True)
+    if unsaved is not None:
+        print(f"{parser.prog}: error: {unsaved}", file=sys.stderr)
+        return 1
     return 0
 
 

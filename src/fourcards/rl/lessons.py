@@ -88,8 +88,7 @@ def save_lessons(lessons: Lessons, path: str | Path) -> None:
     """Write ``lessons`` to ``path`` (its folder made; a file there is replaced, as ``np.savez`` does),
     whole or not at all: a file beside it is written and then renamed over it, so a reader never sees
     half a file."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidTypeError(f"path must be a file path (str or Path), not {type(path).__name__}")
+    _path_of(path, "path")
     where = _where(path)
     _check(_arrays_of(lessons, "lessons"), f"lessons to write to {os.fspath(path)!r}")
     target = Path(path)
@@ -104,6 +103,15 @@ def save_lessons(lessons: Lessons, path: str | Path) -> None:
         raise
     except (OSError, ValueError) as error:  # ValueError: a NUL in the name
         raise FourCardsError(f"{where}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
+
+
+def _path_of(path: object, what: str) -> str:
+    """``path`` as a str, or an :class:`InvalidTypeError` (bytes, numbers: an int would be a file descriptor)."""
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"{what} must be a file path (str or Path), not {type(path).__name__}"
+                               + (f" naming {type(text).__name__}" if text is not None else ""))
+    return text
 
 
 def _where(path: str | os.PathLike[str]) -> str:
@@ -126,8 +134,7 @@ def _write(lessons: Lessons, target: Path) -> None:
 def load_lessons(path: str | Path) -> Lessons:
     """The lessons saved in ``path``, checked (every array's dtype and shape, the rows' feature layout,
     each lesson's targets a distribution over its rows)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidTypeError(f"lessons must be a file path (str or Path), not {type(path).__name__}")
+    _path_of(path, "lessons")
     where = _where(path)
     with npz_arrays(path, where, "as --save-lessons writes") as data:
         names = set(data.files)
@@ -149,6 +156,7 @@ def load_lessons(path: str | Path) -> Lessons:
 def header_problem(path: str | Path) -> str | None:
     """Why ``path`` is not a lessons file of this fourcards by its headers alone (None: it may be; the
     arrays are checked when :func:`load_lessons` reads them): quick, whatever the file's size."""
+    _path_of(path, "path")
     try:
         with npz_arrays(path, "", "as --save-lessons writes") as data:
             missing = [name for name in _HEADERS if name not in data.files]
@@ -199,6 +207,8 @@ def _check(arrays: dict[str, np.ndarray], where: str) -> None:
     if len(counts) and arrays["matches"].min() < 0:
         raise FourCardsError(f"{where}: a match number below 0 ({int(arrays['matches'].min())}; matches are "
                              "numbered from 0)")
+    if len(counts) and counts.max() > sizes["M"]:  # and so their sum cannot overflow
+        raise FourCardsError(f"{where}: a lesson of {int(counts.max())} rows, but there are {sizes['M']}")
     if len(counts) and counts.min() < 2:
         raise FourCardsError(f"{where}: a lesson of {int(counts.min())} row(s) (every lesson has two or more)")
     if int(counts.sum()) != sizes["M"]:
