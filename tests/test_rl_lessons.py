@@ -224,3 +224,17 @@ def test_paths_that_are_not_text_and_counts_past_the_rows_are_refused(tmp_path: 
         load_lessons(written(tmp_path / "huge.npz", huge))
     assert "format 'fourcards-candidate-mlp'" in str(header_problem(written(
         tmp_path / "policy.npz", some_lessons(7), format=np.array("fourcards-candidate-mlp"))))
+
+
+def test_threads_saving_to_one_file_leave_one_whole_file(tmp_path: Path) -> None:
+    """Each save writes a file of its own beside the target and renames it over it: whichever thread
+    renames last, the file is one thread's lessons, whole (a shared temporary name mixed them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "lessons.npz"
+    mine = [some_lessons(8), some_lessons(9, positions=40)]
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda i: save_lessons(mine[i % 2], path), range(40)))
+    kept = load_lessons(path)
+    assert any(all(np.array_equal(kept[name], one[name]) for name in one) for one in mine)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lessons.npz"]

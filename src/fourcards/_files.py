@@ -28,11 +28,11 @@ def read_at_most(path: str | os.PathLike[str], most: int) -> bytes | None:
 
 @contextmanager
 def npz_arrays(path: str | os.PathLike[str], where: str, made_by: str) -> Iterator[Any]:
-    """``np.load(path)`` of an ``.npz`` (no pickles), as a ``with`` block: a missing file, one that is no
-    zip (its first bytes are read first: else numpy reads an ``.npy`` or speaks of pickles) and any failure
-    to read it, in the block too, are a :class:`FourCardsError` starting with ``where`` (a FIFO or a device
-    too: not read, it could block or never end) (``made_by`` says
-    what writes such files, as in "as fourcards.rl.train writes")."""
+    """``np.load(path)`` of an ``.npz`` (no pickles), as a ``with`` block. A missing file, one that is not
+    a regular file (a FIFO could block, a device never end: neither is opened), one that is no zip (its
+    first bytes are read first: else numpy reads an ``.npy`` or speaks of pickles) and any failure to read
+    it, in the block too, are a :class:`FourCardsError` starting with ``where``; ``made_by`` says what
+    writes such files ("as fourcards.rl.train writes")."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a device never end
             raise FourCardsError(f"{where}: not a regular file")

@@ -241,7 +241,7 @@ def lessons_of_files(paths: Sequence[str | Path]) -> Lessons:
                                      "twice, or collections of the same --seed: give each its own)")
         seen.update(dict.fromkeys(np.unique(part["matches"]).tolist(), str(path)))
         parts.append(part)
-    return merge_lessons(parts)
+    return merge_lessons(parts, check=False)  # each checked as it was read
 
 
 def held_out_matches(matches: np.ndarray, seed: int) -> np.ndarray:
@@ -432,11 +432,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             new = _collect_args(jobs[0])
         else:
             with ProcessPoolExecutor(len(jobs)) as pool:
-                new = merge_lessons(list(pool.map(_collect_args, jobs)))
+                new = merge_lessons(list(pool.map(_collect_args, jobs)), check=False)
         players = "the policy and three search players" if round_ else "four search players"
         print(f"{'' if args.rounds == 1 else f'round {round_ + 1}: '}{len(new['counts'])} lessons from "
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
-        lessons = new if lessons is None else merge_lessons([lessons, new])
+        lessons = new if lessons is None else merge_lessons([lessons, new], check=False)
         if args.save_lessons is not None:
             unsaved = _save(lessons, args.save_lessons)
         _fit_round(args, lessons, start_from)

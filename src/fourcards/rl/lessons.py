@@ -27,6 +27,7 @@ with a :class:`~fourcards.errors.FourCardsError` naming the file and the problem
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -67,12 +68,15 @@ def empty_lessons() -> Lessons:
             for name, (dtype, shape) in _ARRAYS.items()}
 
 
-def merge_lessons(parts: Sequence[Lessons]) -> Lessons:
-    """The lessons of ``parts``, one after another (each checked as :func:`save_lessons` checks them)."""
+def merge_lessons(parts: Sequence[Lessons], *, check: bool = True) -> Lessons:
+    """The lessons of ``parts``, one after another (each checked as :func:`save_lessons` checks them, but
+    with ``check=False``: parts read by :func:`load_lessons` or made by the distiller are checked already)."""
     if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
         raise InvalidTypeError(f"parts must be a sequence of lessons (dicts of arrays), not {type(parts).__name__}")
     for number, part in enumerate(parts):
-        _check(_arrays_of(part, f"parts[{number}]"), f"parts[{number}]")
+        arrays = _arrays_of(part, f"parts[{number}]")
+        if check:
+            _check(arrays, f"parts[{number}]")
     if not parts:
         return empty_lessons()
     return {name: np.concatenate([part[name] for part in parts]) for name in _ARRAYS}
@@ -120,11 +124,12 @@ def _where(path: str | os.PathLike[str]) -> str:
 
 
 def _write(lessons: Lessons, target: Path) -> None:
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
+    # a name of its own ("x": made here, or an error): two threads saving to one target never share it
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
     try:
         arrays: dict[str, Any] = {"format": np.array(LESSONS_FORMAT), "version": np.array(LESSONS_VERSION),
                                   "layout_hash": np.array(LAYOUT_HASH), **{name: lessons[name] for name in _ARRAYS}}
-        with open(temporary, "wb") as handle:  # a handle: np.savez adds no ".npz" to the name
+        with open(temporary, "xb") as handle:  # a handle: np.savez adds no ".npz" to the name
             np.savez(handle, **arrays)
         os.replace(temporary, target)
     finally:
