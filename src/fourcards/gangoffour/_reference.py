@@ -159,6 +159,8 @@ for _kind, _key in TABLE:
     for _code in text_order(_kind, _key):
         _counts[_code] = _counts.get(_code, 0) + 1
     _COUNTS.append(tuple(_counts.items()))
+#: Per action, the kinds it needs as bits: a hand lacking one of them cannot play it (a quick first test).
+_NEEDS = [sum(1 << code for code, _ in counts) for counts in _COUNTS]
 
 
 def action_of(kind: int, key: Key) -> int:
@@ -223,9 +225,10 @@ def _legal(hand: int, table: int) -> list[int]:
     have = [0] * d.NUM_KINDS
     for code in d.codes_of_mask(hand):
         have[code] += 1
+    lacking = sum(1 << code for code in range(d.NUM_KINDS) if not have[code])
     legal = []
     for action, counts in enumerate(_COUNTS):
-        if all(have[code] >= n for code, n in counts):
+        if not _NEEDS[action] & lacking and all(have[code] >= n for code, n in counts):
             if table < 0 or beats_keys(TABLE[action], TABLE[table]):
                 legal.append(action)
     return legal

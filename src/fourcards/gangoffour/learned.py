@@ -189,7 +189,8 @@ def _load(path: str, version: tuple[int, int, int]) -> PolicyWeights:  # noqa: A
 class LearnedBot:
     """Plays the action the policy scores best (``policy``: a policy file; default: the shipped one).
 
-    ``seed`` is accepted as every bot's is; the choice does not depend on it."""
+    ``seed`` is taken as the random and search bots take theirs (a host may pass one to every seeded
+    bot); the choice does not depend on it."""
 
     #: It decides from the observation and its seed alone: a host may make it again for each decision.
     stateless = True
