@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from fourcards.errors import FourCardsError
 from fourcards.gangoffour.bots import SearchBot
 from fourcards.gangoffour.learned import LearnedBot
 from fourcards.gangoffour.match import PASS, GangOfFour
@@ -61,6 +62,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.matches < 1 or args.workers < 1 or not args.time_per_move > 0:
         parser.error("--matches and --workers take a whole number >= 1, --time-per-move seconds above 0")
+    try:
+        LearnedBot(policy=args.policy)  # a bad policy file is refused here, not in every worker
+    except FourCardsError as error:
+        parser.error(str(error))
     seeds = range(args.seed, args.seed + args.matches)
     with ProcessPoolExecutor(args.workers) as pool:
         parts = list(pool.map(play, seeds, [args.time_per_move] * len(seeds), [args.policy] * len(seeds)))

@@ -62,7 +62,7 @@ from ..search import MAX_TIME_PER_MOVE
 from .._words import escaped
 from ..terminal.args import Parser, check_output, int_in, quote
 from ._commands import above_0_at_most, check_outputs, file_to_write
-from .lessons import LESSONS_FORMAT, Lessons, header_problem, load_lessons, merge_lessons, save_lessons
+from .lessons import LESSONS_FORMAT, Lessons, _joined, header_problem, load_lessons, save_lessons
 
 def _arguments(argv: Sequence[str] | None) -> tuple[Parser, argparse.Namespace]:
     """The command line's parser and arguments, every one checked (the file to write too: nothing made)."""
@@ -241,7 +241,7 @@ def lessons_of_files(paths: Sequence[str | Path]) -> Lessons:
                                      "twice, or collections of the same --seed: give each its own)")
         seen.update(dict.fromkeys(np.unique(part["matches"]).tolist(), str(path)))
         parts.append(part)
-    return merge_lessons(parts, check=False)  # each checked as it was read
+    return _joined(parts)  # each checked as it was read
 
 
 def held_out_matches(matches: np.ndarray, seed: int) -> np.ndarray:
@@ -432,11 +432,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             new = _collect_args(jobs[0])
         else:
             with ProcessPoolExecutor(len(jobs)) as pool:
-                new = merge_lessons(list(pool.map(_collect_args, jobs)), check=False)
+                new = _joined(list(pool.map(_collect_args, jobs)))
         players = "the policy and three search players" if round_ else "four search players"
         print(f"{'' if args.rounds == 1 else f'round {round_ + 1}: '}{len(new['counts'])} lessons from "
               f"{args.matches} matches of {players} in {time.perf_counter() - started:.0f} s", flush=True)
-        lessons = new if lessons is None else merge_lessons([lessons, new], check=False)
+        lessons = new if lessons is None else _joined([lessons, new])
         if args.save_lessons is not None:
             unsaved = _save(lessons, args.save_lessons)
         _fit_round(args, lessons, start_from)

@@ -68,15 +68,17 @@ def empty_lessons() -> Lessons:
             for name, (dtype, shape) in _ARRAYS.items()}
 
 
-def merge_lessons(parts: Sequence[Lessons], *, check: bool = True) -> Lessons:
-    """The lessons of ``parts``, one after another (each checked as :func:`save_lessons` checks them, but
-    with ``check=False``: parts read by :func:`load_lessons` or made by the distiller are checked already)."""
+def merge_lessons(parts: Sequence[Lessons]) -> Lessons:
+    """The lessons of ``parts``, one after another (each checked as :func:`save_lessons` checks them)."""
     if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
         raise InvalidTypeError(f"parts must be a sequence of lessons (dicts of arrays), not {type(parts).__name__}")
     for number, part in enumerate(parts):
-        arrays = _arrays_of(part, f"parts[{number}]")
-        if check:
-            _check(arrays, f"parts[{number}]")
+        _check(_arrays_of(part, f"parts[{number}]"), f"parts[{number}]")
+    return _joined(parts)
+
+
+def _joined(parts: Sequence[Lessons]) -> Lessons:
+    """Lessons checked already (read by :func:`load_lessons`, made by the distiller), one after another."""
     if not parts:
         return empty_lessons()
     return {name: np.concatenate([part[name] for part in parts]) for name in _ARRAYS}
